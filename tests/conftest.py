@@ -1,0 +1,32 @@
+"""Shared test helpers: where the reference captures live, and the language reset."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+REFERENCE = REPO.parent / "shared" / "reference"
+SMI_DIR = REFERENCE / "nvidia-smi"
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+def reference_file(*parts: str) -> Path:
+    """A file of the shared reference captures; skips the test when they are not beside the repo."""
+    path = REFERENCE.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"reference capture {'/'.join(parts)} not available (../shared/reference is absent)")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _english_by_default():
+    """Tests start in English; a test that wants Korean sets it."""
+    from wizard.core.i18n import set_language
+
+    set_language("en")
+    yield
+    set_language("en")

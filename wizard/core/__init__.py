@@ -1,0 +1,1 @@
+"""The engine: detection, compatibility, plans, reports. Never imports Qt."""

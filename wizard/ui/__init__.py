@@ -1,0 +1,1 @@
+"""The Qt layer: the QWizard, one module per page, widgets and workers."""

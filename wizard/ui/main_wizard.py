@@ -1,0 +1,64 @@
+"""The QWizard: every page of DESIGN.md's flow, a step list at the side, translated buttons."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize
+from PySide6.QtWidgets import QWidget, QWizard
+
+from wizard.core.i18n import t
+from wizard.core.session import Session
+from wizard.ui.pages.base import PAGE_TITLE_KEYS, PageId
+from wizard.ui.pages.gpu_page import GpuPage
+from wizard.ui.pages.placeholder_page import PlaceholderPage
+from wizard.ui.pages.system_page import SystemPage
+from wizard.ui.session_model import SessionModel
+from wizard.ui.widgets.step_list import StepList
+
+_BUTTONS = {
+    QWizard.WizardButton.BackButton: "wizard.back",
+    QWizard.WizardButton.NextButton: "wizard.next",
+    QWizard.WizardButton.CommitButton: "wizard.commit",
+    QWizard.WizardButton.FinishButton: "wizard.finish",
+    QWizard.WizardButton.CancelButton: "wizard.cancel",
+}
+
+
+class SetupWizard(QWizard):
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("setupWizard")
+        self.model = SessionModel(session, self)
+        self.setWizardStyle(QWizard.WizardStyle.ModernStyle)
+        self.setOption(QWizard.WizardOption.NoBackButtonOnStartPage, True)
+        self.setOption(QWizard.WizardOption.HaveHelpButton, False)
+        self.setMinimumSize(QSize(940, 680))
+        self.steps = StepList()
+        self.setSideWidget(self.steps)
+
+        self.system_page = SystemPage(self.model)
+        self.gpu_page = GpuPage(self.model)
+        self.setPage(PageId.SYSTEM, self.system_page)
+        self.setPage(PageId.GPU, self.gpu_page)
+        for page_id in list(PageId)[2:]:
+            self.setPage(page_id, PlaceholderPage(page_id, self.model))
+        self.currentIdChanged.connect(lambda _id: self._update_steps())
+        self.model.language_changed.connect(lambda _lang: self.retranslate())
+        self.retranslate()
+
+    def start(self) -> None:
+        """Begin detection; called once the window is on screen so it opens at once."""
+        self.model.start_detection()
+
+    def _update_steps(self) -> None:
+        current = max(0, self.currentId())
+        self.steps.set_steps(t("app.title"), [t(PAGE_TITLE_KEYS[p]) for p in PageId], current)
+
+    def retranslate(self) -> None:
+        self.setWindowTitle(t("app.title"))
+        for button, key in _BUTTONS.items():
+            self.setButtonText(button, t(key))
+        self._update_steps()
+
+    def done(self, result: int) -> None:  # noqa: D401 - Qt's name
+        self.gpu_page.cleanup()
+        super().done(result)

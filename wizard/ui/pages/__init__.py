@@ -1,0 +1,1 @@
+"""One QWizardPage per module, in the order of the flow."""

@@ -1,0 +1,90 @@
+"""What every page shares: access to the session model and re-translation on demand."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFormLayout, QLabel, QWidget, QWizardPage
+
+from wizard.core.i18n import t
+from wizard.ui.session_model import SessionModel
+
+
+class PageId(IntEnum):
+    """The flow of DESIGN.md, in order. nextId() follows this unless a page says otherwise."""
+
+    SYSTEM = 0
+    GPU = 1
+    RECOMMEND = 2
+    ENVIRONMENT = 3
+    INSTALL = 4
+    VERIFY = 5
+    BENCHMARK = 6
+    VRAM = 7
+    REPORT = 8
+
+
+PAGE_TITLE_KEYS = {
+    PageId.SYSTEM: "page.system.title",
+    PageId.GPU: "page.gpu.title",
+    PageId.RECOMMEND: "page.recommend.title",
+    PageId.ENVIRONMENT: "page.environment.title",
+    PageId.INSTALL: "page.install.title",
+    PageId.VERIFY: "page.verify.title",
+    PageId.BENCHMARK: "page.benchmark.title",
+    PageId.VRAM: "page.vram.title",
+    PageId.REPORT: "page.report.title",
+}
+
+
+class BasePage(QWizardPage):
+    page_id: PageId
+
+    def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        model.language_changed.connect(lambda _lang: self.retranslate())
+
+    def retranslate(self) -> None:
+        self.setTitle(t(PAGE_TITLE_KEYS[self.page_id]))
+        self.setSubTitle(t(PAGE_TITLE_KEYS[self.page_id].replace(".title", ".subtitle")))
+
+
+def value_label() -> QLabel:
+    label = QLabel()
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setWordWrap(True)
+    return label
+
+
+class InfoForm(QFormLayout):
+    """Label/value rows keyed by message key, re-translatable, values selectable."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        self.setHorizontalSpacing(14)
+        self.setVerticalSpacing(5)
+        self._rows: dict[str, tuple[QLabel, QLabel]] = {}
+
+    def set_row(self, key: str, value: str, tooltip: str | None = None) -> QLabel:
+        if key not in self._rows:
+            name, val = QLabel(), value_label()
+            name.setStyleSheet("color: palette(mid);")
+            self.addRow(name, val)
+            self._rows[key] = (name, val)
+        name, val = self._rows[key]
+        name.setText(t(key) + ":")
+        val.setText(value)
+        val.setToolTip(tooltip or "")
+        return val
+
+    def retranslate(self) -> None:
+        for key, (name, _val) in self._rows.items():
+            name.setText(t(key) + ":")
+
+    def clear_rows(self) -> None:
+        while self.rowCount():
+            self.removeRow(0)
+        self._rows.clear()

@@ -1,0 +1,253 @@
+"""Page 2 — GPU & driver: NVML and nvidia-smi merged, each GPU, findings, Rescan, live plot.
+
+The live plot samples NVML about once a second, on a pool thread, only while this page is
+visible and only when there is a GPU; pyqtgraph is imported the first time it is needed.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import (
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from wizard.core.i18n import t
+from wizard.core.models import STATUS_OK, Detection, GpuInfo
+from wizard.ui.pages.base import BasePage, InfoForm, PageId
+from wizard.ui.session_model import SessionModel
+from wizard.ui.widgets.findings_view import FindingsView
+from wizard.ui.workers import submit
+
+SAMPLE_INTERVAL_MS = 1000
+
+
+def _v(value: object, unit: str = "") -> str:
+    if value is None or value == "":
+        return t("common.na")
+    if isinstance(value, float):
+        value = f"{value:.0f}" if value.is_integer() else f"{value:.1f}"
+    return f"{value}{unit}"
+
+
+def gpu_rows(gpu: GpuInfo) -> list[tuple[str, str, str | None]]:
+    """(message key, value, field name for the source tooltip) for every detected field."""
+    mem = t("common.na")
+    if gpu.memory_total_mib is not None:
+        mem = f"{_v(gpu.memory_used_mib)} / {gpu.memory_total_mib:.0f} MiB  ({gpu.memory_total_mib / 1024:.1f} GiB)"
+    cc = gpu.compute_capability
+    rows = [
+        ("gpu.name", _v(gpu.name), "name"),
+        ("gpu.cc", f"{cc}  (sm_{cc.replace('.', '')})" if cc else t("common.na"), "compute_capability"),
+        ("gpu.architecture", _v(gpu.architecture), "architecture"),
+        ("gpu.memory", mem, "memory_total_mib"),
+        ("gpu.memory_free", _v(gpu.memory_free_mib, " MiB"), "memory_free_mib"),
+        ("gpu.temperature", _v(gpu.temperature_c, " °C"), "temperature_c"),
+        ("gpu.fan", _v(gpu.fan_percent, " %"), "fan_percent"),
+        ("gpu.power", f"{_v(gpu.power_draw_w, ' W')} / {_v(gpu.power_limit_w, ' W')}", "power_draw_w"),
+        ("gpu.utilization", f"{_v(gpu.utilization_gpu_percent, ' %')}  "
+                            f"({t('gpu.memory_util')} {_v(gpu.utilization_memory_percent, ' %')})",
+         "utilization_gpu_percent"),
+        ("gpu.clocks", f"SM {_v(gpu.clock_sm_mhz, ' MHz')} / {_v(gpu.clock_sm_max_mhz, ' MHz')},"
+                       f"  mem {_v(gpu.clock_mem_mhz, ' MHz')}", "clock_sm_mhz"),
+        ("gpu.pstate", _v(gpu.pstate), "pstate"),
+        ("gpu.pcie", f"Gen{_v(gpu.pcie_gen_current)} x{_v(gpu.pcie_width_current)}  "
+                     f"(max Gen{_v(gpu.pcie_gen_max)} x{_v(gpu.pcie_width_max)})", "pcie_gen_current"),
+        ("gpu.driver_model", _v(gpu.driver_model), "driver_model"),
+        ("gpu.mig", _v(gpu.mig_mode) + (f"  ({len(gpu.mig_devices)})" if gpu.mig_devices else ""), "mig_mode"),
+        ("gpu.pci", _v(gpu.pci_bus_id), "pci_bus_id"),
+        ("gpu.uuid", _v(gpu.uuid), "uuid"),
+        ("gpu.vbios", _v(gpu.vbios_version), "vbios_version"),
+        ("gpu.processes", ", ".join(f"{p.name or p.pid}" + (f" ({p.used_memory_mib:.0f} MiB)"
+                                                            if p.used_memory_mib is not None else "")
+                                    for p in gpu.processes) or t("common.none_found"), None),
+    ]
+    return rows
+
+
+class GpuPage(BasePage):
+    page_id = PageId.GPU
+
+    def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
+        super().__init__(model, parent)
+        self.setObjectName("page_gpu")
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        head = QHBoxLayout()
+        self.headline = QLabel()
+        self.headline.setWordWrap(True)
+        self.headline.setStyleSheet("font-size: 14px; font-weight: 600;")
+        head.addWidget(self.headline, 1)
+        self.rescan = QPushButton()
+        self.rescan.setObjectName("rescanButton")
+        self.rescan.clicked.connect(self.model.start_detection)
+        head.addWidget(self.rescan)
+        outer.addLayout(head)
+
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        body = QWidget()
+        self.body_layout = QVBoxLayout(body)
+        self.body_layout.setContentsMargins(0, 0, 6, 0)
+        self.driver_box = QGroupBox()
+        self.driver_form = InfoForm()
+        self.driver_box.setLayout(self.driver_form)
+        self.body_layout.addWidget(self.driver_box)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("gpuTabs")
+        self.body_layout.addWidget(self.tabs)
+        self.findings_box = QGroupBox()
+        findings_layout = QVBoxLayout(self.findings_box)
+        self.findings = FindingsView()
+        findings_layout.addWidget(self.findings)
+        self.body_layout.addWidget(self.findings_box)
+        self.plot_box = QGroupBox()
+        self.plot_layout = QVBoxLayout(self.plot_box)
+        self.plot_box.hide()
+        self.body_layout.addWidget(self.plot_box)
+        self.body_layout.addStretch(1)
+        scroll.setWidget(body)
+        outer.addWidget(scroll, 1)
+
+        self.plot = None  # LiveGpuPlot, created on first use
+        self.sampler = None  # NvmlSampler, opened on a pool thread
+        self._sampling = False
+        self._tasks: list = []
+        self.timer = QTimer(self)
+        self.timer.setInterval(SAMPLE_INTERVAL_MS)
+        self.timer.timeout.connect(self._request_sample)
+        self.gpu_forms: list[InfoForm] = []
+
+        model.detection_started.connect(self._on_started)
+        model.detection_finished.connect(lambda _d: self.fill())
+        model.detection_failed.connect(lambda _e: self.fill())
+        self.retranslate()
+
+    # QWizardPage -----------------------------------------------------------------------
+    def initializePage(self) -> None:  # noqa: N802
+        self.fill()
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        self._maybe_start_sampling()
+
+    def hideEvent(self, event) -> None:  # noqa: N802
+        super().hideEvent(event)
+        self.timer.stop()
+
+    # detection ----------------------------------------------------------------------------
+    def _on_started(self) -> None:
+        self.rescan.setEnabled(False)
+        self.headline.setText(t("page.system.detecting"))
+
+    def _gpus(self) -> list[GpuInfo]:
+        d = self.model.session.detection
+        return d.nvidia.gpus if d and d.nvidia.status == STATUS_OK else []
+
+    def fill(self) -> None:
+        self.rescan.setEnabled(not self.model.detecting)
+        d: Detection | None = self.model.session.detection
+        if d is None:
+            if self.model.session.detection_error:
+                self.headline.setText(t("page.system.failed", error=self.model.session.detection_error.splitlines()[0]))
+            return
+        nv = d.nvidia
+        gpus = self._gpus()
+        if gpus:
+            names = ", ".join(g.name or "?" for g in gpus)
+            self.headline.setText(t("page.gpu.headline_ok", count=len(gpus), names=names,
+                                    driver=nv.driver_version or "?", cuda=nv.cuda_version or "?"))
+        else:
+            self.headline.setText(t("doctor.nvidia_status." + nv.status))
+        self.driver_form.set_row("doctor.driver", nv.driver_version or t("common.na"))
+        self.driver_form.set_row("doctor.cuda_max", nv.cuda_version or t("common.na"),
+                                 t("page.gpu.cuda_tooltip"))
+        self.driver_form.set_row("page.gpu.nvml_version", nv.nvml_version or t("common.na"))
+        smi = nv.smi_path or t("common.none_found")
+        if nv.smi_version and nv.smi_version != nv.driver_version:
+            smi += f"  (NVIDIA-SMI {nv.smi_version})"
+        self.driver_form.set_row("page.gpu.smi_path", smi)
+        self.driver_form.set_row("doctor.sources", ", ".join(f"{s.source}: {s.status}" for s in nv.sources)
+                                 or t("common.na"))
+        self.tabs.clear()
+        self.gpu_forms = []
+        for gpu in gpus:
+            page = QWidget()
+            form = InfoForm()
+            page.setLayout(form)
+            for key, value, field_name in gpu_rows(gpu):
+                source = gpu.sources.get(field_name) if field_name else None
+                form.set_row(key, value, t("page.gpu.source", source=source) if source else None)
+            self.gpu_forms.append(form)
+            self.tabs.addTab(page, f"GPU {gpu.index}")
+        self.tabs.setVisible(bool(gpus))
+        self.findings.set_findings(d.findings)
+        self._maybe_start_sampling()
+
+    # live plot ----------------------------------------------------------------------------
+    def _maybe_start_sampling(self) -> None:
+        if not self.isVisible() or not self._gpus():
+            self.timer.stop()
+            self.plot_box.setVisible(bool(self._gpus()) and self.plot is not None)
+            return
+        if self.plot is None:
+            from wizard.ui.widgets.live_plot import LiveGpuPlot  # pyqtgraph: only now
+
+            self.plot = LiveGpuPlot()
+            self.plot_layout.addWidget(self.plot)
+        self.plot_box.show()
+        if not self.timer.isActive():
+            self.timer.start()
+            self._request_sample()
+
+    def _request_sample(self) -> None:
+        if self._sampling:
+            return  # the previous sample has not come back: never pile up
+        self._sampling = True
+        self._tasks = [submit(self._sample_in_pool, on_done=self._on_samples, on_failed=self._on_sample_failed)]
+
+    def _sample_in_pool(self) -> list:
+        from wizard.core.nvml import NvmlSampler
+
+        if self.sampler is None:
+            sampler = NvmlSampler(self.model.session.host.nvml())
+            if not sampler.open():
+                raise RuntimeError(sampler.error or "NVML unavailable")
+            self.sampler = sampler
+        return self.sampler.sample()
+
+    def _on_samples(self, samples: list) -> None:
+        self._sampling = False
+        if self.plot is not None:
+            self.plot.add_samples(samples)
+
+    def _on_sample_failed(self, text: str) -> None:
+        self._sampling = False
+        self.timer.stop()
+        self.plot_box.setTitle(t("page.gpu.plot_failed", error=text.splitlines()[0]))
+
+    def cleanup(self) -> None:
+        """Stop sampling and close NVML (the wizard calls this when it closes)."""
+        self.timer.stop()
+        if self.sampler is not None:
+            self.sampler.close()
+            self.sampler = None
+
+    def retranslate(self) -> None:
+        super().retranslate()
+        self.rescan.setText(t("page.gpu.rescan"))
+        self.driver_box.setTitle(t("page.gpu.driver_box"))
+        self.findings_box.setTitle(t("page.gpu.findings_box"))
+        self.plot_box.setTitle(t("page.gpu.plot_box"))
+        self.driver_form.retranslate()
+        if self.plot is not None:
+            self.plot.retranslate()
+        self.fill()
+        self.findings.retranslate()

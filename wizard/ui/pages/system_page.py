@@ -1,0 +1,169 @@
+"""Page 1 — Welcome / System: language, OS, CPU, RAM, disk, Python interpreters, conda."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QScrollArea,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from wizard.core.i18n import t
+from wizard.core.models import Detection
+from wizard.ui.pages.base import BasePage, InfoForm, PageId
+from wizard.ui.session_model import SessionModel
+
+
+def _gib(nbytes: int | None) -> str:
+    return t("common.na") if nbytes is None else f"{nbytes / 2**30:.1f} GiB"
+
+
+class SystemPage(BasePage):
+    page_id = PageId.SYSTEM
+
+    def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
+        super().__init__(model, parent)
+        self.setObjectName("page_system")
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+
+        top = QHBoxLayout()
+        self.welcome = QLabel()
+        self.welcome.setWordWrap(True)
+        top.addWidget(self.welcome, 1)
+        self.lang_label = QLabel("언어 / Language:")
+        self.lang_combo = QComboBox()
+        self.lang_combo.setObjectName("languageCombo")
+        self.lang_combo.addItem("한국어", "ko")
+        self.lang_combo.addItem("English", "en")
+        self.lang_combo.setCurrentIndex(0 if model.session.lang == "ko" else 1)
+        self.lang_combo.currentIndexChanged.connect(
+            lambda i: self.model.set_language(self.lang_combo.itemData(i)))
+        top.addWidget(self.lang_label)
+        top.addWidget(self.lang_combo)
+        outer.addLayout(top)
+
+        self.busy = QProgressBar()
+        self.busy.setRange(0, 0)
+        self.busy.setMaximumHeight(6)
+        self.busy.setTextVisible(False)
+        outer.addWidget(self.busy)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        outer.addWidget(self.status)
+
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        body = QWidget()
+        body_layout = QVBoxLayout(body)
+        body_layout.setContentsMargins(0, 0, 6, 0)
+        self.system_box = QGroupBox()
+        self.form = InfoForm()
+        self.system_box.setLayout(self.form)
+        body_layout.addWidget(self.system_box)
+
+        self.python_box = QGroupBox()
+        python_layout = QVBoxLayout(self.python_box)
+        self.python_tree = QTreeWidget()
+        self.python_tree.setObjectName("pythonTree")
+        self.python_tree.setRootIsDecorated(False)
+        self.python_tree.setMinimumHeight(110)
+        self.python_tree.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        python_layout.addWidget(self.python_tree)
+        self.conda_label = QLabel()
+        self.conda_label.setWordWrap(True)
+        python_layout.addWidget(self.conda_label)
+        body_layout.addWidget(self.python_box)
+        body_layout.addStretch(1)
+        scroll.setWidget(body)
+        outer.addWidget(scroll, 1)
+
+        model.detection_started.connect(self._on_started)
+        model.detection_finished.connect(self._on_finished)
+        model.detection_failed.connect(self._on_failed)
+        self.retranslate()
+
+    # QWizardPage -----------------------------------------------------------------
+    def isComplete(self) -> bool:  # noqa: N802 - Qt's name
+        return not self.model.detecting and (self.model.session.detection is not None
+                                             or self.model.session.detection_error is not None)
+
+    # slots ----------------------------------------------------------------------------
+    def _on_started(self) -> None:
+        self.busy.show()
+        self.status.setText(t("page.system.detecting"))
+        self.completeChanged.emit()
+
+    def _on_finished(self, _detection: Detection) -> None:
+        self.busy.hide()
+        self.fill()
+        self.completeChanged.emit()
+
+    def _on_failed(self, text: str) -> None:
+        self.busy.hide()
+        self.status.setText(t("page.system.failed", error=text.splitlines()[0]))
+        self.status.setToolTip(text)
+        self.completeChanged.emit()
+
+    # content ----------------------------------------------------------------------------
+    def fill(self) -> None:
+        d = self.model.session.detection
+        if d is None:
+            return
+        s = d.system
+        self.status.setText(t("page.system.done", seconds=f"{d.duration_s or 0:.1f}"))
+        os_text = s.os_pretty or s.os
+        if s.is_wsl:
+            os_text += f"  (WSL{s.wsl_version or ''})"
+        self.form.set_row("page.system.os", os_text)
+        self.form.set_row("page.system.build", s.os_build or t("common.na"))
+        self.form.set_row("page.system.arch", s.arch or t("common.na"))
+        self.form.set_row("page.system.cpu", s.cpu_model or t("common.na"))
+        cores = t("page.system.cores_value", physical=s.cpu_physical_cores or "?", logical=s.cpu_logical_cores or "?")
+        self.form.set_row("page.system.cores", cores)
+        self.form.set_row("page.system.ram", f"{_gib(s.ram_total_bytes)}  ({t('doctor.available')} "
+                                             f"{_gib(s.ram_available_bytes)})")
+        self.form.set_row("page.system.disk", f"{_gib(s.disk_free_bytes)}  —  {s.disk_path or ''}")
+        self.form.set_row("page.system.locale", s.locale or t("common.na"))
+        self.form.set_row("page.system.admin", t("common.yes") if s.is_admin else t("common.no"))
+        self.python_tree.clear()
+        for p in d.pythons:
+            notes = []
+            if p.is_venv:
+                notes.append("venv")
+            if p.externally_managed:
+                notes.append(t("page.system.externally_managed"))
+            if p.error:
+                notes.append(p.error)
+            item = QTreeWidgetItem([p.version or "?", p.arch or "", p.source, p.path, ", ".join(notes)])
+            item.setToolTip(3, p.path)
+            self.python_tree.addTopLevelItem(item)
+        if not d.pythons:
+            self.python_tree.addTopLevelItem(QTreeWidgetItem(["", "", "", t("page.system.no_python"), ""]))
+        if d.conda:
+            parts = [f"{c.exe} ({c.version or '?'}): " + ", ".join(e.name for e in c.envs) for c in d.conda]
+            self.conda_label.setText("conda — " + "; ".join(parts))
+        else:
+            self.conda_label.setText("conda — " + t("common.none_found"))
+
+    def retranslate(self) -> None:
+        super().retranslate()
+        self.welcome.setText(t("page.system.welcome"))
+        self.system_box.setTitle(t("page.system.box"))
+        self.python_box.setTitle(t("page.system.python_box"))
+        self.python_tree.setHeaderLabels([t("page.system.col.version"), t("page.system.col.arch"),
+                                          t("page.system.col.source"), t("page.system.col.path"),
+                                          t("page.system.col.notes")])
+        if self.model.detecting:
+            self.status.setText(t("page.system.detecting"))
+        self.form.retranslate()
+        self.fill()

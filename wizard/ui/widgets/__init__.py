@@ -1,0 +1,1 @@
+"""Reusable widgets: the step list, findings, the live GPU plot."""

@@ -1,0 +1,75 @@
+"""Findings as cards: a coloured mark, the title, the cause, and the fix to follow."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
+
+from wizard.core.i18n import t
+from wizard.core.models import Finding
+
+COLOURS = {"error": "#c62828", "warning": "#ef6c00", "info": "#1565c0"}
+MARKS = {"error": "✖", "warning": "⚠", "info": "ℹ"}
+
+
+class FindingCard(QFrame):
+    def __init__(self, finding: Finding, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.finding = finding
+        colour = COLOURS.get(finding.severity, "#555555")
+        self.setObjectName("findingCard")
+        self.setStyleSheet(
+            f"#findingCard {{ border: 1px solid #d0d0d0; border-left: 5px solid {colour};"
+            f" border-radius: 4px; background: palette(base); }}")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 6, 10, 8)
+        layout.setSpacing(3)
+        self.title = QLabel()
+        self.title.setWordWrap(True)
+        self.title.setStyleSheet(f"color: {colour}; font-weight: 600;")
+        self.cause = QLabel()
+        self.cause.setWordWrap(True)
+        self.fix = QLabel()
+        self.fix.setWordWrap(True)
+        for label in (self.title, self.cause, self.fix):
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            layout.addWidget(label)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        f = self.finding
+        self.title.setText(f"{MARKS.get(f.severity, '•')}  {t('severity.' + f.severity)}: {f.title()}")
+        self.cause.setText(f.cause())
+        self.fix.setText("→ " + f.fix())
+        if f.evidence:
+            self.setToolTip(f.evidence)
+
+
+class FindingsView(QWidget):
+    """A column of :class:`FindingCard`; shows "no problems" when the list is empty."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.setSpacing(6)
+        self._findings: list[Finding] = []
+        self._empty = QLabel()
+        self._layout.addWidget(self._empty)
+        self.cards: list[FindingCard] = []
+
+    def set_findings(self, findings: list[Finding]) -> None:
+        for card in self.cards:
+            card.setParent(None)
+            card.deleteLater()
+        self.cards = [FindingCard(f, self) for f in findings]
+        for card in self.cards:
+            self._layout.addWidget(card)
+        self._findings = list(findings)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self._empty.setText("✔  " + t("doctor.no_findings"))
+        self._empty.setVisible(not self.cards)
+        for card in self.cards:
+            card.retranslate()
