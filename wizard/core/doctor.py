@@ -118,14 +118,17 @@ def format_text(d: Detection, lang: str) -> str:
             "",
             t("doctor.section.python"),
         ]
-        if d.pythons:
-            for p in d.pythons:
-                extra = f" — {p.error}" if p.error else ""
-                flags = " [venv]" if p.is_venv else ""
-                flags += " [externally-managed]" if p.externally_managed else ""
-                out.append(f"  {_fmt(p.version)} {p.arch or ''} {p.path} ({p.source}){flags}{extra}")
-        else:
+        working = [p for p in d.pythons if not p.error]
+        broken = [p for p in d.pythons if p.error]
+        for p in working:
+            flags = " [venv]" if p.is_venv else ""
+            flags += " [externally-managed]" if p.externally_managed else ""
+            out.append(f"  {_fmt(p.version)} {p.arch or ''} {p.path} ({p.source}){flags}")
+        if not working:
             out.append("  " + t("common.none_found"))
+        if broken:  # e.g. pyenv shims for versions that are not installed: noise, but countable
+            out.append("  " + t("doctor.python_broken", count=len(broken),
+                                 paths=", ".join(p.path for p in broken[:3]) + (" …" if len(broken) > 3 else "")))
         out.append("  conda: " + (", ".join(f"{c.exe} ({len(c.envs)} env)" for c in d.conda)
                                    if d.conda else t("common.none_found")))
     nv = d.nvidia
