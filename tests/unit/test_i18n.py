@@ -101,3 +101,16 @@ def test_duplicate_key_across_files_is_an_error(tmp_path, monkeypatch):
     finally:
         monkeypatch.undo()
         i18n.catalogue.cache_clear()
+
+
+def test_message_families_built_at_run_time_are_complete():
+    """Keys composed in code ("step." + page, "doctor.nvidia_status." + status, ...) all exist."""
+    from wizard.core import models
+
+    statuses = [getattr(models, n) for n in dir(models) if n.startswith("STATUS_")]
+    keys = [f"doctor.nvidia_status.{s}" for s in statuses if s != models.STATUS_OK]
+    keys += [f"severity.{s}" for s in ("error", "warning", "info")]
+    keys += [f"step.{p}" for p in ("system", "gpu", "recommend", "environment", "install", "verify",
+                                     "benchmark", "vram", "report")]
+    missing = [k for k in keys if k not in catalogue()]
+    assert not missing, missing

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QWidget, QWizard
 
 from wizard.core.i18n import t
 from wizard.core.session import Session
-from wizard.ui.pages.base import PAGE_TITLE_KEYS, PageId
+from wizard.ui.pages.base import PageId
 from wizard.ui.pages.gpu_page import GpuPage
 from wizard.ui.pages.placeholder_page import PlaceholderPage
 from wizard.ui.pages.system_page import SystemPage
@@ -51,7 +51,7 @@ class SetupWizard(QWizard):
 
     def _update_steps(self) -> None:
         current = max(0, self.currentId())
-        self.steps.set_steps(t("app.title"), [t(PAGE_TITLE_KEYS[p]) for p in PageId], current)
+        self.steps.set_steps(t("app.title"), [t("step." + p.name.lower()) for p in PageId], current)
 
     def retranslate(self) -> None:
         self.setWindowTitle(t("app.title"))

@@ -1,48 +1,60 @@
-"""Run Python work off the GUI thread (QThreadPool), results back through signals.
+"""Run Python work off the GUI thread; results come back to the GUI thread through signals.
 
-Why not QThread subclasses: the work here is "call this function once"; a QRunnable on the
-global pool is the lightest way, as superqt's workers do. The signals object is created on
-the GUI thread, so its queued connections deliver results there.
+Why a Python thread pool and not QRunnable: a QRunnable subclass written in Python, with
+auto-delete on, is deleted by Qt's pool while Python may still hold it, which crashed the
+interpreter ("deallocating None") under the live plot's once-a-second sampling. Here the
+work runs on ``concurrent.futures`` threads and only a signal crosses over: the signals
+object is created on the GUI thread, so emitting from a worker is a queued call, and the
+task stays referenced in ``_ACTIVE`` until its result has been delivered and the emission
+is over (dropping it inside its own emission destroyed the sender mid-signal: a crash).
 """
 
 from __future__ import annotations
 
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
+
+_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="wizard-worker")
+_ACTIVE: set["Task"] = set()
 
 
-class TaskSignals(QObject):
+class Task(QObject):
+    """``fn(*args)`` on a worker thread; ``done(result)`` or ``failed(text)`` on the GUI thread."""
+
     done = Signal(object)
     failed = Signal(str)
-
-
-class Task(QRunnable):
-    """``fn(*args)`` on a pool thread; ``signals.done(result)`` or ``signals.failed(text)``."""
 
     def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
         super().__init__()
         self.fn = fn
         self.args = args
-        self.signals = TaskSignals()
-        self.setAutoDelete(True)
 
-    def run(self) -> None:  # pool thread
+    def _run(self) -> None:  # worker thread
         try:
             result = self.fn(*self.args)
         except Exception as exc:  # noqa: BLE001 - shown to the user with its type and text
-            self.signals.failed.emit(f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}")
+            self.failed.emit(f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}")
             return
-        self.signals.done.emit(result)
+        self.done.emit(result)
+
+    def _release(self, _value: object = None) -> None:  # GUI thread, the last slot
+        # Not now: this runs inside the signal's emission, and dropping the last reference
+        # here would destroy the sender mid-emit (that corrupted memory). Next loop turn.
+        QTimer.singleShot(0, lambda: _ACTIVE.discard(self))
 
 
 def submit(fn: Callable[..., Any], *args: Any, on_done: Callable[[Any], None] | None = None,
            on_failed: Callable[[str], None] | None = None) -> Task:
     task = Task(fn, *args)
     if on_done:
-        task.signals.done.connect(on_done)
+        task.done.connect(on_done)
     if on_failed:
-        task.signals.failed.connect(on_failed)
-    QThreadPool.globalInstance().start(task)
+        task.failed.connect(on_failed)
+    task.done.connect(task._release)  # connected last, so it runs after the caller's slots
+    task.failed.connect(task._release)
+    _ACTIVE.add(task)
+    _POOL.submit(task._run)
     return task

@@ -6,7 +6,7 @@ visible and only when there is a GPU; pyqtgraph is imported the first time it is
 
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
@@ -36,6 +36,19 @@ def _v(value: object, unit: str = "") -> str:
     return f"{value}{unit}"
 
 
+def _processes(gpu: GpuInfo, limit: int = 6) -> str:
+    """Process names (not full paths: they do not wrap and they name the user) with memory."""
+    if not gpu.processes:
+        return t("common.none_found")
+    parts = []
+    for p in gpu.processes[:limit]:
+        name = (p.name or str(p.pid)).replace("\\", "/").rsplit("/", 1)[-1]
+        mem = f" {p.used_memory_mib:.0f} MiB" if p.used_memory_mib is not None else ""
+        parts.append(f"{name}{mem}")
+    more = len(gpu.processes) - limit
+    return ", ".join(parts) + (f" … (+{more})" if more > 0 else "")
+
+
 def gpu_rows(gpu: GpuInfo) -> list[tuple[str, str, str | None]]:
     """(message key, value, field name for the source tooltip) for every detected field."""
     mem = t("common.na")
@@ -54,8 +67,8 @@ def gpu_rows(gpu: GpuInfo) -> list[tuple[str, str, str | None]]:
         ("gpu.utilization", f"{_v(gpu.utilization_gpu_percent, ' %')}  "
                             f"({t('gpu.memory_util')} {_v(gpu.utilization_memory_percent, ' %')})",
          "utilization_gpu_percent"),
-        ("gpu.clocks", f"SM {_v(gpu.clock_sm_mhz, ' MHz')} / {_v(gpu.clock_sm_max_mhz, ' MHz')},"
-                       f"  mem {_v(gpu.clock_mem_mhz, ' MHz')}", "clock_sm_mhz"),
+        ("gpu.clocks", f"SM {_v(gpu.clock_sm_mhz)} / {_v(gpu.clock_sm_max_mhz, ' MHz')}, "
+                       f"mem {_v(gpu.clock_mem_mhz, ' MHz')}", "clock_sm_mhz"),
         ("gpu.pstate", _v(gpu.pstate), "pstate"),
         ("gpu.pcie", f"Gen{_v(gpu.pcie_gen_current)} x{_v(gpu.pcie_width_current)}  "
                      f"(max Gen{_v(gpu.pcie_gen_max)} x{_v(gpu.pcie_width_max)})", "pcie_gen_current"),
@@ -64,9 +77,7 @@ def gpu_rows(gpu: GpuInfo) -> list[tuple[str, str, str | None]]:
         ("gpu.pci", _v(gpu.pci_bus_id), "pci_bus_id"),
         ("gpu.uuid", _v(gpu.uuid), "uuid"),
         ("gpu.vbios", _v(gpu.vbios_version), "vbios_version"),
-        ("gpu.processes", ", ".join(f"{p.name or p.pid}" + (f" ({p.used_memory_mib:.0f} MiB)"
-                                                            if p.used_memory_mib is not None else "")
-                                    for p in gpu.processes) or t("common.none_found"), None),
+        ("gpu.processes", _processes(gpu), None),
     ]
     return rows
 
@@ -93,25 +104,33 @@ class GpuPage(BasePage):
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         body = QWidget()
         self.body_layout = QVBoxLayout(body)
         self.body_layout.setContentsMargins(0, 0, 6, 0)
-        self.driver_box = QGroupBox()
-        self.driver_form = InfoForm()
-        self.driver_box.setLayout(self.driver_form)
-        self.body_layout.addWidget(self.driver_box)
-        self.tabs = QTabWidget()
-        self.tabs.setObjectName("gpuTabs")
-        self.body_layout.addWidget(self.tabs)
+        # What matters most first: the findings, then the facts and the live plot side by side.
         self.findings_box = QGroupBox()
         findings_layout = QVBoxLayout(self.findings_box)
         self.findings = FindingsView()
         findings_layout.addWidget(self.findings)
         self.body_layout.addWidget(self.findings_box)
+        columns = QHBoxLayout()
+        left = QVBoxLayout()
+        self.driver_box = QGroupBox()
+        self.driver_form = InfoForm()
+        self.driver_box.setLayout(self.driver_form)
+        left.addWidget(self.driver_box)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("gpuTabs")
+        left.addWidget(self.tabs)
+        left.addStretch(1)
+        columns.addLayout(left, 3)
         self.plot_box = QGroupBox()
         self.plot_layout = QVBoxLayout(self.plot_box)
+        self.plot_box.setMinimumWidth(250)
         self.plot_box.hide()
-        self.body_layout.addWidget(self.plot_box)
+        columns.addWidget(self.plot_box, 2, Qt.AlignmentFlag.AlignTop)
+        self.body_layout.addLayout(columns)
         self.body_layout.addStretch(1)
         scroll.setWidget(body)
         outer.addWidget(scroll, 1)

@@ -30,7 +30,7 @@ class LiveGpuPlot(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.view = pg.GraphicsLayoutWidget()
-        self.view.setMinimumHeight(260)
+        self.view.setMinimumHeight(420)
         layout.addWidget(self.view)
         self.plots: dict[str, pg.PlotItem] = {}
         self.curves: dict[tuple[str, int], pg.PlotDataItem] = {}
@@ -53,7 +53,6 @@ class LiveGpuPlot(QWidget):
 
     def retranslate(self) -> None:
         for name, key, unit, _ in self.SERIES:
-            self.plots[name].setLabel("left", t(key), units=None)
             self.plots[name].setTitle(f"{t(key)} ({unit})", size="9pt")
         self.plots["temperature"].setLabel("bottom", t("plot.seconds"))
 

@@ -1,51 +1,59 @@
 """The side list of steps, so a student always sees where they are in the flow.
 
-Colours come from the palette and the current step is marked with rich text, not a style
-sheet: a style sheet here would switch the whole side panel to the (slower) style-sheet
-style and re-polish on every page change, which showed up in the start-up time.
+The background is painted directly and the current step is marked with rich text rather
+than a style sheet: a style sheet would switch the panel to the slower style-sheet style and
+re-polish on every page change, which showed up in the start-up time.
 """
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-BACKGROUND = "#1f3a5f"
-TEXT = "#c9d6e8"
+BACKGROUND = QColor("#1f3a5f")
+DONE = "#8fb3de"
+TODO = "#c9d6e8"
 
 
 class StepList(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("stepList")
-        self.setMinimumWidth(200)
-        self.setAutoFillBackground(True)
-        palette = self.palette()
-        palette.setColor(QPalette.ColorRole.Window, QColor(BACKGROUND))
-        palette.setColor(QPalette.ColorRole.WindowText, QColor(TEXT))
-        self.setPalette(palette)
+        self.setFixedWidth(210)
         self._layout = QVBoxLayout(self)
-        self._layout.setContentsMargins(18, 18, 12, 18)
-        self._layout.setSpacing(9)
-        self.heading = QLabel()
-        self.heading.setWordWrap(True)
+        self._layout.setContentsMargins(16, 18, 10, 18)
+        self._layout.setSpacing(10)
+        self.heading = self._label()
         self._layout.addWidget(self.heading)
-        self._layout.addSpacing(8)
+        self._layout.addSpacing(10)
         self.labels: list[QLabel] = []
         self._layout.addStretch(1)
 
+    @staticmethod
+    def _label() -> QLabel:
+        label = QLabel()
+        label.setTextFormat(Qt.TextFormat.RichText)
+        label.setWordWrap(True)
+        return label
+
+    def paintEvent(self, event) -> None:  # noqa: N802
+        painter = QPainter(self)
+        painter.fillRect(self.rect(), BACKGROUND)
+        painter.end()
+        super().paintEvent(event)
+
     def set_steps(self, heading: str, titles: list[str], current: int) -> None:
-        self.heading.setText(f'<span style="color:white; font-size:15px; font-weight:700">{heading}</span>')
+        self.heading.setText(f'<span style="color:white; font-size:16px; font-weight:700">{heading}</span>')
         while len(self.labels) < len(titles):
-            label = QLabel()
+            label = self._label()
             self._layout.insertWidget(len(self.labels) + 2, label)
             self.labels.append(label)
         for i, (label, title) in enumerate(zip(self.labels, titles)):
-            text = f"{i + 1}. {title}"
             if i == current:
-                text = f'<span style="color:white; font-weight:700">▶ {text}</span>'
+                html = f'<span style="color:white; font-weight:700">▶&nbsp;{i + 1}. {title}</span>'
             elif i < current:
-                text = f'<span style="color:#8fb3de">✓ {text}</span>'
+                html = f'<span style="color:{DONE}">✓&nbsp;{i + 1}. {title}</span>'
             else:
-                text = f"&nbsp;&nbsp;&nbsp;{text}"
-            label.setText(text)
+                html = f'<span style="color:{TODO}">○&nbsp;{i + 1}. {title}</span>'
+            label.setText(html)

@@ -1,0 +1,73 @@
+"""Screenshots under Xvfb with the real xcb platform plugin (not offscreen).
+
+The PNGs land in artifacts/screenshots/ (ignored by git) so a person can open them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+OUT = REPO / "artifacts" / "screenshots"
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def xvfb_display():
+    if not shutil.which("Xvfb"):
+        pytest.skip("Xvfb is not installed (Debian package xvfb)")
+    for number in range(91, 120):
+        if not Path(f"/tmp/.X{number}-lock").exists():
+            break
+    proc = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", "1280x900x24", "-nolisten", "tcp"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while not Path(f"/tmp/.X11-unix/X{number}").exists():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.skip("Xvfb did not start")
+        time.sleep(0.05)
+    yield f":{number}"
+    proc.terminate()
+    proc.wait(5)
+
+
+def _run(display: str, *args: str) -> list[Path]:
+    env = {**os.environ, "DISPLAY": display, "QT_QPA_PLATFORM": "xcb"}
+    out = subprocess.run([sys.executable, "-m", "tests.gui.screenshot", str(OUT), *args], cwd=REPO, env=env,
+                         capture_output=True, text=True, timeout=180)
+    assert out.returncode == 0, out.stderr
+    return [Path(line) for line in out.stdout.split() if line.endswith(".png")]
+
+
+def _looks_like_a_window(path: Path) -> None:
+    from PySide6.QtGui import QImage
+
+    image = QImage(str(path))
+    assert image.width() >= 900 and image.height() >= 650, (image.width(), image.height())
+    colours = {image.pixel(x, y) for x in range(0, image.width(), 17) for y in range(0, image.height(), 17)}
+    assert len(colours) > 20, f"{path.name} is nearly blank ({len(colours)} colours)"
+
+
+@pytest.mark.parametrize("scenario,lang", [("windows-gpu", "ko"), ("no-gpu", "en"), ("mismatch", "ko")])
+def test_pages_screenshot(xvfb_display, scenario, lang):
+    paths = _run(xvfb_display, "--scenario", scenario, "--lang", lang, "--plot-seconds", "3")
+    assert [p.name for p in paths] == [f"{scenario}-{lang}-{n}.png" for n in ("1-system", "2-gpu", "3-placeholder")]
+    for path in paths:
+        _looks_like_a_window(path)
+
+
+def test_smoke_test_under_real_xcb(xvfb_display):
+    env = {**os.environ, "DISPLAY": xvfb_display, "QT_QPA_PLATFORM": "xcb"}
+    out = subprocess.run([sys.executable, "-m", "wizard", "--smoke-test"], cwd=REPO, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "first page painted after" in out.stdout

@@ -1,0 +1,132 @@
+"""The wizard window, offscreen: every page exists, detection fills the first two, no freeze."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtWidgets import QLabel, QTreeWidget  # noqa: E402
+
+from tests import scenarios  # noqa: E402
+from wizard.core.host import RealHost  # noqa: E402
+from wizard.core.session import Session  # noqa: E402
+from wizard.ui.main_wizard import SetupWizard  # noqa: E402
+from wizard.ui.pages.base import PageId  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def open_wizard(qtbot, host, lang="en"):
+    from wizard.core.i18n import set_language
+
+    set_language(lang)
+    window = SetupWizard(Session(host=host, lang=lang))
+    qtbot.addWidget(window)
+    window.show()
+    with qtbot.waitSignal(window.model.detection_finished, timeout=30000):
+        window.start()
+    return window
+
+
+def texts(widget) -> str:
+    return "\n".join(label.text() for label in widget.findChildren(QLabel))
+
+
+def test_all_pages_exist_in_flow_order(qtbot):
+    window = SetupWizard(Session(host=scenarios.linux_host()))
+    qtbot.addWidget(window)
+    assert window.pageIds() == [int(p) for p in PageId]
+    for page_id in list(PageId)[2:]:
+        assert "Not available yet" in texts(window.page(page_id))
+
+
+def test_system_page_filled_from_this_machine(qtbot):
+    window = open_wizard(qtbot, RealHost())
+    page = window.system_page
+    assert page.isComplete()
+    shown = texts(page)
+    assert "GiB" in shown and "Detection finished" in shown
+    tree = page.findChild(QTreeWidget, "pythonTree")
+    versions = [tree.topLevelItem(i).text(0) for i in range(tree.topLevelItemCount())]
+    assert f"{sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}" in versions
+
+
+def test_next_waits_for_detection(qtbot):
+    window = SetupWizard(Session(host=scenarios.linux_host()))
+    qtbot.addWidget(window)
+    window.show()
+    assert not window.system_page.isComplete()
+    with qtbot.waitSignal(window.model.detection_finished, timeout=30000):
+        window.start()
+    assert window.system_page.isComplete()
+
+
+def test_gpu_page_shows_every_gpu_field_findings_and_live_plot(qtbot):
+    window = open_wizard(qtbot, scenarios.windows_rtx2080super())
+    window.next()
+    page = window.gpu_page
+    assert window.currentId() == PageId.GPU
+    shown = texts(page)
+    for expected in ("NVIDIA GeForce RTX 2080 SUPER", "7.5  (sm_75)", "8192 MiB", "WDDM", "591.86", "13.1",
+                     "nvidia-smi is not on PATH"):
+        assert expected in shown, expected
+    assert page.tabs.count() == 1
+    qtbot.waitUntil(lambda: page.plot is not None and len(page.plot.curves) >= 3, timeout=10000)
+    assert "pyqtgraph" in sys.modules
+    page.cleanup()
+
+
+def test_no_gpu_is_calm(qtbot):
+    window = open_wizard(qtbot, scenarios.linux_host())
+    window.next()
+    page = window.gpu_page
+    assert page.plot is None and not page.timer.isActive()
+    assert not page.tabs.isVisible()
+    assert "No NVIDIA GPU on this computer" in texts(page)
+
+
+def test_rescan_detects_again(qtbot):
+    host = scenarios.linux_host()
+    window = open_wizard(qtbot, host)
+    window.next()
+    calls = len(host.calls)
+    with qtbot.waitSignal(window.model.detection_finished, timeout=30000):
+        window.gpu_page.rescan.click()
+    assert len(host.calls) > calls
+
+
+def test_language_switch_retranslates(qtbot):
+    window = open_wizard(qtbot, scenarios.windows_rtx2080super())
+    combo = window.system_page.lang_combo
+    combo.setCurrentIndex(combo.findData("ko"))
+    assert window.windowTitle() == "GPU 환경 설정 마법사"
+    assert window.system_page.system_box.title() == "이 컴퓨터"
+    assert "운영체제:" in texts(window.system_page)
+    assert "nvidia-smi가 PATH에 없습니다" in texts(window.gpu_page)
+    combo.setCurrentIndex(combo.findData("en"))
+    assert "nvidia-smi is not on PATH" in texts(window.gpu_page)
+
+
+def test_start_up_does_not_import_slow_modules():
+    code = ("import sys\nfrom PySide6.QtWidgets import QApplication\napp = QApplication([])\n"
+            "from wizard.core.session import Session\nfrom wizard.ui.main_wizard import SetupWizard\n"
+            "w = SetupWizard(Session()); w.show(); app.processEvents()\n"
+            "print(sorted(m for m in ('numpy', 'pyqtgraph', 'torch') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120,
+                         env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_smoke_test_prints_start_up_time():
+    out = subprocess.run([sys.executable, "-m", "wizard", "--smoke-test"], cwd=REPO, capture_output=True,
+                         text=True, timeout=120, env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert out.returncode == 0, out.stderr
+    line = out.stdout.strip().splitlines()[-1]
+    assert line.startswith("smoke-test: first page painted after ") and line.endswith(" ms")
+    assert 0 < float(line.split()[-2]) < 60000
