@@ -28,3 +28,11 @@ def test_user_name_inside_other_words_is_kept():
 def test_root_is_not_treated_as_a_name():
     r = redactor_for("/root", {"USER": "root"}, None)
     assert r.redact_text("/root/envs and the root cause") == "~/envs and the root cause"
+
+
+def test_short_host_name_does_not_eat_words():
+    r = Redactor(hostname="vm")
+    doc = r.redact({"id": "nvml-no-permission", "text": "nvml on vm: vm.local", "hostname": "vm"})
+    assert doc["id"] == "nvml-no-permission"
+    assert doc["text"] == "nvml on <host>: <host>.local"
+    assert doc["hostname"] == "<host>"

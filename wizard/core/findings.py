@@ -105,10 +105,8 @@ def rule_source_health(d: Detection) -> Iterable[Finding]:
     by_source = {s.source.split()[0]: s for s in nv.sources}
     nvml = by_source.get("nvml")
     smi = by_source.get("nvidia-smi")
-    if nvml is not None and nvml.status != STATUS_OK:
-        if nvml.detail in ("pynvml-conflict", "bindings-missing"):
-            yield Finding("pynvml-package-conflict", "warning", {"error": nvml.raw_error or nvml.detail}, nvml.raw_error)
-        elif nvml.status == STATUS_TIMEOUT:
+    if nvml is not None and nvml.status != STATUS_OK and nvml.detail not in ("pynvml-conflict", "bindings-missing"):
+        if nvml.status == STATUS_TIMEOUT:
             yield Finding("nvidia-timeout", "warning", {"source": "NVML"}, nvml.raw_error)
         else:
             yield Finding("nvml-library-not-found", "warning", {"error": nvml.raw_error or nvml.status}, nvml.raw_error)
@@ -119,6 +117,13 @@ def rule_source_health(d: Detection) -> Iterable[Finding]:
             yield Finding("nvidia-timeout", "warning", {"source": "nvidia-smi"}, smi.raw_error)
     if d.system.os == "windows" and nv.smi_path and nv.smi_on_path is False:
         yield Finding("nvidia-smi-not-on-path-windows", "info", {"path": nv.smi_path}, None)
+
+
+def rule_bindings(d: Detection) -> Iterable[Finding]:
+    """The wizard's own NVML bindings are wrong or missing (a shadowing 'pynvml' package)."""
+    nvml = next((s for s in d.nvidia.sources if s.source == "nvml"), None)
+    if nvml is not None and nvml.detail in ("pynvml-conflict", "bindings-missing"):
+        yield Finding("pynvml-package-conflict", "warning", {"error": nvml.raw_error or nvml.detail}, nvml.raw_error)
 
 
 def rule_disagreements(d: Detection) -> Iterable[Finding]:
@@ -145,6 +150,7 @@ DETECTION_RULES: list[Rule] = [
     rule_driver_state,
     rule_non_nvidia_adapters,
     rule_source_health,
+    rule_bindings,
     rule_disagreements,
     rule_driver_predates_gpu,
 ]

@@ -159,7 +159,12 @@ def query_nvml_via_host(host: Host) -> SourceResult:
         module = host.nvml()
     except ImportError as exc:
         return SourceResult("nvml", STATUS_ERROR, raw_error=f"ImportError: {exc}", detail="bindings-missing")
-    return nvml.query_nvml(module)
+    result = nvml.query_nvml(module)
+    wrong = nvml.check_bindings(module)
+    if wrong:  # a shadowing 'pynvml' package may still half-work: say so either way
+        result.detail = "pynvml-conflict"
+        result.raw_error = f"{result.raw_error}; {wrong}" if result.raw_error else wrong
+    return result
 
 
 def _gpu_key(gpu: GpuInfo) -> str:

@@ -15,6 +15,8 @@ _UUID = re.compile(r"\b(GPU|MIG)-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0
 _SERIAL_KEYS = {"serial"}
 _UUID_KEYS = {"uuid"}
 _HOST_KEYS = {"hostname"}
+# Machine-made identifiers: never rewritten (a host called "vm" must not turn "nvml" into "n<host>l").
+_KEEP_KEYS = {"id", "schema", "severity", "status", "source", "variant", "generator"}
 
 
 @dataclass
@@ -33,7 +35,7 @@ class Redactor:
         if self.user and len(self.user) > 1:
             out = re.sub(r"(?<![\w가-힣])" + re.escape(self.user) + r"(?![\w가-힣])", "<user>", out)
         if self.hostname and len(self.hostname) > 1:
-            out = out.replace(self.hostname, "<host>")
+            out = re.sub(r"(?<![\w.-])" + re.escape(self.hostname) + r"(?![\w-])", "<host>", out)
         return _UUID.sub(lambda m: f"{m.group(1)}-<hidden>", out)
 
     def redact(self, value: Any, key: str | None = None) -> Any:
@@ -42,6 +44,8 @@ class Redactor:
         if isinstance(value, list):
             return [self.redact(v, key) for v in value]
         if isinstance(value, str):
+            if key in _KEEP_KEYS:
+                return value
             if key in _SERIAL_KEYS or key in _UUID_KEYS:
                 return "<hidden>"
             if key in _HOST_KEYS:
