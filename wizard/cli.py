@@ -4,6 +4,7 @@ Without a command it opens the Qt wizard (imported only then, so the headless co
 on a server without a display and never load Qt). Commands:
 
 - ``doctor``: detect this machine (or read a saved nvidia-smi output) and explain it.
+- ``vram``: what fits in GPU memory, and which lessons need Colab or the cloud.
 """
 
 from __future__ import annotations
@@ -45,6 +46,19 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--nvidia-smi-file", metavar="FILE", help=t("cli.smi_file.help"))
     doctor.add_argument("--include-private", action="store_true", help=t("cli.private.help"))
     doctor.set_defaults(handler=cmd_doctor)
+
+    vram = sub.add_parser("vram", parents=[common], help=t("vram.cli.help"), description=t("vram.cli.help"))
+    vram.add_argument("--vram-gb", metavar="N", help=t("vram.cli.vram_gb.help"))
+    which = vram.add_mutually_exclusive_group()
+    which.add_argument("--model", metavar="NAME", help=t("vram.cli.model.help"))
+    which.add_argument("--params", metavar="SIZE", help=t("vram.cli.params.help"))
+    which.add_argument("--list-models", action="store_true", help=t("vram.cli.list.help"))
+    vram.add_argument("--dtype", default="fp16", help="fp32 fp16 bf16 int8 int4 nf4 gptq4 q4_0 q4_k_m q8_0")
+    vram.add_argument("--mode", default="inference", choices=("inference", "train", "lora", "qlora"))
+    vram.add_argument("--batch", type=int, default=1)
+    vram.add_argument("--context", type=int)
+    vram.add_argument("--json", action="store_true", help=t("cli.json.help"))
+    vram.set_defaults(handler=cmd_vram)
     return parser
 
 
@@ -94,6 +108,83 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     else:
         text = format_text(detection, language())
         print(redactor.redact_text(text) if redactor else text)
+    return EXIT_OK
+
+
+def _vram_of_this_machine() -> tuple[int | None, int, str | None]:
+    """(total bytes, used bytes, GPU name) of this machine's largest NVIDIA GPU, or (None, 0, None)."""
+    from wizard.core.host import RealHost
+    from wizard.core.nvidia import detect_nvidia
+    from wizard.core.vram import vram_from_gpu
+
+    gpus = [g for g in detect_nvidia(RealHost()).gpus if g.memory_total_mib]
+    if not gpus:
+        return None, 0, None
+    gpu = max(gpus, key=lambda g: g.memory_total_mib or 0)
+    total, used = vram_from_gpu(gpu)
+    return total, used, gpu.name
+
+
+def cmd_vram(args: argparse.Namespace) -> int:
+    from wizard.core.i18n import language
+    from wizard.core.vram import (GIB, VramInputError, catalogue_models, estimate, format_gib, format_params,
+                                  parse_param_count)
+    from wizard.core.vram_text import format_estimate, format_largest, format_workloads
+    from wizard.core.vram_workloads import judge_workloads
+
+    lang = language()
+    if args.list_models:
+        for spec in catalogue_models():
+            print(f"{spec.id:<28} {format_params(spec.params):>8}  {spec.name}")
+        return EXIT_OK
+    if args.vram_gb is not None:
+        try:
+            gb = float(args.vram_gb)
+        except ValueError:
+            gb = -1.0
+        if not 1 <= gb <= 4096:
+            return _error(t("vram.cli.bad_vram_gb", value=args.vram_gb))
+        total, used, gpu_name = int(gb * GIB), 0, None
+    else:
+        total, used, gpu_name = _vram_of_this_machine()
+    try:
+        est = None
+        if args.model or args.params:
+            model = args.model if args.model else parse_param_count(args.params)
+            est = estimate(model, mode=args.mode, precision=args.dtype, batch=args.batch,
+                           context=args.context, vram_total_bytes=total, vram_used_bytes=used)
+        judgments = judge_workloads(total, used)
+    except VramInputError as exc:
+        return _error(exc.message(lang))
+    if args.json:
+        if est is not None:
+            doc = est.to_json(lang, workloads=judgments)
+        else:
+            from wizard.core.vram import SCHEMA, SCHEMA_VERSION, units_explanation, usable_vram_bytes
+
+            doc = {"schema": f"{SCHEMA}@{SCHEMA_VERSION}", "items": None, "total_bytes": None,
+                   "usable_bytes": usable_vram_bytes(total, used) if total else None, "fits": None,
+                   "vram_total_bytes": total, "vram_used_bytes": used, "units_note": units_explanation(lang),
+                   "workloads": [j.to_json(lang) for j in judgments]}
+        print(json.dumps(doc, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    lines: list[str] = []
+    if gpu_name:
+        lines.append(t("vram.cli.gpu_from_machine", name=gpu_name, total=format_gib(total or 0),
+                       used=format_gib(used)))
+    elif total:
+        lines.append(t("vram.cli.gpu_typed", total=format_gib(total)))
+    else:
+        lines.append(t("vram.cli.no_gpu"))
+    if est is not None:
+        lines += [""] + format_estimate(est, lang)
+    lines += [""] + format_workloads(judgments, lang)
+    if total:
+        lines += [""] + format_largest(total, used, lang)
+    from wizard.core.vram import units_explanation
+
+    lines += ["", units_explanation(lang)]
+    print("\n".join(lines))
     return EXIT_OK
 
 
