@@ -60,7 +60,15 @@ def main(argv: list[str] | None = None) -> int:
     def second() -> None:
         grab("2-gpu")
         window.next()
-        QTimer.singleShot(300, lambda: (grab("3-placeholder"), finish()))
+        QTimer.singleShot(300, third)
+
+    def third() -> None:
+        grab("3-placeholder")
+        from wizard.ui.pages.base import PageId
+
+        while window.currentId() != PageId.VRAM:
+            window.next()
+        QTimer.singleShot(500, lambda: (grab("8-vram"), finish()))
 
     def finish() -> None:
         window.gpu_page.cleanup()

@@ -11,6 +11,7 @@ from wizard.ui.pages.base import PageId
 from wizard.ui.pages.gpu_page import GpuPage
 from wizard.ui.pages.placeholder_page import PlaceholderPage
 from wizard.ui.pages.system_page import SystemPage
+from wizard.ui.pages.vram_page import VramPage
 from wizard.ui.session_model import SessionModel
 from wizard.ui.widgets.step_list import StepList
 
@@ -39,8 +40,10 @@ class SetupWizard(QWizard):
         self.gpu_page = GpuPage(self.model)
         self.setPage(PageId.SYSTEM, self.system_page)
         self.setPage(PageId.GPU, self.gpu_page)
+        self.vram_page = VramPage(self.model)
         for page_id in list(PageId)[2:]:
-            self.setPage(page_id, PlaceholderPage(page_id, self.model))
+            page = self.vram_page if page_id == PageId.VRAM else PlaceholderPage(page_id, self.model)
+            self.setPage(page_id, page)
         self.currentIdChanged.connect(lambda _id: self._update_steps())
         self.model.language_changed.connect(lambda _lang: self.retranslate())
         self.retranslate()

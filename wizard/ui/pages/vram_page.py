@@ -1,0 +1,305 @@
+"""Page 8 — VRAM: what fits on this GPU, and which lessons need Colab or the cloud.
+
+The arithmetic is pure and takes a few milliseconds, so it runs on the GUI thread as the
+student changes a setting; the stacked bar (pyqtgraph) is created the first time the page
+is shown.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QScrollArea,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from wizard.core.i18n import language, t
+from wizard.core.models import STATUS_OK
+from wizard.ui.pages.base import BasePage, PageId
+from wizard.ui.session_model import SessionModel
+
+GIB = 1 << 30
+PRESETS = [("colab_t4", 15109 / 1024), ("rtx3060", 12.0), ("rtx4090", 24.0), ("cloud_a100_40", 40.0),
+           ("cloud_80", 80.0)]
+VERDICT_COLOURS = {"runs_here": "#2e7d32", "needs_colab": "#ef6c00", "needs_cloud": "#c62828", "too_big": "#6d6d6d"}
+MARKS = {"runs_here": "✔", "needs_colab": "☁", "needs_cloud": "☁", "too_big": "✖"}
+CUSTOM = "__custom__"
+
+
+class VramPage(BasePage):
+    page_id = PageId.VRAM
+
+    def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
+        super().__init__(model, parent)
+        self.setObjectName("page_vram")
+        self.bar = None
+        self.built = False
+        self.last_estimate = None
+        model.detection_finished.connect(lambda _d: self.built and self._fill_gpu_choices())
+        super().retranslate()
+
+    def _build(self) -> None:
+        """The page's widgets and the estimator (wizard.core.vram loads its catalogue) on first show."""
+        from wizard.core import vram, vram_workloads
+
+        self.core = vram
+        self.judge_workloads = vram_workloads.judge_workloads
+
+        self.built = True
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(0, 0, 6, 0)
+
+        self.inputs_box = QGroupBox()
+        form = QFormLayout(self.inputs_box)
+        self.gpu_combo = QComboBox()
+        self.gpu_combo.setObjectName("gpuCombo")
+        self.gb_spin = QDoubleSpinBox()
+        self.gb_spin.setRange(1, 4096)
+        self.gb_spin.setDecimals(1)
+        self.gb_spin.setSuffix(" GB")
+        self.gb_spin.setValue(8)
+        gpu_row = QHBoxLayout()
+        gpu_row.addWidget(self.gpu_combo, 1)
+        gpu_row.addWidget(self.gb_spin)
+        self.gpu_label = QLabel()
+        form.addRow(self.gpu_label, gpu_row)
+
+        self.model_combo = QComboBox()
+        self.model_combo.setObjectName("modelCombo")
+        self.params_edit = QLineEdit()
+        self.params_edit.setObjectName("paramsEdit")
+        self.params_edit.setPlaceholderText("7B, 350M, 1.5e9")
+        model_row = QHBoxLayout()
+        model_row.addWidget(self.model_combo, 1)
+        model_row.addWidget(self.params_edit)
+        self.model_label = QLabel()
+        form.addRow(self.model_label, model_row)
+
+        self.mode_combo = QComboBox()
+        self.precision_combo = QComboBox()
+        self.batch_spin = QSpinBox()
+        self.batch_spin.setRange(1, 65536)
+        self.context_spin = QSpinBox()
+        self.context_spin.setRange(0, 1 << 21)
+        self.context_spin.setSpecialValueText(t("vram.page.default_context"))
+        setting_row = QHBoxLayout()
+        self.batch_label, self.context_label = QLabel(), QLabel()
+        for w in (self.mode_combo, self.precision_combo, self.batch_label, self.batch_spin,
+                  self.context_label, self.context_spin):
+            setting_row.addWidget(w)
+        self.setting_label = QLabel()
+        form.addRow(self.setting_label, setting_row)
+        layout.addWidget(self.inputs_box)
+
+        self.result_box = QGroupBox()
+        result_layout = QVBoxLayout(self.result_box)
+        self.verdict = QLabel()
+        self.verdict.setObjectName("vramVerdict")
+        self.verdict.setWordWrap(True)
+        self.verdict.setTextFormat(Qt.TextFormat.RichText)
+        result_layout.addWidget(self.verdict)
+        self.bar_holder = QVBoxLayout()
+        result_layout.addLayout(self.bar_holder)
+        self.assumptions = QLabel()
+        self.assumptions.setWordWrap(True)
+        self.assumptions.setStyleSheet("color: palette(mid);")
+        result_layout.addWidget(self.assumptions)
+        layout.addWidget(self.result_box)
+
+        self.lessons_box = QGroupBox()
+        lessons_layout = QVBoxLayout(self.lessons_box)
+        self.table = QTableWidget(0, 2)
+        self.table.setObjectName("workloadTable")
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setWordWrap(True)
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.table.setMinimumHeight(320)
+        lessons_layout.addWidget(self.table)
+        self.units = QLabel()
+        self.units.setWordWrap(True)
+        self.units.setStyleSheet("color: palette(mid);")
+        lessons_layout.addWidget(self.units)
+        layout.addWidget(self.lessons_box)
+        scroll.setWidget(body)
+        outer.addWidget(scroll)
+
+        self._fill_static_choices()
+        for signal in (self.gpu_combo.currentIndexChanged, self.model_combo.currentIndexChanged,
+                       self.mode_combo.currentIndexChanged, self.precision_combo.currentIndexChanged,
+                       self.batch_spin.valueChanged, self.context_spin.valueChanged, self.gb_spin.valueChanged):
+            signal.connect(self.recompute)
+        self.params_edit.textChanged.connect(self.recompute)
+        self.gpu_combo.currentIndexChanged.connect(self._gpu_choice_changed)
+        self.retranslate()
+
+    # choices --------------------------------------------------------------------------------
+    def _fill_static_choices(self) -> None:
+        self.model_combo.blockSignals(True)
+        self.model_combo.clear()
+        for spec in self.core.catalogue_models():
+            self.model_combo.addItem(f"{spec.name} — {self.core.format_params(spec.params)}", spec.id)
+        self.model_combo.addItem("", CUSTOM)
+        self.model_combo.setCurrentIndex(max(0, self.model_combo.findData("llama-2-7b")))
+        self.model_combo.blockSignals(False)
+
+    def _fill_gpu_choices(self) -> None:
+        combo = self.gpu_combo
+        current = combo.currentData()
+        combo.blockSignals(True)
+        combo.clear()
+        d = self.model.session.detection
+        if d and d.nvidia.status == STATUS_OK:
+            for gpu in d.nvidia.gpus:
+                total, used = self.core.vram_from_gpu(gpu)
+                if total:
+                    combo.addItem(t("vram.page.this_gpu", name=gpu.name or "GPU", total=self.core.format_gib(total)),
+                                  ("gpu", total, used))
+        for key, gb in PRESETS:
+            label = t(f"vram.target.{key}") if key.startswith(("colab", "cloud")) else t(f"vram.page.preset.{key}")
+            combo.addItem(label, ("preset", int(gb * GIB), 0))
+        combo.addItem(t("vram.page.custom_gb"), ("custom", None, 0))
+        index = combo.findData(current) if current is not None else -1
+        combo.setCurrentIndex(index if index >= 0 else 0)
+        combo.blockSignals(False)
+        self._gpu_choice_changed()
+
+    def _gpu_choice_changed(self) -> None:
+        data = self.gpu_combo.currentData()
+        self.gb_spin.setEnabled(bool(data) and data[0] == "custom")
+        self.recompute()
+
+    # QWizardPage ------------------------------------------------------------------------
+    def initializePage(self) -> None:  # noqa: N802
+        if not self.built:
+            self._build()
+        if self.bar is None:
+            from wizard.ui.widgets.vram_bar import VramBar  # pyqtgraph: only now
+
+            self.bar = VramBar()
+            self.bar_holder.addWidget(self.bar)
+        if not self.gpu_combo.count():
+            self._fill_gpu_choices()
+        self.recompute()
+
+    # computation --------------------------------------------------------------------------
+    def vram(self) -> tuple[int | None, int]:
+        data = self.gpu_combo.currentData()
+        if not data:
+            return None, 0
+        kind, total, used = data
+        if kind == "custom":
+            return int(self.gb_spin.value() * GIB), 0
+        return total, used
+
+    def recompute(self) -> None:
+        if not self.built or not self.gpu_combo.count():
+            return
+        lang = language()
+        custom = self.model_combo.currentData() == CUSTOM
+        self.params_edit.setVisible(custom)
+        total, used = self.vram()
+        self._fill_table(self.judge_workloads(total, used))
+        try:
+            model = self.core.parse_param_count(self.params_edit.text()) if custom else self.model_combo.currentData()
+            est = self.core.estimate(model, mode=self.mode_combo.currentData(), precision=self.precision_combo.currentData(),
+                           batch=self.batch_spin.value(), context=self.context_spin.value() or None,
+                           vram_total_bytes=total, vram_used_bytes=used)
+        except self.core.VramInputError as exc:
+            self.verdict.setText(f'<span style="color:#c62828">✖ {exc.message(lang)}</span>')
+            self.assumptions.setText("")
+            self.last_estimate = None
+            return
+        self.last_estimate = est
+        self.model.session.results["vram"] = est
+        if est.fits is None:
+            head = t("vram.page.no_gpu_total", total=self.core.format_gib(est.total_bytes))
+            colour = "#333333"
+        elif est.fits:
+            head = t("vram.page.fits", total=self.core.format_gib(est.total_bytes), usable=self.core.format_gib(est.usable_bytes),
+                     free=self.core.format_gib(est.headroom_bytes))
+            colour = "#2e7d32"
+        else:
+            head = t("vram.page.does_not_fit", total=self.core.format_gib(est.total_bytes), usable=self.core.format_gib(est.usable_bytes))
+            colour = "#c62828"
+        self.verdict.setText(f'<span style="font-size:14px; font-weight:600; color:{colour}">{head}</span>')
+        self.assumptions.setText("• " + "\n• ".join(est.assumption_texts(lang)))
+        if self.bar is not None:
+            self.bar.show_estimate(est, lang)
+
+    def _fill_table(self, judgments) -> None:
+        lang = language()
+        self.table.setRowCount(len(judgments))
+        for row, j in enumerate(judgments):
+            title = QTableWidgetItem(f"{MARKS.get(j.verdict, '•')}  {j.title(lang)}")
+            title.setForeground(QColorCache.get(VERDICT_COLOURS.get(j.verdict, "#333333")))
+            title.setToolTip(j.workload.setup(lang))
+            verdict = QTableWidgetItem(j.text(lang))
+            verdict.setToolTip(j.workload.setup(lang))
+            self.table.setItem(row, 0, title)
+            self.table.setItem(row, 1, verdict)
+        self.table.resizeRowsToContents()
+
+    def retranslate(self) -> None:
+        super().retranslate()
+        if not self.built:
+            return
+        self.inputs_box.setTitle(t("vram.page.inputs"))
+        self.result_box.setTitle(t("vram.page.result"))
+        self.lessons_box.setTitle(t("vram.page.lessons"))
+        self.gpu_label.setText(t("vram.page.gpu") + ":")
+        self.model_label.setText(t("vram.page.model") + ":")
+        self.setting_label.setText(t("vram.page.setting") + ":")
+        self.batch_label.setText(t("vram.page.batch"))
+        self.context_label.setText(t("vram.page.context"))
+        self.context_spin.setSpecialValueText(t("vram.page.default_context"))
+        self.model_combo.setItemText(self.model_combo.count() - 1, t("vram.page.custom_model"))
+        self.table.setHorizontalHeaderLabels([t("vram.page.col.lesson"), t("vram.page.col.verdict")])
+        self.units.setText(self.core.units_explanation())
+        for combo, keys, prefix in ((self.mode_combo, self.core.MODES, "vram.mode."),
+                                    (self.precision_combo, list(self.core.PRECISIONS), "vram.precision.")):
+            current = combo.currentData()
+            combo.blockSignals(True)
+            combo.clear()
+            for key in keys:
+                combo.addItem(t(prefix + key), key)
+            combo.setCurrentIndex(max(0, combo.findData(current if current else keys[0 if prefix.endswith("mode.")
+                                                                                       else 1])))
+            combo.blockSignals(False)
+        if self.gpu_combo.count():
+            self._fill_gpu_choices()
+        self.recompute()
+
+
+class QColorCache:
+    """QBrush per colour name, made once (the table is refilled on every change)."""
+
+    _cache: dict = {}
+
+    @classmethod
+    def get(cls, name: str):
+        from PySide6.QtGui import QBrush, QColor
+
+        if name not in cls._cache:
+            cls._cache[name] = QBrush(QColor(name))
+        return cls._cache[name]
