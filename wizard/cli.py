@@ -47,6 +47,26 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--include-private", action="store_true", help=t("cli.private.help"))
     doctor.set_defaults(handler=cmd_doctor)
 
+    rec = sub.add_parser("recommend", parents=[common], help=t("recommend.cli.help"),
+                         description=t("recommend.cli.help"))
+    rec.add_argument("--json", action="store_true", help=t("cli.json.help"))
+    rec.add_argument("--from-doctor", metavar="FILE", help="doctor --json output of another machine ('-': stdin)")
+    rec.add_argument("--os", choices=("windows", "linux", "macos"))
+    rec.add_argument("--arch", help="x86_64, arm64, aarch64")
+    rec.add_argument("--python", metavar="X.Y", help="Python version of the target environment")
+    rec.add_argument("--driver", metavar="VERSION", help="NVIDIA driver version, e.g. 566.36")
+    rec.add_argument("--cuda", metavar="X.Y", help="highest CUDA the driver supports (default: from --driver)")
+    rec.add_argument("--gpu-cc", metavar="X.Y", action="append", default=[], help="compute capability (repeat per GPU)")
+    rec.add_argument("--wsl", action="store_true", help="the machine is WSL2 (the driver is the Windows one)")
+    rec.add_argument("--torch", metavar="VERSION", help="a torch version the course pins, e.g. 2.1")
+    rec.add_argument("--variant", help="preferred build, e.g. cu126, cpu")
+    rec.add_argument("--cpu-only", action="store_true")
+    rec.add_argument("--newest", action="store_true", help="newest torch and CUDA even where data is unconfirmed")
+    rec.add_argument("--index-url", metavar="URL", help="a mirror of the PyTorch package indexes")
+    rec.add_argument("--check-index", action="store_true", help="ask the package index whether the wheel exists")
+    rec.add_argument("--all", action="store_true", help="list every alternative and rejection")
+    rec.set_defaults(handler=cmd_recommend)
+
     vram = sub.add_parser("vram", parents=[common], help=t("vram.cli.help"), description=t("vram.cli.help"))
     vram.add_argument("--vram-gb", metavar="N", help=t("vram.cli.vram_gb.help"))
     which = vram.add_mutually_exclusive_group()
@@ -108,6 +128,76 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     else:
         text = format_text(detection, language())
         print(redactor.redact_text(text) if redactor else text)
+    return EXIT_OK
+
+
+def _what_if_facts(args: argparse.Namespace):
+    """MachineFacts typed on the command line (the teaching / support form)."""
+    from wizard.core.recommend import MachineFacts
+
+    cuda = args.cuda
+    if args.driver and not cuda:
+        from wizard.core import compat
+
+        cuda = compat.load().cuda_for_driver(args.driver, "windows" if args.os == "windows" or args.wsl else "linux")
+    return MachineFacts(os=args.os or "linux", arch=args.arch or "x86_64", python=args.python or "3.12",
+                        driver_version=args.driver, cuda_driver=cuda, gpu_ccs=list(args.gpu_cc), is_wsl=args.wsl,
+                        gpu_names=["" for _ in args.gpu_cc])
+
+
+def cmd_recommend(args: argparse.Namespace) -> int:
+    from wizard.core.i18n import language
+    from wizard.core.recommend import MachineFacts, Wishes, recommend
+    from wizard.core.recommend_text import format_recommendation
+
+    lang = language()
+    wishes = Wishes(torch=args.torch, newest=args.newest, cpu_only=args.cpu_only, variant=args.variant,
+                    index_url=args.index_url)
+    note = None
+    try:
+        if args.from_doctor:
+            from wizard.core.doctor import SchemaError, load_doctor_json
+            from wizard.core.doctor_import import detection_from_doctor_json
+
+            try:
+                doc = load_doctor_json(_read_input(args.from_doctor))
+            except (OSError, SchemaError) as exc:
+                return _error(t("recommend.cli.bad_from_doctor", path=args.from_doctor, error=exc))
+            detection = detection_from_doctor_json(doc)
+            from wizard.core.choose_python import choose_python
+
+            choice = choose_python(detection, wishes, args.python)
+            rec = choice.recommendation
+        elif args.os or args.driver or args.gpu_cc:
+            rec = recommend(_what_if_facts(args), wishes)
+        else:
+            from wizard.core.choose_python import choose_python
+            from wizard.core.detect import detect
+            from wizard.core.host import RealHost
+
+            choice = choose_python(detect(RealHost(), conda=False), wishes, args.python)
+            rec = choice.recommendation
+            note = (t("recommend.cli.python_chosen", version=choice.version, path=choice.interpreter.path)
+                    if choice.interpreter else t("recommend.cli.python_install", version=choice.version))
+    except ValueError as exc:
+        return _error(t("recommend.cli.bad_input", error=exc))
+    index_messages: list[str] = []
+    if args.check_index and rec.best is not None:
+        from wizard.core.wheel_index import WheelIndex, target_tags
+
+        f = rec.facts
+        check = WheelIndex().check_candidate(rec.best, target_tags(f.python, f.os, f.arch))
+        index_messages = check.messages(lang)
+    if args.json:
+        doc = rec.to_json(lang)
+        if index_messages:
+            doc["index_check"] = index_messages
+        print(json.dumps(doc, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    text = format_recommendation(rec, lang, python_note=note, show_all=args.all)
+    if index_messages:
+        text += "\n" + "\n".join(t("recommend.cli.index_check", result=m) for m in index_messages)
+    print(text)
     return EXIT_OK
 
 

@@ -401,7 +401,7 @@ def test_check_candidate_is_the_override_check():
 def test_to_json_contract():
     rec = recommend(win(driver="566.36", cuda="12.7", ccs=["8.6"]))
     doc = json.loads(json.dumps(rec.to_json("en")))
-    assert doc["schema"] == "gsw-recommendation/1"
+    assert doc["schema"] == "gpu-setup-wizard/recommend@1.0"
     cand = doc["candidates"][0]
     for key in ("torch", "torchvision", "torchaudio", "variant", "index_url", "python_requires", "reasons",
                 "warnings", "commands"):

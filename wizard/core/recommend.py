@@ -39,7 +39,7 @@ from wizard.core.compat import ArchList, CompatDB, Release, Variant, parse_cc, s
 from wizard.core.i18n import t
 from wizard.core.install_commands import InstallCommands, build_commands, mirror_index_url
 
-SCHEMA = "gsw-recommendation/1"
+SCHEMA = "gpu-setup-wizard/recommend@1.0"
 
 RULE_EXISTS = "exists"
 RULE_GPU = "gpu_arch"
