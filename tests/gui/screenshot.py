@@ -63,7 +63,13 @@ def main(argv: list[str] | None = None) -> int:
         QTimer.singleShot(300, third)
 
     def third() -> None:
-        grab("3-placeholder")
+        grab("3-recommend")
+        window.recommend_page.more_button.click()
+        QTimer.singleShot(200, lambda: (grab("3-recommend-more"), window.next(),
+                                        QTimer.singleShot(300, fourth)))
+
+    def fourth() -> None:
+        grab("4-placeholder")
         from wizard.ui.pages.base import PageId
 
         while window.currentId() != PageId.VRAM:

@@ -60,7 +60,8 @@ def _looks_like_a_window(path: Path) -> None:
 @pytest.mark.parametrize("scenario,lang", [("windows-gpu", "ko"), ("no-gpu", "en"), ("mismatch", "ko")])
 def test_pages_screenshot(xvfb_display, scenario, lang):
     paths = _run(xvfb_display, "--scenario", scenario, "--lang", lang, "--plot-seconds", "3")
-    assert [p.name for p in paths] == [f"{scenario}-{lang}-{n}.png" for n in ("1-system", "2-gpu", "3-placeholder", "8-vram")]
+    assert [p.name for p in paths] == [f"{scenario}-{lang}-{n}.png" for n in ("1-system", "2-gpu", "3-recommend", "3-recommend-more",
+                                                                       "4-placeholder", "8-vram")]
     for path in paths:
         _looks_like_a_window(path)
 

@@ -174,3 +174,40 @@ def test_vram_page_typed_in_card_and_bad_custom_size(qtbot):
     assert "7X" in page.verdict.text() and page.last_estimate is None
     page.params_edit.setText("1.5B")
     assert page.last_estimate is not None and page.last_estimate.model.params == 1_500_000_000
+
+
+def test_recommend_page_shows_choice_commands_and_override(qtbot):
+    window = open_wizard(qtbot, scenarios.windows_rtx2080super())
+    go_to(window, PageId.RECOMMEND)
+    page = window.recommend_page
+    assert page.isComplete()
+    best = page.choice.recommendation.best
+    assert best.kind == "cuda" and page.selected is best
+    assert f"PyTorch {best.torch}" in page.choice_label.text() and "CUDA" in page.choice_label.text()
+    assert "--index-url https://download.pytorch.org/whl/" in page.command_edits["pip"].toPlainText()
+    assert "sm_75" in page.why.text()
+    page.copy_button.click()
+    from PySide6.QtGui import QGuiApplication
+
+    assert QGuiApplication.clipboard().text() == page.command_edits["pip"].toPlainText()
+    # the override: pick a rejected option, see why, use it anyway
+    page.more_button.click()
+    assert page.more.isVisible()
+    rejected_root = page.tree.topLevelItem(1)
+    assert rejected_root.childCount() == len(page.choice.recommendation.rejected) > 0
+    page.tree.setCurrentItem(rejected_root.child(0))
+    assert "⚠" in page.override_note.text()
+    page.use_button.click()
+    assert page.selected is not best and page.override_failures
+    assert window.model.session.results["candidate"] is page.selected
+    assert "✖" in page.why.text()
+
+
+def test_recommend_page_without_gpu_recommends_cpu_and_colab(qtbot):
+    window = open_wizard(qtbot, scenarios.linux_host(), lang="ko")
+    go_to(window, PageId.RECOMMEND)
+    page = window.recommend_page
+    assert page.selected.kind == "cpu"
+    assert "CPU" in page.choice_label.text()
+    assert "Colab" in page.advice.text()
+    assert page.python_combo.currentData() is None and page.python_combo.count() >= 2

@@ -10,6 +10,7 @@ from wizard.core.session import Session
 from wizard.ui.pages.base import PageId
 from wizard.ui.pages.gpu_page import GpuPage
 from wizard.ui.pages.placeholder_page import PlaceholderPage
+from wizard.ui.pages.recommend_page import RecommendPage
 from wizard.ui.pages.system_page import SystemPage
 from wizard.ui.pages.vram_page import VramPage
 from wizard.ui.session_model import SessionModel
@@ -40,10 +41,11 @@ class SetupWizard(QWizard):
         self.gpu_page = GpuPage(self.model)
         self.setPage(PageId.SYSTEM, self.system_page)
         self.setPage(PageId.GPU, self.gpu_page)
+        self.recommend_page = RecommendPage(self.model)
         self.vram_page = VramPage(self.model)
+        built = {PageId.RECOMMEND: self.recommend_page, PageId.VRAM: self.vram_page}
         for page_id in list(PageId)[2:]:
-            page = self.vram_page if page_id == PageId.VRAM else PlaceholderPage(page_id, self.model)
-            self.setPage(page_id, page)
+            self.setPage(page_id, built.get(page_id) or PlaceholderPage(page_id, self.model))
         self.currentIdChanged.connect(lambda _id: self._update_steps())
         self.model.language_changed.connect(lambda _lang: self.retranslate())
         self.retranslate()

@@ -1,0 +1,425 @@
+"""Page 3 — Recommendation: the build this driver, these GPUs and this Python can all run.
+
+The choice comes first, large and plain; then why, the warnings, what to do first (a driver
+update), the commands with a Copy button, and, behind an expander, the alternatives and every
+rejected option with its reason. The student may override the choice: the override goes
+through the same rules and is warned about, not blocked. The recommender is pure and takes
+milliseconds; only the package-index check (network) runs on a worker thread.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QGuiApplication
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QTabWidget,
+    QToolButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from wizard.core.i18n import language, t
+from wizard.ui.pages.base import BasePage, PageId
+from wizard.ui.session_model import SessionModel
+from wizard.ui.workers import submit
+
+GREEN, ORANGE, RED = "#2e7d32", "#ef6c00", "#c62828"
+_SHARED_WARNINGS = {"recommend.warn.pypi_default", "recommend.warn.torchaudio_separate"}
+
+
+def _html_list(items: list[str], mark: str, colour: str) -> str:
+    return "<br>".join(f'<span style="color:{colour}">{mark}</span>&nbsp;{_esc(x)}' for x in items)
+
+
+def _esc(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+class RecommendPage(BasePage):
+    page_id = PageId.RECOMMEND
+
+    def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
+        super().__init__(model, parent)
+        self.setObjectName("page_recommend")
+        self.built = False
+        self.choice = None  # PythonChoice
+        self.selected = None  # the Candidate the student goes on with
+        self._index_task = None
+        model.detection_finished.connect(lambda _d: self.built and self.recompute())
+        super().retranslate()
+
+    # build ----------------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.built = True
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        scroll = self.scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(0, 0, 6, 0)
+
+        python_row = QHBoxLayout()
+        self.python_label = QLabel()
+        self.python_combo = QComboBox()
+        self.python_combo.setObjectName("pythonCombo")
+        self.python_combo.currentIndexChanged.connect(lambda _i: self.recompute(keep_python=True))
+        python_row.addWidget(self.python_label)
+        python_row.addWidget(self.python_combo, 1)
+        layout.addLayout(python_row)
+
+        self.first = QLabel()  # "update the driver first": only when required
+        self.first.setObjectName("requiredAdvice")
+        self.first.setWordWrap(True)
+        self.first.setTextFormat(Qt.TextFormat.RichText)
+        self.first.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+        self.first.setOpenExternalLinks(True)
+        self.first.setFrameShape(QLabel.Shape.StyledPanel)
+        self.first.setMargin(10)
+        layout.addWidget(self.first)
+
+        self.choice_label = QLabel()
+        self.choice_label.setObjectName("choiceLabel")
+        font = QFont(self.choice_label.font())
+        font.setPointSizeF(font.pointSizeF() * 1.6)
+        font.setBold(True)
+        self.choice_label.setFont(font)
+        self.choice_label.setWordWrap(True)
+        layout.addWidget(self.choice_label)
+        self.choice_sub = QLabel()
+        self.choice_sub.setWordWrap(True)
+        layout.addWidget(self.choice_sub)
+
+        self.why = QLabel()
+        self.why.setObjectName("whyLabel")
+        self.why.setWordWrap(True)
+        self.why.setTextFormat(Qt.TextFormat.RichText)
+        layout.addWidget(self.why)
+
+        self.commands_box = QGroupBox()
+        commands_layout = QVBoxLayout(self.commands_box)
+        self.command_tabs = QTabWidget()
+        self.command_edits: dict[str, QPlainTextEdit] = {}
+        for tool in ("pip", "uv", "conda"):
+            edit = QPlainTextEdit()
+            edit.setReadOnly(True)
+            edit.setFont(QFont("monospace"))
+            edit.setMaximumHeight(74)
+            self.command_edits[tool] = edit
+            self.command_tabs.addTab(edit, tool)
+        self.command_tabs.setMaximumHeight(112)
+        commands_layout.addWidget(self.command_tabs)
+        buttons = QHBoxLayout()
+        self.copy_button = QPushButton()
+        self.copy_button.setObjectName("copyButton")
+        self.copy_button.clicked.connect(self.copy_command)
+        self.index_button = QPushButton()
+        self.index_button.setObjectName("indexButton")
+        self.index_button.clicked.connect(self.check_index)
+        self.index_result = QLabel()
+        self.index_result.setWordWrap(True)
+        buttons.addWidget(self.copy_button)
+        buttons.addWidget(self.index_button)
+        buttons.addWidget(self.index_result, 1)
+        commands_layout.addLayout(buttons)
+        layout.addWidget(self.commands_box)
+
+        self.advice = QLabel()
+        self.advice.setWordWrap(True)
+        self.advice.setTextFormat(Qt.TextFormat.RichText)
+        self.advice.setOpenExternalLinks(True)
+        layout.addWidget(self.advice)
+
+        self.more_button = QToolButton()
+        self.more_button.setObjectName("moreButton")
+        self.more_button.setCheckable(True)
+        self.more_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.more_button.setArrowType(Qt.ArrowType.RightArrow)
+        self.more_button.toggled.connect(self._toggle_more)
+        layout.addWidget(self.more_button)
+        self.more = QWidget()
+        more_layout = QVBoxLayout(self.more)
+        more_layout.setContentsMargins(0, 0, 0, 0)
+        self.tree = QTreeWidget()
+        self.tree.setObjectName("optionsTree")
+        self.tree.setColumnCount(3)
+        self.tree.setMinimumHeight(240)
+        self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.setWordWrap(True)
+        self.tree.currentItemChanged.connect(lambda *_: self._tree_selection())
+        more_layout.addWidget(self.tree)
+        override_row = QHBoxLayout()
+        self.use_button = QPushButton()
+        self.use_button.setObjectName("useButton")
+        self.use_button.setEnabled(False)
+        self.use_button.clicked.connect(self.use_selected)
+        self.override_note = QLabel()
+        self.override_note.setWordWrap(True)
+        self.override_note.setTextFormat(Qt.TextFormat.RichText)
+        override_row.addWidget(self.use_button)
+        override_row.addWidget(self.override_note, 1)
+        more_layout.addLayout(override_row)
+        self.more.hide()
+        layout.addWidget(self.more)
+        layout.addStretch(1)
+        scroll.setWidget(body)
+        outer.addWidget(scroll)
+
+    # QWizardPage ------------------------------------------------------------------------
+    def initializePage(self) -> None:  # noqa: N802
+        if not self.built:
+            self._build()
+            self.retranslate()
+        self.recompute()
+
+    def isComplete(self) -> bool:  # noqa: N802
+        return self.selected is not None
+
+    # computation ------------------------------------------------------------------------
+    def _fill_pythons(self) -> None:
+        from wizard.core.choose_python import FALLBACK_PYTHON
+
+        d = self.model.session.detection
+        combo = self.python_combo
+        combo.blockSignals(True)
+        combo.clear()
+        combo.addItem(t("recommend.page.python_auto"), None)
+        seen = set()
+        for p in (d.pythons if d else []):
+            if p.error or not p.version or p.bits == 32:
+                continue
+            minor = ".".join(p.version.split(".")[:2])
+            if p.path in seen or minor.startswith("2."):
+                continue
+            seen.add(p.path)
+            combo.addItem(f"Python {p.version} — {p.path}", minor)
+        combo.addItem(t("recommend.page.python_install", version=FALLBACK_PYTHON), FALLBACK_PYTHON)
+        combo.blockSignals(False)
+
+    def recompute(self, keep_python: bool = False) -> None:
+        from wizard.core.choose_python import choose_python
+        from wizard.core.models import Detection, NvidiaInfo, SystemInfo
+
+        if not self.built:
+            return
+        if not keep_python:
+            self._fill_pythons()
+        d = self.model.session.detection
+        if d is None:  # detection failed: recommend for an unknown machine = CPU build + advice
+            import sys as _sys
+
+            os_name = "windows" if _sys.platform.startswith("win") else "macos" if _sys.platform == "darwin" else "linux"
+            d = Detection(SystemInfo(os=os_name), NvidiaInfo())
+        version = self.python_combo.currentData()
+        self.choice = choose_python(d, explicit_version=version)
+        rec = self.choice.recommendation
+        self.selected = rec.best
+        self.model.session.results["recommendation"] = self.choice
+        self.model.session.results["candidate"] = self.selected
+        self._show()
+        self._fill_tree()
+        self.completeChanged.emit()
+
+    def _show(self) -> None:
+        lang = language()
+        rec = self.choice.recommendation
+        required = [a for a in rec.advice if a.severity == "required"]
+        if required:
+            parts = []
+            for a in required:
+                link = f' <a href="{a.url}">{_esc(a.url)}</a>' if a.url else ""
+                cmds = "".join(f"<br><code>{_esc(c)}</code>" for c in a.commands)
+                parts.append(f'<b style="color:{RED}">‼ {_esc(a.text(lang))}</b>{link}{cmds}')
+            self.first.setText("<br><br>".join(parts))
+        self.first.setVisible(bool(required))
+        c = self.selected
+        if c is None:
+            self.choice_label.setText(t("recommend.cli.none"))
+            self.choice_sub.setText("")
+            self.why.setText("")
+            for edit in self.command_edits.values():
+                edit.setPlainText("")
+        else:
+            self.choice_label.setText(t("recommend.page.choice", torch=c.torch, build=self._build_name(c)))
+            who = self.choice.interpreter.path if self.choice.interpreter else t(
+                "recommend.page.python_to_install", version=self.choice.version)
+            extras = ", ".join(f"{n} {v}" for n, v in (("torchvision", c.torchvision), ("torchaudio", c.torchaudio))
+                               if v)
+            self.choice_sub.setText(t("recommend.page.choice_sub", python=self.choice.version, where=who,
+                                      extras=extras or "—", index=c.index_url))
+            html = _html_list([m.text(lang) for m in c.reasons], "✓", GREEN)
+            if c.warnings:
+                html += "<br>" + _html_list([m.text(lang) for m in c.warnings], "⚠", ORANGE)
+            if c is not rec.best and self.override_failures:
+                html = _html_list(self.override_failures, "✖", RED) + "<br>" + html
+            self.why.setText(html)
+            for tool, text in c.commands().as_text().items():
+                self.command_edits[tool].setPlainText(text)
+        others = [a for a in rec.advice if a.severity != "required"]
+        self.advice.setText(_html_list([a.text(lang) for a in others], "•", "#1565c0"))
+        self.advice.setVisible(bool(others))
+        self.index_result.setText("")
+
+    override_failures: list[str] = []
+
+    @staticmethod
+    def _build_name(c) -> str:
+        if c.kind == "cuda":
+            digits = c.variant[2:]
+            return f"CUDA {digits[:-1]}.{digits[-1]} ({c.variant})"
+        return {"cpu": t("recommend.page.kind.cpu"), "mps": "Apple MPS", "rocm": f"AMD ROCm ({c.variant})",
+                "xpu": f"Intel XPU ({c.variant})"}.get(c.kind, c.variant)
+
+    def _fill_tree(self) -> None:
+        lang = language()
+        rec = self.choice.recommendation
+        self.tree.clear()
+        good = QTreeWidgetItem([t("recommend.page.tree.candidates", count=len(rec.candidates)), "", ""])
+        bad = QTreeWidgetItem([t("recommend.page.tree.rejected", count=len(rec.rejected)), "", ""])
+        self.tree.addTopLevelItems([good, bad])
+        for c in rec.candidates:
+            # the warnings every candidate shares (plain pip gives another build, torchaudio apart)
+            # say nothing when comparing options: leave them out of the column
+            specific = [m for m in c.warnings if m.key not in _SHARED_WARNINGS]
+            note = "; ".join(m.text(lang) for m in specific) or t("recommend.page.tree.ok")
+            item = QTreeWidgetItem([f"torch {c.torch}", c.variant, note])
+            item.setData(0, Qt.ItemDataRole.UserRole, ("candidate", c))
+            item.setToolTip(2, note)
+            good.addChild(item)
+        for r in rec.rejected:
+            item = QTreeWidgetItem([f"torch {r.torch}", r.variant, r.reason.text(lang)])
+            item.setData(0, Qt.ItemDataRole.UserRole, ("rejected", r))
+            item.setToolTip(2, r.reason.text(lang))
+            item.setForeground(2, self.palette().brush(self.palette().ColorGroup.Disabled,
+                                                       self.palette().ColorRole.Text))
+            bad.addChild(item)
+        good.setExpanded(True)
+        bad.setExpanded(True)
+
+    def _toggle_more(self, shown: bool) -> None:
+        self.more.setVisible(shown)
+        self.more_button.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+        if shown:
+            from PySide6.QtCore import QTimer
+
+            QTimer.singleShot(0, lambda: self.scroll.ensureWidgetVisible(self.tree, 0, 40))
+
+    def _tree_selection(self) -> None:
+        item = self.tree.currentItem()
+        data = item.data(0, Qt.ItemDataRole.UserRole) if item else None
+        self.use_button.setEnabled(data is not None)
+        self.override_note.setText("")
+        if data is None:
+            return
+        from wizard.core.recommend import check_candidate
+
+        kind, option = data
+        failures = check_candidate(self.choice.recommendation.facts, option.torch, option.variant, lang=language())
+        if failures:
+            self.override_note.setText(_html_list(failures, "⚠", RED))
+        else:
+            self.override_note.setText(f'<span style="color:{GREEN}">✓ {t("recommend.page.override_ok")}</span>')
+
+    def use_selected(self) -> None:
+        """Go on with the selected option. A rejected one is turned into a candidate, with its failures shown."""
+        item = self.tree.currentItem()
+        data = item.data(0, Qt.ItemDataRole.UserRole) if item else None
+        if data is None:
+            return
+        from wizard.core.recommend import check_candidate
+
+        kind, option = data
+        rec = self.choice.recommendation
+        self.override_failures = check_candidate(rec.facts, option.torch, option.variant, lang=language())
+        if kind == "candidate":
+            self.selected = option
+        else:
+            self.selected = self._candidate_for(option.torch, option.variant) or self.selected
+        self.model.session.results["candidate"] = self.selected
+        self.model.session.results["override_failures"] = list(self.override_failures)
+        self._show()
+        self.completeChanged.emit()
+
+    def _candidate_for(self, torch: str, variant: str):
+        """A Candidate for an option the rules rejected (the override), built by the recommender."""
+        from wizard.core.recommend import Wishes, recommend
+
+        rec = recommend(self.choice.recommendation.facts, Wishes(torch=torch, variant=variant, newest=True))
+        for c in rec.candidates:
+            if c.torch == torch and c.variant == variant:
+                return c
+        from wizard.core import compat
+        from wizard.core.recommend import Candidate
+
+        kb = compat.load()
+        release = kb.release(torch)
+        v = kb.variant(variant)
+        if release is None or v is None:
+            return None
+        return Candidate(torch=torch, torchvision=release.torchvision.get(torch),
+                         torchaudio=release.torchaudio.get(torch), variant=variant, kind=v.kind,
+                         index_url=kb.index_url(variant, rec.facts.platform), python_requires="",
+                         python=rec.facts.python, verified=False)
+
+    # actions ------------------------------------------------------------------------------
+    def copy_command(self) -> None:
+        tool = self.command_tabs.tabText(self.command_tabs.currentIndex())
+        QGuiApplication.clipboard().setText(self.command_edits[tool].toPlainText())
+        self.index_result.setText(t("recommend.page.copied", tool=tool))
+
+    def check_index(self) -> None:
+        if self.selected is None:
+            return
+        from wizard.core.wheel_index import WheelIndex, target_tags
+
+        facts = self.choice.recommendation.facts
+        candidate = self.selected
+        self.index_button.setEnabled(False)
+        self.index_result.setText(t("recommend.page.checking"))
+
+        def work():
+            return WheelIndex().check_candidate(candidate, target_tags(facts.python, facts.os, facts.arch))
+
+        def done(check) -> None:
+            self.index_button.setEnabled(True)
+            self.index_result.setText("\n".join(check.messages(language())))
+
+        def failed(text: str) -> None:
+            self.index_button.setEnabled(True)
+            self.index_result.setText(text.splitlines()[0])
+
+        self._index_task = submit(work, on_done=done, on_failed=failed)
+
+    def retranslate(self) -> None:
+        super().retranslate()
+        if not self.built:
+            return
+        self.python_label.setText(t("recommend.page.python") + ":")
+        self.commands_box.setTitle(t("recommend.cli.commands"))
+        self.copy_button.setText(t("recommend.page.copy"))
+        self.index_button.setText(t("recommend.page.check_index"))
+        self.more_button.setText(t("recommend.page.more"))
+        self.use_button.setText(t("recommend.page.use"))
+        self.tree.setHeaderLabels([t("recommend.page.col.torch"), t("recommend.page.col.build"),
+                                   t("recommend.page.col.note")])
+        if self.choice is not None:
+            current = self.python_combo.currentIndex()
+            self._fill_pythons()
+            self.python_combo.blockSignals(True)
+            self.python_combo.setCurrentIndex(current)
+            self.python_combo.blockSignals(False)
+            self._show()
+            self._fill_tree()
