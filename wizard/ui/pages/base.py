@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import IntEnum
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFormLayout, QLabel, QWidget, QWizardPage
+from PySide6.QtWidgets import QFormLayout, QLabel, QScrollArea, QVBoxLayout, QWidget, QWizardPage
 
 from wizard.core.i18n import t
 from wizard.ui.session_model import SessionModel
@@ -49,6 +49,27 @@ class BasePage(QWizardPage):
     def retranslate(self) -> None:
         self.setTitle(t(PAGE_TITLE_KEYS[self.page_id]))
         self.setSubTitle(t(PAGE_TITLE_KEYS[self.page_id].replace(".title", ".subtitle")))
+
+
+def scroll_body(page: QWidget) -> QVBoxLayout:
+    """Give ``page`` a frameless vertical scroll area; return the layout to fill.
+
+    Every page scrolls vertically and never horizontally: long values wrap instead, so a
+    small laptop screen (1366×768) still shows the whole width.
+    """
+    outer = QVBoxLayout(page)
+    outer.setContentsMargins(0, 0, 0, 0)
+    scroll = QScrollArea()
+    scroll.setObjectName("pageScroll")
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+    scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    body = QWidget()
+    layout = QVBoxLayout(body)
+    layout.setContentsMargins(0, 0, 6, 0)
+    scroll.setWidget(body)
+    outer.addWidget(scroll)
+    return layout
 
 
 def value_label() -> QLabel:

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from wizard.core.i18n import language, t
-from wizard.ui.pages.base import BasePage, PageId
+from wizard.ui.pages.base import BasePage, PageId, scroll_body
 from wizard.ui.session_model import SessionModel
 from wizard.ui.workers import submit
 
@@ -61,15 +61,8 @@ class RecommendPage(BasePage):
     # build ----------------------------------------------------------------------------------
     def _build(self) -> None:
         self.built = True
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        scroll = self.scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        body = QWidget()
-        layout = QVBoxLayout(body)
-        layout.setContentsMargins(0, 0, 6, 0)
+        layout = scroll_body(self)
+        self.scroll = self.findChild(QScrollArea, "pageScroll")
 
         python_row = QHBoxLayout()
         self.python_label = QLabel()
@@ -175,8 +168,6 @@ class RecommendPage(BasePage):
         self.more.hide()
         layout.addWidget(self.more)
         layout.addStretch(1)
-        scroll.setWidget(body)
-        outer.addWidget(scroll)
 
     # QWizardPage ------------------------------------------------------------------------
     def initializePage(self) -> None:  # noqa: N802

@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QScrollArea,
     QSpinBox,
     QTableWidget,
     QTableWidgetItem,
@@ -27,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from wizard.core.i18n import language, t
 from wizard.core.models import STATUS_OK
-from wizard.ui.pages.base import BasePage, PageId
+from wizard.ui.pages.base import BasePage, PageId, scroll_body
 from wizard.ui.session_model import SessionModel
 
 GIB = 1 << 30
@@ -58,15 +57,7 @@ class VramPage(BasePage):
         self.judge_workloads = vram_workloads.judge_workloads
 
         self.built = True
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        body = QWidget()
-        layout = QVBoxLayout(body)
-        layout.setContentsMargins(0, 0, 6, 0)
+        layout = scroll_body(self)
 
         self.inputs_box = QGroupBox()
         form = QFormLayout(self.inputs_box)
@@ -141,8 +132,6 @@ class VramPage(BasePage):
         self.units.setStyleSheet("color: palette(mid);")
         lessons_layout.addWidget(self.units)
         layout.addWidget(self.lessons_box)
-        scroll.setWidget(body)
-        outer.addWidget(scroll)
 
         self._fill_static_choices()
         for signal in (self.gpu_combo.currentIndexChanged, self.model_combo.currentIndexChanged,
