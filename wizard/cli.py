@@ -4,7 +4,9 @@ Without a command it opens the Qt wizard (imported only then, so the headless co
 on a server without a display and never load Qt). Commands:
 
 - ``doctor``: detect this machine (or read a saved nvidia-smi output) and explain it.
+- ``recommend``: the PyTorch build this machine can run, and why.
 - ``vram``: what fits in GPU memory, and which lessons need Colab or the cloud.
+- ``history``: earlier runs, and what changed between them.
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--json", action="store_true", help=t("cli.json.help"))
     doctor.add_argument("--nvidia-smi-file", metavar="FILE", help=t("cli.smi_file.help"))
     doctor.add_argument("--include-private", action="store_true", help=t("cli.private.help"))
+    doctor.add_argument("--explain", metavar="FILE", help=t("explain.cli.help"))
+    doctor.add_argument("--compare-last", action="store_true", help=t("compare.cli.help"))
     doctor.set_defaults(handler=cmd_doctor)
 
     rec = sub.add_parser("recommend", parents=[common], help=t("recommend.cli.help"),
@@ -79,6 +83,10 @@ def build_parser() -> argparse.ArgumentParser:
     vram.add_argument("--context", type=int)
     vram.add_argument("--json", action="store_true", help=t("cli.json.help"))
     vram.set_defaults(handler=cmd_vram)
+
+    from wizard.cli_history import add_history_parser
+
+    add_history_parser(sub, common)
     return parser
 
 
@@ -105,6 +113,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from wizard.core.i18n import language
     from wizard.core.privacy import redactor_for
 
+    if args.explain:
+        from wizard.cli_history import cmd_explain
+
+        return cmd_explain(args.explain, language(), as_json=args.json)
     host = RealHost()
     if args.nvidia_smi_file:
         try:
@@ -122,11 +134,22 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     redactor = None
     if not args.include_private:
         redactor = redactor_for(host.home(), host.environ, host.platform_facts().get("node"))
+    compared = None
+    if args.compare_last and not args.nvidia_smi_file:  # a saved file is another machine: nothing to compare
+        from wizard.cli_history import compare_last
+
+        compared = compare_last(detection, language(), save=True)  # run it before and after an update
+        for warning in compared.warnings:
+            print(warning, file=sys.stderr)
     if args.json:
         doc = detection_to_json(detection, language(), redactor)
+        if compared is not None:
+            doc["changes"] = redactor.redact(compared.doc) if redactor else compared.doc
         print(json.dumps(doc, ensure_ascii=False, indent=2))
     else:
         text = format_text(detection, language())
+        if compared is not None:
+            text += "\n\n" + "\n".join(compared.lines)
         print(redactor.redact_text(text) if redactor else text)
     return EXIT_OK
 
