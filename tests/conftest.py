@@ -30,3 +30,16 @@ def _english_by_default():
     set_language("en")
     yield
     set_language("en")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_data_dir(tmp_path_factory):
+    """History snapshots of test runs go to a temporary folder, never the user's data dir."""
+    folder = tmp_path_factory.mktemp("gsw-data")
+    previous = os.environ.get("GSW_DATA_DIR")
+    os.environ["GSW_DATA_DIR"] = str(folder)
+    yield folder
+    if previous is None:
+        os.environ.pop("GSW_DATA_DIR", None)
+    else:
+        os.environ["GSW_DATA_DIR"] = previous

@@ -211,3 +211,32 @@ def test_recommend_page_without_gpu_recommends_cpu_and_colab(qtbot):
     assert "CPU" in page.choice_label.text()
     assert "Colab" in page.advice.text()
     assert page.python_combo.currentData() is None and page.python_combo.count() >= 2
+
+
+def test_first_page_says_what_changed_since_the_last_run(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("GSW_DATA_DIR", str(tmp_path))
+    from wizard.core.detect import detect
+    from wizard.core.history import HistoryStore, build_snapshot
+
+    before = scenarios.windows_rtx2080super()
+    desc = scenarios.fake_nvml.rtx2080super_windows()
+    desc["driver_version"] = "566.36"
+    desc["cuda_driver_version"] = 12070
+    before.nvml_module = scenarios.fake_nvml.FakeNvml(desc)
+    assert HistoryStore().save(build_snapshot(detect(before, pythons=False, conda=False))).ok
+
+    window = open_wizard(qtbot, scenarios.windows_rtx2080super())
+    page = window.system_page
+    qtbot.waitUntil(lambda: page.changes.isVisible(), timeout=10000)
+    assert "566.36" in page.changes.text() and "591.86" in page.changes.text()
+    with qtbot.waitSignal(window.model.detection_finished, timeout=30000):
+        page.rerun.click()
+    assert window.currentId() == PageId.GPU
+
+
+def test_no_banner_without_history(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("GSW_DATA_DIR", str(tmp_path))
+    window = open_wizard(qtbot, scenarios.linux_host())
+    qtbot.wait(300)
+    assert not window.system_page.changes.isVisible()
+    assert "changes" in window.model.session.results and window.model.session.results["changes"] is None

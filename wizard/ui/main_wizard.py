@@ -47,6 +47,7 @@ class SetupWizard(QWizard):
         for page_id in list(PageId)[2:]:
             self.setPage(page_id, built.get(page_id) or PlaceholderPage(page_id, self.model))
         self.currentIdChanged.connect(lambda _id: self._update_steps())
+        self.system_page.rerun.clicked.connect(self.rerun_diagnostics)
         self.model.language_changed.connect(lambda _lang: self.retranslate())
         self.retranslate()
 
@@ -64,6 +65,14 @@ class SetupWizard(QWizard):
             self.setButtonText(button, t(key))
         self._update_steps()
 
+    def rerun_diagnostics(self) -> None:
+        """The short path after a driver update: detect again and look at the GPU, no install."""
+        self.model.start_detection()
+        if self.currentId() == PageId.SYSTEM:
+            self.next()
+
     def done(self, result: int) -> None:  # noqa: D401 - Qt's name
         self.gpu_page.cleanup()
+        if result == QWizard.DialogCode.Accepted:
+            self.model.save_snapshot()
         super().done(result)

@@ -19,6 +19,7 @@ class SessionModel(QObject):
     detection_finished = Signal(object)  # Detection
     detection_failed = Signal(str)
     language_changed = Signal(str)
+    changes_found = Signal(object)  # SnapshotDiff: this machine differs from the last saved run
 
     def __init__(self, session: Session, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -48,6 +49,24 @@ class SessionModel(QObject):
         self.session.detection = detection
         self.session.detection_error = None
         self.detection_finished.emit(detection)
+        if "changes" not in self.session.results:  # once per run: against the run before this one
+            from wizard.core.snapshot_diff import changes_since_last
+
+            self._changes_task = submit(changes_since_last, detection, on_done=self._changes)
+
+    def _changes(self, diff) -> None:
+        self.session.results["changes"] = diff
+        if diff is not None:
+            self.changes_found.emit(diff)
+
+    def save_snapshot(self):
+        """Save this run to the history (the next run compares with it). Never raises."""
+        from wizard.core.history import HistoryStore, build_snapshot
+
+        d = self.session.detection
+        if d is None:
+            return None
+        return HistoryStore().save(build_snapshot(d))
 
     def _failed(self, text: str) -> None:
         self.detecting = False

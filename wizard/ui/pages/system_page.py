@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QProgressBar,
+    QPushButton,
     QScrollArea,
     QTreeWidget,
     QTreeWidgetItem,
@@ -52,6 +53,21 @@ class SystemPage(BasePage):
         top.addWidget(self.lang_combo)
         outer.addLayout(top)
 
+        self.changes = QLabel()  # "this computer changed since the last run": shown when it did
+        self.changes.setObjectName("changesBanner")
+        self.changes.setWordWrap(True)
+        self.changes.setFrameShape(QLabel.Shape.StyledPanel)
+        self.changes.setMargin(8)
+        self.changes.hide()
+        self.rerun = QPushButton()
+        self.rerun.setObjectName("rerunButton")
+        self.rerun.hide()
+        changes_row = QHBoxLayout()
+        changes_row.addWidget(self.changes, 1)
+        changes_row.addWidget(self.rerun, 0, Qt.AlignmentFlag.AlignTop)
+        outer.addLayout(changes_row)
+        self._diff = None
+
         self.busy = QProgressBar()
         self.busy.setRange(0, 0)
         self.busy.setMaximumHeight(6)
@@ -92,6 +108,7 @@ class SystemPage(BasePage):
         model.detection_started.connect(self._on_started)
         model.detection_finished.connect(self._on_finished)
         model.detection_failed.connect(self._on_failed)
+        model.changes_found.connect(self._on_changes)
         self.retranslate()
 
     # QWizardPage -----------------------------------------------------------------
@@ -115,6 +132,19 @@ class SystemPage(BasePage):
         self.status.setText(t("page.system.failed", error=text.splitlines()[0]))
         self.status.setToolTip(text)
         self.completeChanged.emit()
+
+    def _on_changes(self, diff) -> None:
+        self._diff = diff
+        self._show_changes()
+
+    def _show_changes(self) -> None:
+        if self._diff is None:
+            return
+        lines = self._diff.lines()
+        self.changes.setText("⟳  " + t("changes.notice", time=self._diff.old.time[:16].replace("T", " ")) + "\n"
+                             + "\n".join("• " + line for line in lines[1:]))
+        self.changes.show()
+        self.rerun.show()
 
     # content ----------------------------------------------------------------------------
     def fill(self) -> None:
@@ -160,6 +190,8 @@ class SystemPage(BasePage):
     def retranslate(self) -> None:
         super().retranslate()
         self.welcome.setText(t("page.system.welcome"))
+        self.rerun.setText(t("changes.rerun"))
+        self._show_changes()
         self.system_box.setTitle(t("page.system.box"))
         self.python_box.setTitle(t("page.system.python_box"))
         self.python_tree.setHeaderLabels([t("page.system.col.version"), t("page.system.col.arch"),
