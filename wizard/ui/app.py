@@ -13,6 +13,7 @@ from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication
 
 from wizard.core.i18n import language, t
+from wizard.core.resources import resource_path
 from wizard.core.session import Session
 
 
@@ -43,6 +44,12 @@ def create_app(argv: list[str] | None = None) -> QApplication:
     app.setApplicationName("GPU Setup Wizard")
     app.setOrganizationName("GPU Setup Wizard")
     app.setApplicationDisplayName(t("app.title"))
+    app.setDesktopFileName("gpu-setup-wizard")  # matches the Linux .desktop entry
+    icon = resource_path("icons", "app.png")
+    if icon.is_file():
+        from PySide6.QtGui import QIcon
+
+        app.setWindowIcon(QIcon(str(icon)))
     return app  # type: ignore[return-value]
 
 
