@@ -6,6 +6,7 @@ on a server without a display and never load Qt). Commands:
 - ``doctor``: detect this machine (or read a saved nvidia-smi output) and explain it.
 - ``recommend``: the PyTorch build this machine can run, and why.
 - ``vram``: what fits in GPU memory, and which lessons need Colab or the cloud.
+- ``install``: create the environment and install the recommended build (resumable, cancellable).
 - ``history``: earlier runs, and what changed between them.
 """
 
@@ -33,7 +34,9 @@ def _prescan_lang(argv: Sequence[str]) -> str:
     return detect_lang()
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(with_commands: bool = True) -> argparse.ArgumentParser:
+    """The argument parser. Without ``with_commands`` it knows only the window's own options,
+    so opening the wizard does not import every command's module (start-up time)."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--lang", choices=LANGUAGES, help=t("cli.lang.help"))
     parser = argparse.ArgumentParser(prog="gpu-setup-wizard", description=t("cli.description"),
@@ -41,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"gpu-setup-wizard {__version__}")
     parser.add_argument("--smoke-test", action="store_true", help=t("cli.smoke.help"))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    if not with_commands:
+        return parser
 
     doctor = sub.add_parser("doctor", parents=[common], help=t("cli.doctor.help"),
                             description=t("cli.doctor.help"))
@@ -85,7 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     vram.set_defaults(handler=cmd_vram)
 
     from wizard.cli_history import add_history_parser
+    from wizard.cli_install import add_install_parser
 
+    add_install_parser(sub, common)
     add_history_parser(sub, common)
     return parser
 
@@ -315,7 +322,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")
-    parser = build_parser()
+    positional = [a for i, a in enumerate(args_list)
+                  if not a.startswith("-") and not (i and args_list[i - 1] == "--lang")]
+    wants_commands = bool(positional) or any(a in ("-h", "--help") for a in args_list)
+    parser = build_parser(with_commands=wants_commands)
     args = parser.parse_args(args_list)
     if args.lang:
         set_language(args.lang)
