@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.torch_env import torch_python  # noqa: F401  (a shared session fixture)
+
 REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO.parent / "shared" / "reference"
 SMI_DIR = REFERENCE / "nvidia-smi"

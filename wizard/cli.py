@@ -5,6 +5,7 @@ on a server without a display and never load Qt). Commands:
 
 - ``doctor``: detect this machine (or read a saved nvidia-smi output) and explain it.
 - ``recommend``: the PyTorch build this machine can run, and why.
+- ``verify`` / ``bench``: prove an environment works; CPU versus GPU speed.
 - ``vram``: what fits in GPU memory, and which lessons need Colab or the cloud.
 - ``install``: create the environment and install the recommended build (resumable, cancellable).
 - ``history``: earlier runs, and what changed between them.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Sequence
 
@@ -75,6 +77,19 @@ def build_parser(with_commands: bool = True) -> argparse.ArgumentParser:
     rec.add_argument("--check-index", action="store_true", help="ask the package index whether the wheel exists")
     rec.add_argument("--all", action="store_true", help="list every alternative and rejection")
     rec.set_defaults(handler=cmd_recommend)
+
+    verify = sub.add_parser("verify", parents=[common], help=t("verify.cli.help"), description=t("verify.cli.help"))
+    verify.add_argument("--python", metavar="EXE", required=True, help=t("verify.cli.python.help"))
+    verify.add_argument("--json", action="store_true", help=t("cli.json.help"))
+    verify.set_defaults(handler=cmd_verify)
+
+    bench = sub.add_parser("bench", parents=[common], help=t("bench.cli.help"), description=t("bench.cli.help"))
+    bench.add_argument("--python", metavar="EXE", required=True, help=t("verify.cli.python.help"))
+    suite = bench.add_mutually_exclusive_group()
+    suite.add_argument("--quick", dest="suite", action="store_const", const="quick", help=t("bench.cli.quick.help"))
+    suite.add_argument("--full", dest="suite", action="store_const", const="full", help=t("bench.cli.full.help"))
+    bench.add_argument("--json", action="store_true", help=t("cli.json.help"))
+    bench.set_defaults(handler=cmd_bench, suite="quick")
 
     vram = sub.add_parser("vram", parents=[common], help=t("vram.cli.help"), description=t("vram.cli.help"))
     vram.add_argument("--vram-gb", metavar="N", help=t("vram.cli.vram_gb.help"))
@@ -228,6 +243,87 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     if index_messages:
         text += "\n" + "\n".join(t("recommend.cli.index_check", result=m) for m in index_messages)
     print(text)
+    return EXIT_OK
+
+
+def _progress_printer(progress_text):
+    """Progress events to stderr, one line each (stdout stays clean for --json)."""
+    from wizard.core.i18n import language
+
+    def on_event(event: dict) -> None:
+        if event.get("event") == "progress":
+            print("… " + progress_text(event, language()), file=sys.stderr, flush=True)
+
+    return on_event
+
+
+def _target_python(path: str) -> str | None:
+    import shutil
+
+    if os.path.isfile(path) or os.path.isfile(path + ".exe"):
+        return path
+    return shutil.which(path)
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    import threading
+
+    from wizard.core.detect import detect
+    from wizard.core.host import RealHost
+    from wizard.core.i18n import language
+    from wizard.core.verify import progress_text, run_verify
+
+    python = _target_python(args.python)
+    if python is None:
+        return _error(t("verify.cli.no_python", path=args.python))
+    detection = detect(RealHost(), pythons=False, conda=False)
+    cancel = threading.Event()
+    try:
+        report = run_verify(python, detection, on_event=_progress_printer(progress_text), cancel=cancel)
+    except KeyboardInterrupt:
+        cancel.set()
+        return 130
+    lang = language()
+    if args.json:
+        print(json.dumps(report.to_json(lang), ensure_ascii=False, indent=2))
+    else:
+        print(report.to_text(lang))
+    return EXIT_OK if report.status != "fail" else 1
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    import threading
+
+    from wizard.core.bench import progress_text, run_bench
+    from wizard.core.host import RealHost
+    from wizard.core.i18n import language
+
+    python = _target_python(args.python)
+    if python is None:
+        return _error(t("verify.cli.no_python", path=args.python))
+    sampler = None
+    try:
+        from wizard.core.nvml import NvmlSampler
+
+        candidate = NvmlSampler(RealHost().nvml())
+        sampler = candidate if candidate.open() else None
+    except ImportError:
+        sampler = None
+    cancel = threading.Event()
+    try:
+        report = run_bench(python, args.suite, nvml_sampler=sampler, on_event=_progress_printer(progress_text),
+                           cancel=cancel)
+    except KeyboardInterrupt:
+        cancel.set()
+        return 130
+    finally:
+        if sampler is not None:
+            sampler.close()
+    lang = language()
+    if args.json:
+        print(json.dumps(report.to_json(lang), ensure_ascii=False, indent=2))
+    else:
+        print(report.to_text(lang))
     return EXIT_OK
 
 

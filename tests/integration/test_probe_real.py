@@ -34,7 +34,7 @@ from wizard.core.verify import VerifyReport, run_verify
 
 pytestmark = pytest.mark.slow
 
-TORCH_SPEC = "torch==2.13.0"
+from tests.torch_env import TORCH_SPEC  # noqa: F401  (torch_python is a shared fixture)
 REQUIRED = ("id", "device", "dtype", "size", "median_s", "iqr_s", "value", "unit")
 # The real-probe runs here use the quick suite with small sizes so the file stays well under a
 # minute on a 2-core machine; the default sizes are for students' machines.
@@ -54,30 +54,6 @@ def _ask(python: Path, code: str, timeout: float = 120) -> dict:
     res = _run([python, "-c", textwrap.dedent(code)], timeout=timeout)
     assert res.returncode == 0, res.stderr[-2000:]
     return json.loads(res.stdout.strip().splitlines()[-1])
-
-
-@pytest.fixture(scope="session")
-def torch_python(tmp_path_factory) -> Path:
-    override = os.environ.get("GSW_TEST_TORCH_PYTHON")
-    if override:
-        return Path(override)
-    base = tmp_path_factory.mktemp("torch env 김")  # a Hangul name and a space, as students have
-    env_dir = base / "venv"
-    venv.create(env_dir, with_pip=False, symlinks=os.name != "nt")
-    py = _python_in(env_dir)
-    # This interpreter's pip installs into the new venv (pip --python, pip >= 22.3): no pip inside
-    # the venv to bootstrap, and no byte-compiling of torch's thousands of files.
-    try:
-        res = _run([sys.executable, "-m", "pip", "--python", py, "install", "--no-compile", "-q",
-                    "--disable-pip-version-check", TORCH_SPEC], timeout=900)
-    except subprocess.TimeoutExpired:
-        pytest.skip(f"installing {TORCH_SPEC} took over 15 minutes")
-    if res.returncode != 0:
-        pytest.skip(f"could not install {TORCH_SPEC} into a test venv: {res.stderr[-600:]}")
-    check = _run([py, "-c", "import torch; print(torch.__version__)"], timeout=120)
-    if check.returncode != 0:
-        pytest.skip(f"{TORCH_SPEC} installed but does not import here: {check.stderr[-600:]}")
-    return py
 
 
 @pytest.fixture(scope="session")
