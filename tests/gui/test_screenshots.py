@@ -72,3 +72,14 @@ def test_smoke_test_under_real_xcb(xvfb_display):
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "first page painted after" in out.stdout
+
+
+def test_verify_and_benchmark_screenshots(xvfb_display, torch_python):
+    env = {**os.environ, "DISPLAY": xvfb_display, "QT_QPA_PLATFORM": "xcb"}
+    out = subprocess.run([sys.executable, "-m", "tests.gui.screenshot_probe", str(OUT), str(torch_python)],
+                         cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    paths = [Path(line) for line in out.stdout.split() if line.endswith(".png")]
+    assert [p.name for p in paths] == ["probe-ko-6-verify.png", "probe-ko-7-benchmark.png"]
+    for path in paths:
+        _looks_like_a_window(path)

@@ -10,8 +10,10 @@ from wizard.core.session import Session
 from wizard.ui.pages.base import PageId
 from wizard.ui.pages.gpu_page import GpuPage
 from wizard.ui.pages.placeholder_page import PlaceholderPage
+from wizard.ui.pages.benchmark_page import BenchmarkPage
 from wizard.ui.pages.recommend_page import RecommendPage
 from wizard.ui.pages.system_page import SystemPage
+from wizard.ui.pages.verify_page import VerifyPage
 from wizard.ui.pages.vram_page import VramPage
 from wizard.ui.session_model import SessionModel
 from wizard.ui.widgets.step_list import StepList
@@ -42,8 +44,11 @@ class SetupWizard(QWizard):
         self.setPage(PageId.SYSTEM, self.system_page)
         self.setPage(PageId.GPU, self.gpu_page)
         self.recommend_page = RecommendPage(self.model)
+        self.verify_page = VerifyPage(self.model)
+        self.benchmark_page = BenchmarkPage(self.model)
         self.vram_page = VramPage(self.model)
-        built = {PageId.RECOMMEND: self.recommend_page, PageId.VRAM: self.vram_page}
+        built = {PageId.RECOMMEND: self.recommend_page, PageId.VERIFY: self.verify_page,
+                 PageId.BENCHMARK: self.benchmark_page, PageId.VRAM: self.vram_page}
         for page_id in list(PageId)[2:]:
             self.setPage(page_id, built.get(page_id) or PlaceholderPage(page_id, self.model))
         self.currentIdChanged.connect(lambda _id: self._update_steps())

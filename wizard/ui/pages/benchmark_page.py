@@ -1,0 +1,177 @@
+"""Page 7 — Benchmark: CPU against GPU in the target environment, results streaming in.
+
+The probe runs through QProcess; each result appears in the table as it finishes; the plots
+(pyqtgraph, imported on first show) and the one-sentence summary update with every result.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QRadioButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from wizard.core.i18n import language, t
+from wizard.ui.pages.base import BasePage, PageId
+from wizard.ui.probe_process import ProbeProcess
+from wizard.ui.session_model import SessionModel
+from wizard.ui.widgets.python_picker import PythonPicker
+
+
+def _value(value: float) -> str:
+    return f"{value:.0f}" if value >= 100 else f"{value:.1f}" if value >= 10 else f"{value:.3g}"
+
+
+class BenchmarkPage(BasePage):
+    page_id = PageId.BENCHMARK
+
+    def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
+        super().__init__(model, parent)
+        self.setObjectName("page_benchmark")
+        self.report = None
+        self.plots = None
+        self.extra_args: list[str] = []  # tests pass small sizes
+        self.probe = ProbeProcess(self)
+        self.probe.event.connect(self._on_event)
+        self.probe.finished.connect(self._on_finished)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.picker = PythonPicker(model.session)
+        layout.addWidget(self.picker)
+        row = QHBoxLayout()
+        self.quick = QRadioButton()
+        self.full = QRadioButton()
+        self.quick.setChecked(True)
+        group = QButtonGroup(self)
+        group.addButton(self.quick)
+        group.addButton(self.full)
+        self.run_button = QPushButton()
+        self.run_button.setObjectName("runBench")
+        self.run_button.clicked.connect(self.start)
+        self.cancel_button = QPushButton()
+        self.cancel_button.setObjectName("cancelBench")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.probe.cancel)
+        for w in (self.quick, self.full, self.run_button, self.cancel_button):
+            row.addWidget(w)
+        row.addStretch(1)
+        layout.addLayout(row)
+        self.busy = QProgressBar()
+        self.busy.setRange(0, 0)
+        self.busy.setMaximumHeight(6)
+        self.busy.setTextVisible(False)
+        self.busy.hide()
+        layout.addWidget(self.busy)
+        self.summary = QLabel()
+        self.summary.setObjectName("benchSummary")
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        layout.addWidget(self.summary)
+        self.plot_holder = QVBoxLayout()
+        layout.addLayout(self.plot_holder, 3)
+        self.table = QTableWidget(0, 5)
+        self.table.setObjectName("benchTable")
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        layout.addWidget(self.table, 2)
+        self.retranslate()
+
+    def initializePage(self) -> None:  # noqa: N802
+        self.picker.refresh()
+        if self.plots is None:
+            from wizard.ui.widgets.bench_plots import BenchPlots  # pyqtgraph: only now
+
+            self.plots = BenchPlots()
+            self.plot_holder.addWidget(self.plots)
+
+    def cleanupPage(self) -> None:  # noqa: N802
+        self.probe.cancel()
+
+    def start(self) -> None:
+        from wizard.core.bench import BenchReport, bench_args
+
+        python = self.picker.path()
+        if not python or self.probe.running:
+            return
+        suite = "full" if self.full.isChecked() else "quick"
+        self.report = BenchReport(python_exe=python)
+        self.table.setRowCount(0)
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.busy.show()
+        self.summary.setText(t("bench.page.running", suite=t(f"bench.page.{suite}")))
+        self.probe.start(python, "bench.py", bench_args(suite, extra=self.extra_args),
+                         timeout_s=240 if suite == "quick" else 600)
+
+    def _on_event(self, event: dict) -> None:
+        from wizard.core.bench import progress_text
+
+        if self.report is None:
+            return
+        if event.get("event") == "progress":
+            self.summary.setText("… " + progress_text(event, language()))
+        added = self.report.add_event(event)
+        if added is not None and hasattr(added, "value"):
+            self._add_row(added)
+            if self.plots is not None:
+                self.plots.show_report(self.report, language())
+
+    def _add_row(self, result) -> None:
+        from wizard.core.bench import result_title
+
+        row = self.table.rowCount()
+        self.table.insertRow(row)
+        cells = [result_title(result, language()), result.device, result.dtype or "",
+                 "" if result.size is None else str(result.size), f"{_value(result.value)} {result.unit}"]
+        for col, text in enumerate(cells):
+            item = QTableWidgetItem(text)
+            if col == 4:
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            self.table.setItem(row, col, item)
+        self.table.scrollToBottom()
+
+    def _on_finished(self, outcome) -> None:
+        self.busy.hide()
+        self.run_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        if self.report is None:
+            return
+        self.report.outcome = outcome
+        self.model.session.results["bench"] = self.report
+        lang = language()
+        text = self.report.summary(lang)
+        course = self.report.course_line(lang)
+        if course:
+            text += f"<br><code>{course}</code>"
+        if outcome.cancelled:
+            text = t("bench.page.cancelled") + "<br>" + text
+        self.summary.setText(f'<span style="font-size:14px">{text}</span>')
+        if self.plots is not None:
+            self.plots.show_report(self.report, lang)
+
+    def retranslate(self) -> None:
+        super().retranslate()
+        self.picker.retranslate()
+        self.quick.setText(t("bench.page.quick"))
+        self.full.setText(t("bench.page.full"))
+        self.run_button.setText(t("bench.page.run"))
+        self.cancel_button.setText(t("wizard.cancel"))
+        self.table.setHorizontalHeaderLabels([t("bench.page.col.test"), t("bench.page.col.device"),
+                                              t("bench.page.col.dtype"), t("bench.page.col.size"),
+                                              t("bench.page.col.value")])
+        if self.plots is not None:
+            self.plots.retranslate()
+        if self.report is None and not self.probe.running:
+            self.summary.setText(t("bench.page.intro"))

@@ -1,0 +1,532 @@
+"""Page 5 — Install: download and install, with progress a student can trust, and a way out.
+
+The install starts as the page opens (the Environment page's "Install" button committed to
+it). The page shows the overall progress, the current step, each file's bar while the
+download runs (bytes, speed, time left), the elapsed time and the live log, which can be
+saved. Cancel stops within a few seconds -- the child process and everything it started, or
+the download threads -- and leaves a state the page can act on:
+
+* **Resume**: a new job for the same environment; finished steps are skipped, finished and
+  partial downloads come from the cache.
+* **Remove**: deletes only an environment the wizard itself created.
+* **Restore**: puts an existing environment's previous packages back (its ``pip freeze`` was
+  saved before anything changed).
+
+The offer follows ``job.recovery_options()``. A failure says what failed in the engine's own
+words; a network failure names the host and points at the mirror setting. On success
+``session.results["install"]`` holds the environment's Python and the installed packages, and
+Next goes to Verify. This page is itself a commit page: once left, it is not re-entered (that
+would start another install); its commit button reads "Next".
+
+Nothing blocks the event loop: children run in ``QProcess``, Python steps on the worker pool
+(:mod:`wizard.ui.process_runner`).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+    QWizard,
+)
+
+from wizard.core.i18n import language, t
+from wizard.core.install_plan import format_bytes
+from wizard.core.install_runner import STEP_DOWNLOAD, InstallJob
+from wizard.core.recovery import OPTION_REMOVE, OPTION_RESTORE, OPTION_RESUME
+from wizard.ui.pages.base import BasePage, PageId
+from wizard.ui.pages.environment_page import GREEN, ORANGE, RED, InstallRequest, _esc, ask_yes_no
+from wizard.ui.process_runner import Progress, StepRunner
+from wizard.ui.session_model import SessionModel
+from wizard.ui.widgets.log_view import LogView
+from wizard.ui.workers import submit
+
+BAR_STEPS = 1000
+FILE_STATES = ("waiting", "cached", "downloading", "verifying", "done", "failed", "cancelled")
+NETWORK_KINDS = ("network", "http")
+
+STATE_IDLE = "idle"
+STATE_RUNNING = "running"
+STATE_STOPPING = "stopping"
+STATE_DONE = "done"
+STATE_FAILED = "failed"
+STATE_CANCELLED = "cancelled"
+STATE_REMOVED = "removed"
+STATE_RESTORED = "restored"
+
+
+def clock(seconds: float | None) -> str:
+    """0:42, 12:05, 1:02:03; '--:--' when unknown."""
+    if seconds is None:
+        return "--:--"
+    s = max(0, int(seconds))
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+
+
+class InstallPage(BasePage):
+    page_id = PageId.INSTALL
+
+    def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
+        super().__init__(model, parent)
+        self.setObjectName("page_install")
+        self.setCommitPage(True)
+        self.request: InstallRequest | None = None
+        self.job: InstallJob | None = None
+        self.runner: StepRunner | None = None
+        self.state = STATE_IDLE
+        self.mode = "install"  # install | restore
+        self.last_progress: Progress | None = None
+        self.last_download = None
+        self.file_rows: dict[str, tuple[QTreeWidgetItem, QProgressBar]] = {}
+        self.message = ""
+        self._task = None
+        self._build()
+        self.retranslate()
+
+    # --- build -------------------------------------------------------------------------------------
+    def _build(self) -> None:
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(6)
+
+        self.target_label = QLabel()
+        self.target_label.setObjectName("installTarget")
+        self.target_label.setWordWrap(True)
+        self.target_label.setTextFormat(Qt.TextFormat.RichText)
+        self.target_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.target_label)
+
+        self.step_label = QLabel()
+        self.step_label.setObjectName("stepLabel")
+        font = QFont(self.step_label.font())
+        font.setBold(True)
+        self.step_label.setFont(font)
+        self.step_label.setWordWrap(True)
+        layout.addWidget(self.step_label)
+
+        self.overall_bar = QProgressBar()
+        self.overall_bar.setObjectName("overallBar")
+        self.overall_bar.setRange(0, BAR_STEPS)
+        self.overall_bar.setFormat("%p%")
+        self.overall_bar.setMinimumHeight(24)
+        layout.addWidget(self.overall_bar)
+
+        stats = QHBoxLayout()
+        stats.setSpacing(18)
+        self.stat_labels: dict[str, QLabel] = {}
+        for key in ("downloaded", "speed", "eta", "elapsed"):
+            label = QLabel()
+            label.setObjectName(f"stat_{key}")
+            label.setTextFormat(Qt.TextFormat.RichText)
+            self.stat_labels[key] = label
+            stats.addWidget(label)
+        stats.addStretch(1)
+        layout.addLayout(stats)
+
+        self.files = QTreeWidget()
+        self.files.setObjectName("filesTree")
+        self.files.setColumnCount(4)
+        self.files.setRootIsDecorated(False)
+        self.files.setUniformRowHeights(True)
+        header = self.files.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Fixed)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
+        header.resizeSection(2, 170)
+        self.files.setMaximumHeight(150)
+        layout.addWidget(self.files)
+
+        self.result = QLabel()
+        self.result.setObjectName("installResult")
+        self.result.setWordWrap(True)
+        self.result.setTextFormat(Qt.TextFormat.RichText)
+        self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.result.setFrameShape(QLabel.Shape.StyledPanel)
+        self.result.setMargin(8)
+        self.result.hide()
+        layout.addWidget(self.result)
+
+        buttons = QHBoxLayout()
+        self.cancel_button = QPushButton()
+        self.cancel_button.setObjectName("cancelInstall")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.resume_button = QPushButton()
+        self.resume_button.setObjectName("resumeButton")
+        self.resume_button.clicked.connect(self.resume)
+        self.remove_button = QPushButton()
+        self.remove_button.setObjectName("removeButton")
+        self.remove_button.clicked.connect(self.remove)
+        self.restore_button = QPushButton()
+        self.restore_button.setObjectName("restoreButton")
+        self.restore_button.clicked.connect(self.restore)
+        self.change_button = QPushButton()
+        self.change_button.setObjectName("changeButton")
+        self.change_button.clicked.connect(self.change_settings)
+        self.save_button = QPushButton()
+        self.save_button.setObjectName("saveLog")
+        self.save_button.clicked.connect(self.save_log_dialog)
+        for b in (self.cancel_button, self.resume_button, self.remove_button, self.restore_button, self.change_button):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        buttons.addWidget(self.save_button)
+        layout.addLayout(buttons)
+
+        self.log_title = QLabel()
+        layout.addWidget(self.log_title)
+        self.log = LogView()
+        self.log.setMinimumHeight(110)
+        layout.addWidget(self.log, 1)
+
+        self.elapsed_timer = QTimer(self)
+        self.elapsed_timer.setInterval(500)
+        self.elapsed_timer.timeout.connect(self._show_elapsed)
+        self._show_buttons()
+
+    # --- QWizardPage -------------------------------------------------------------------------------
+    def initializePage(self) -> None:  # noqa: N802
+        self.retranslate()
+        request = self.model.session.results.get("install_request")
+        if not isinstance(request, InstallRequest):
+            self.request = None
+            self._finish_text(f'<span style="color:{RED}">✖ {_esc(t("installpage.no_request"))}</span>')
+            return
+        self.request = request
+        self.model.session.results.pop("install", None)
+        QTimer.singleShot(0, self.start)
+
+    def isComplete(self) -> bool:  # noqa: N802
+        return self.state == STATE_DONE
+
+    def cleanupPage(self) -> None:  # noqa: N802 - leaving backwards (Change settings): nothing may run
+        self.shutdown()
+
+    def shutdown(self) -> None:
+        """Stop a running install (the window is closing, or the page is left)."""
+        if self.runner is not None and self.runner.running:
+            self.runner.cancel()
+
+    # --- running -----------------------------------------------------------------------------------
+    def start(self) -> None:
+        """A new job for the request's target (a resume when the engine finds an unfinished one)."""
+        if self.request is None or (self.runner is not None and self.runner.running):
+            return
+        target = self.job.target if self.job is not None else self.request.target
+        self.job = InstallJob(target, self.request.options, self.model.session.host)
+        self.mode = "install"
+        self._run(StepRunner(self.job, parent=self))
+
+    def _run(self, runner: StepRunner) -> None:
+        self.runner = runner
+        self.state = STATE_RUNNING
+        self.last_progress = None
+        self.last_download = None
+        self.result.hide()
+        self.overall_bar.setValue(0)
+        self._fill_files_from_plan()
+        runner.progress.connect(self._on_progress)
+        runner.line.connect(self.log.append_line)
+        runner.finished.connect(self._on_finished)
+        self._show_target()
+        self._show_stats()
+        self._show_buttons()
+        self.completeChanged.emit()
+        self.elapsed_timer.start()
+        runner.start()
+
+    def cancel(self) -> None:
+        if self.runner is None or not self.runner.running:
+            return
+        self.state = STATE_STOPPING
+        self.step_label.setText(t("installpage.stopping"))
+        self._show_buttons()
+        self.runner.cancel()
+
+    def resume(self) -> None:
+        self.start()
+
+    def restore(self) -> None:
+        if self.job is None or (self.runner is not None and self.runner.running):
+            return
+        from wizard.core.install_runner import restore_steps
+
+        self.mode = "restore"
+        self._run(StepRunner(self.job, restore_steps(self.job), parent=self))
+
+    def remove(self) -> None:
+        """Delete the environment this install created (after a confirmation), on a worker."""
+        job = self.job
+        if job is None or job.state is None or (self.runner is not None and self.runner.running):
+            return
+        state = job.state
+        if not ask_yes_no(self, t("envpage.remove.title"), t("envpage.remove.question", path=state.env_path),
+                          t("envpage.remove.yes"), t("envpage.confirm.no")):
+            return
+        from wizard.core.recovery import RemoveRefused, remove_environment
+
+        host, store = job.host, job.store
+        self.remove_button.setEnabled(False)
+        self.step_label.setText(t("installpage.removing", path=state.env_path))
+
+        def work():
+            try:
+                return remove_environment(state, host, store), None
+            except RemoveRefused as exc:
+                return None, str(exc)
+
+        def done(outcome) -> None:
+            result, refused = outcome
+            if refused:
+                self._finish_text(f'<span style="color:{RED}">✖ {_esc(t("installpage.remove.refused", reason=refused))}</span>')
+                self._show_buttons()
+                return
+            self.state = STATE_REMOVED
+            self.log.append_line(t("installpage.removed", path=", ".join(result.removed) or state.env_path))
+            self.step_label.setText("")
+            self._finish_text(f'<b>{_esc(t("installpage.removed", path=", ".join(result.removed) or state.env_path))}'
+                              f'</b><br>{_esc(t("installpage.removed_next"))}')
+            self._show_buttons()
+
+        def failed(text: str) -> None:
+            self._finish_text(f'<span style="color:{RED}">✖ {_esc(text.strip().splitlines()[0])}</span>')
+            self._show_buttons()
+
+        self._task = submit(work, on_done=done, on_failed=failed)
+
+    def change_settings(self) -> None:
+        """Back to the Environment page (a mirror, another folder); Install there starts again."""
+        if self.runner is not None and self.runner.running:
+            return
+        wizard = self.wizard()
+        if wizard is not None:
+            wizard.back()
+
+    def save_log(self, path: str | os.PathLike[str]) -> None:
+        if self.job is not None:
+            self.job.save_log(path)
+        else:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write("\n".join(self.log.lines()) + "\n")
+
+    def save_log_dialog(self) -> None:
+        default = os.path.join(self.model.session.host.home(), "gpu-setup-wizard-install.log")
+        path, _filter = QFileDialog.getSaveFileName(self, t("installpage.save_title"), default,
+                                                    t("installpage.save_filter"))
+        if path:
+            try:
+                self.save_log(path)
+            except OSError as exc:
+                self.log.append_line(t("installpage.save_failed", path=path, reason=exc.strerror or str(exc)))
+                return
+            self.log.append_line(t("installpage.saved", path=path))
+
+    # --- progress ---------------------------------------------------------------------------------
+    def _on_progress(self, p: Progress) -> None:
+        self.last_progress = p
+        self.overall_bar.setValue(int(round(p.overall * BAR_STEPS)))
+        if self.state == STATE_STOPPING:
+            return
+        lang = language()
+        title = t(f"install.step.{p.step_id}")
+        detail = p.step.text(lang) if p.step is not None else ""
+        self.step_label.setText(t("installpage.step", index=p.step_index + 1, count=p.step_count,
+                                  title=title + (f" — {detail}" if detail else "")))
+        if p.step is not None and p.step.download is not None:
+            self.last_download = p.step.download
+            self._show_files(p.step.download)
+        self._show_stats()
+
+    def _fill_files_from_plan(self) -> None:
+        """Before the download starts, the planned files (from the preview) as 'waiting'."""
+        plan = self.request.plan if self.request is not None else None
+        self.files.clear()
+        self.file_rows.clear()
+        if plan is None or not plan.to_install or self.mode != "install":
+            self.files.setVisible(False)
+            return
+        for f in plan.to_install:
+            self._file_row(f.filename, f.size)
+        self.files.setVisible(True)
+
+    def _file_row(self, filename: str, size: int | None) -> tuple[QTreeWidgetItem, QProgressBar]:
+        row = self.file_rows.get(filename)
+        if row is not None:
+            return row
+        item = QTreeWidgetItem([filename, format_bytes(size) if size is not None else "?", "",
+                                t("installpage.file.waiting")])
+        item.setToolTip(0, filename)
+        item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.files.addTopLevelItem(item)
+        bar = QProgressBar()
+        bar.setRange(0, BAR_STEPS)
+        bar.setValue(0)
+        bar.setMaximumHeight(16)
+        bar.setFormat("%p%")
+        self.files.setItemWidget(item, 2, bar)
+        self.file_rows[filename] = (item, bar)
+        return item, bar
+
+    def _show_files(self, dl: Any) -> None:
+        self.files.setVisible(True)
+        for f in dl.files:
+            item, bar = self._file_row(f.filename, f.size)
+            if f.size:
+                item.setText(1, format_bytes(f.size))
+                bar.setValue(int(BAR_STEPS * min(1.0, f.done / f.size)))
+            elif f.state in ("done", "cached"):
+                bar.setValue(BAR_STEPS)
+            state = f.state if f.state in FILE_STATES else "waiting"
+            text = t(f"installpage.file.{state}")
+            if f.resumed_from and state in ("downloading", "verifying", "done"):
+                text += " " + t("installpage.file.resumed", size=format_bytes(f.resumed_from))
+            item.setText(3, text)
+
+    def _show_stats(self) -> None:
+        dl = self.last_download
+        if dl is not None:
+            self.stat_labels["downloaded"].setText(t("installpage.stat.downloaded", done=format_bytes(dl.done_bytes),
+                                                     total=format_bytes(dl.total_bytes)))
+            running = self.state == STATE_RUNNING and self.last_progress is not None \
+                and self.last_progress.step_id == STEP_DOWNLOAD
+            speed = format_bytes(dl.speed_bps) + "/s" if running and dl.speed_bps > 0 else "—"
+            self.stat_labels["speed"].setText(t("installpage.stat.speed", speed=speed))
+            eta = clock(dl.eta_s) if running else "—"
+            self.stat_labels["eta"].setText(t("installpage.stat.eta", eta=eta))
+        else:
+            self.stat_labels["downloaded"].setText(t("installpage.stat.downloaded", done="—", total="—"))
+            self.stat_labels["speed"].setText(t("installpage.stat.speed", speed="—"))
+            self.stat_labels["eta"].setText(t("installpage.stat.eta", eta="—"))
+        self._show_elapsed()
+
+    def _show_elapsed(self) -> None:
+        seconds = self.job.elapsed_s if self.job is not None and self.state in (STATE_RUNNING, STATE_STOPPING) \
+            else self._final_elapsed
+        self.stat_labels["elapsed"].setText(t("installpage.stat.elapsed", elapsed=clock(seconds)))
+
+    _final_elapsed: float | None = None
+
+    # --- the end ------------------------------------------------------------------------------------
+    def _on_finished(self, ok: bool) -> None:
+        job = self.job
+        assert job is not None
+        self.elapsed_timer.stop()
+        self._final_elapsed = job.elapsed_s
+        self.log.flush()
+        lang = language()
+        if self.mode == "restore":
+            if ok:
+                self.state = STATE_RESTORED
+                self.step_label.setText("")
+                self._finish_text(f'<b style="color:{GREEN}">✓ {_esc(t("install.restore.done"))}</b><br>'
+                                  f'{_esc(t("installpage.restored_next"))}')
+            else:
+                self._show_failure(job, lang)
+            self._show_buttons()
+            self._show_stats()
+            return
+        if ok:
+            self.state = STATE_DONE
+            self.overall_bar.setValue(BAR_STEPS)
+            summary = job.summary()
+            self.model.session.results["install"] = summary
+            installed = ", ".join(f"{i['name']} {i['version']}" for i in summary["installed"])
+            self.step_label.setText(t("installpage.done_step"))
+            extra = _esc(t("install.already_satisfied")) if summary["already_satisfied"] else _esc(
+                t("installpage.done_bytes", fetched=format_bytes(summary["downloaded_bytes"]),
+                  cached=format_bytes(summary["from_cache_bytes"])))
+            self._finish_text(f'<b style="color:{GREEN}">✓ {_esc(t("installpage.done", python=summary["env_python"]))}'
+                              f'</b><br>{_esc(installed)}<br>{extra}<br>{_esc(t("installpage.done_next"))}')
+        elif job.state is not None and job.state.status == "cancelled" or job.failure is None:
+            self.state = STATE_CANCELLED
+            self.step_label.setText(t("installpage.cancelled_step"))
+            self._finish_text(f'<b style="color:{ORANGE}">■ {_esc(t("install.cancelled"))}</b>'
+                              + self._options_text(job))
+        else:
+            self._show_failure(job, lang)
+        self._show_buttons()
+        self._show_stats()
+        if self.last_download is not None:
+            self._show_files(self.last_download)
+        self.completeChanged.emit()
+
+    def _show_failure(self, job: InstallJob, lang: str) -> None:
+        self.state = STATE_FAILED
+        err = job.failure
+        if err is None:
+            self._finish_text(f'<b style="color:{RED}">✖ {_esc(t("installpage.failed_unknown"))}</b>')
+            return
+        step = t(f"install.step.{err.step_id}")
+        self.step_label.setText(t("installpage.failed_step", step=step))
+        parts = [f'<b style="color:{RED}">✖ {_esc(t("installpage.failed", step=step))}</b>',
+                 _esc(err.message.text(lang))]
+        if err.kind in NETWORK_KINDS or (err.host and err.kind not in ("hash",)):
+            parts.append(_esc(t("installpage.mirror_hint", host=err.host or "?")))
+        self._finish_text("<br>".join(parts) + self._options_text(job))
+
+    def _options_text(self, job: InstallJob) -> str:
+        options = job.recovery_options()
+        if not options:
+            return "<br>" + _esc(t("installpage.options.none"))
+        names = ", ".join(t(f"install.recovery.{o}") for o in options)
+        return "<br>" + _esc(t("installpage.options", options=names))
+
+    def _finish_text(self, html: str) -> None:
+        self.message = html
+        self.result.setText(html)
+        self.result.show()
+
+    def _show_buttons(self) -> None:
+        running = self.state in (STATE_RUNNING, STATE_STOPPING)
+        options = self.job.recovery_options() if self.job is not None and not running else []
+        stopped = self.state in (STATE_FAILED, STATE_CANCELLED)
+        self.cancel_button.setVisible(running)
+        self.cancel_button.setEnabled(self.state == STATE_RUNNING)
+        self.resume_button.setVisible(stopped or self.state == STATE_RESTORED)
+        self.resume_button.setText(t("install.recovery.resume") if OPTION_RESUME in options
+                                   else t("installpage.try_again"))
+        self.remove_button.setVisible(stopped and OPTION_REMOVE in options)
+        self.remove_button.setEnabled(True)
+        self.restore_button.setVisible(stopped and OPTION_RESTORE in options)
+        self.change_button.setVisible(not running and self.state != STATE_DONE and self.request is not None)
+        self.save_button.setEnabled(self.job is not None)
+
+    def _show_target(self) -> None:
+        request = self.request
+        if request is None:
+            self.target_label.setText("")
+            return
+        target = self.job.target if self.job is not None else request.target
+        self.target_label.setText(_esc(request.description) + "<br>" + t("installpage.into",
+                                                                          target=f"<b>{_esc(target.label())}</b>"))
+
+    def retranslate(self) -> None:
+        super().retranslate()
+        self.setButtonText(QWizard.WizardButton.CommitButton, t("wizard.next"))
+        self.cancel_button.setText(t("installpage.cancel"))
+        self.remove_button.setText(t("install.recovery.remove"))
+        self.restore_button.setText(t("install.recovery.restore"))
+        self.change_button.setText(t("installpage.change"))
+        self.save_button.setText(t("installpage.save"))
+        self.log_title.setText(t("installpage.log"))
+        self.files.setHeaderLabels([t("installpage.col.file"), t("installpage.col.size"),
+                                    t("installpage.col.progress"), t("installpage.col.state")])
+        self._show_buttons()
+        self._show_stats()
+        self._show_target()
+
+
+__all__ = ["InstallPage", "clock"]

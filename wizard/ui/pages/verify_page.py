@@ -1,0 +1,167 @@
+"""Page 6 — Verify: run the verification probe in the target environment, show the checklist.
+
+The probe runs through QProcess (the window stays live); each check appears as its result
+arrives, with a clear mark; details (cause, fix, evidence) on demand; "Copy diagnostics"
+puts the whole text (collect_env included) on the clipboard for a teaching assistant.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QGuiApplication
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from wizard.core.i18n import language, t
+from wizard.ui.pages.base import BasePage, PageId
+from wizard.ui.probe_process import ProbeProcess
+from wizard.ui.session_model import SessionModel
+from wizard.ui.widgets.python_picker import PythonPicker
+
+MARKS = {"pass": ("✔", "#2e7d32"), "warn": ("⚠", "#ef6c00"), "fail": ("✖", "#c62828"), "skip": ("–", "#757575")}
+
+
+class VerifyPage(BasePage):
+    page_id = PageId.VERIFY
+
+    def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
+        super().__init__(model, parent)
+        self.setObjectName("page_verify")
+        self.report = None
+        self.probe = ProbeProcess(self)
+        self.probe.event.connect(self._on_event)
+        self.probe.finished.connect(self._on_finished)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.picker = PythonPicker(model.session)
+        layout.addWidget(self.picker)
+        buttons = QHBoxLayout()
+        self.run_button = QPushButton()
+        self.run_button.setObjectName("runVerify")
+        self.run_button.clicked.connect(self.start)
+        self.cancel_button = QPushButton()
+        self.cancel_button.setObjectName("cancelVerify")
+        self.cancel_button.clicked.connect(self.probe.cancel)
+        self.cancel_button.setEnabled(False)
+        self.copy_button = QPushButton()
+        self.copy_button.setObjectName("copyDiagnostics")
+        self.copy_button.clicked.connect(self.copy_diagnostics)
+        self.copy_button.setEnabled(False)
+        for b in (self.run_button, self.cancel_button, self.copy_button):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        layout.addLayout(buttons)
+        self.busy = QProgressBar()
+        self.busy.setRange(0, 0)
+        self.busy.setMaximumHeight(6)
+        self.busy.setTextVisible(False)
+        self.busy.hide()
+        layout.addWidget(self.busy)
+        self.status = QLabel()
+        self.status.setObjectName("verifyStatus")
+        self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.RichText)
+        layout.addWidget(self.status)
+        self.tree = QTreeWidget()
+        self.tree.setObjectName("checkTree")
+        self.tree.setColumnCount(3)
+        self.tree.setWordWrap(True)
+        self.tree.setUniformRowHeights(False)
+        self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.header().setStretchLastSection(True)
+        layout.addWidget(self.tree, 1)
+        self.retranslate()
+
+    # QWizardPage ---------------------------------------------------------------------------
+    def initializePage(self) -> None:  # noqa: N802
+        self.picker.refresh()
+
+    def cleanupPage(self) -> None:  # noqa: N802
+        self.probe.cancel()
+
+    # running -------------------------------------------------------------------------------
+    def start(self) -> None:
+        from wizard.core.verify import VerifyReport, verify_args
+
+        python = self.picker.path()
+        if not python or self.probe.running:
+            return
+        self.report = VerifyReport(detection=self.model.session.detection, python_exe=python)
+        self.tree.clear()
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.copy_button.setEnabled(False)
+        self.busy.show()
+        self.status.setText(t("verify.page.running", python=python))
+        self.probe.start(python, "verify.py", verify_args(), timeout_s=300)
+
+    def _on_event(self, event: dict) -> None:
+        from wizard.core.verify import progress_text
+
+        if self.report is None:
+            return
+        if event.get("event") == "progress":
+            self.status.setText("… " + progress_text(event, language()))
+        self.report.feed(event)
+        self._fill()
+
+    def _on_finished(self, outcome) -> None:
+        self.busy.hide()
+        self.run_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        if self.report is None:
+            return
+        self.report.finish(outcome)
+        self.model.session.results["verify"] = self.report
+        self._fill()
+        self.copy_button.setEnabled(True)
+        counts = self.report.counts()
+        mark, colour = MARKS.get(self.report.status, ("•", "#333"))
+        key = "verify.page.cancelled" if outcome.cancelled else "verify.page.done"
+        self.status.setText(f'<span style="color:{colour}; font-size:14px; font-weight:600">{mark} '
+                            f'{t(key, **{k: counts.get(k, 0) for k in ("pass", "warn", "fail", "skip")})}</span>')
+
+    def _fill(self) -> None:
+        lang = language()
+        self.tree.clear()
+        for check in self.report.checks:
+            mark, colour = MARKS.get(check.status, ("•", "#333"))
+            item = QTreeWidgetItem([mark, check.title(lang), check.detail_text(lang)])
+            item.setForeground(0, QBrush(QColor(colour)))
+            item.setToolTip(2, check.detail_text(lang))
+            for label, text in ((t("verify.page.cause"), check.cause_text(lang)),
+                                (t("verify.page.fix"), check.fix_text(lang))):
+                if text:
+                    child = QTreeWidgetItem(["", label, text])
+                    child.setToolTip(2, text)
+                    item.addChild(child)
+            self.tree.addTopLevelItem(item)
+            if check.status == "fail":
+                item.setExpanded(True)
+
+    def copy_diagnostics(self) -> None:
+        if self.report is not None:
+            QGuiApplication.clipboard().setText(self.report.diagnostics(language()))
+            self.status.setText(t("verify.page.copied"))
+
+    def retranslate(self) -> None:
+        super().retranslate()
+        self.picker.retranslate()
+        self.run_button.setText(t("verify.page.run"))
+        self.cancel_button.setText(t("wizard.cancel"))
+        self.copy_button.setText(t("verify.page.copy"))
+        self.tree.setHeaderLabels(["", t("verify.page.col.check"), t("verify.page.col.result")])
+        if self.report is not None:
+            self._fill()
+        elif not self.probe.running:
+            self.status.setText(t("verify.page.intro"))
