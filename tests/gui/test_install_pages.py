@@ -1,0 +1,379 @@
+"""The Environment and Install pages, driven end to end against a real index on 127.0.0.1.
+
+Everything below is real: tiny wheels named like the recommended build (torch, torchvision and
+a dependency) are built here and served by tests/integration/index_server.py; the page's mirror
+setting points the recommended build at it; the pages plan with pip's dry run, the Install page
+creates a venv under a path with Hangul and a space (QProcess), downloads with the engine's
+downloader (a worker thread), installs offline from the cache and imports the package in the
+new environment. The network misbehaves on purpose: a slow file to cancel against, a corrupted
+one. The event loop is watched with a heartbeat timer the whole time.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QTimer  # noqa: E402
+from PySide6.QtWidgets import QWizard  # noqa: E402
+
+from tests.integration.index_server import LoopbackIndex, make_wheel  # noqa: E402
+from wizard.core import envs  # noqa: E402
+from wizard.core.host import RealHost  # noqa: E402
+from wizard.core.models import CondaEnv, CondaInstall, Detection, NvidiaInfo, PythonInterpreter, SystemInfo  # noqa: E402
+from wizard.core.recovery import STATUS_CANCELLED, STATUS_COMPLETE, STATUS_FAILED, StateStore  # noqa: E402
+from wizard.core.session import Session  # noqa: E402
+from wizard.ui.main_wizard import SetupWizard  # noqa: E402
+from wizard.ui.pages import environment_page  # noqa: E402
+from wizard.ui.pages.base import PageId  # noqa: E402
+from wizard.ui.pages.environment_page import (  # noqa: E402
+    MODE_EXISTING, MODE_EXISTING_CONDA, MODE_NEW_CONDA, MODE_NEW_VENV, MODE_RESUME, register_install_pages,
+)
+from wizard.ui.pages.install_page import STATE_CANCELLED, STATE_DONE, STATE_FAILED, STATE_REMOVED  # noqa: E402
+
+TORCH_PAYLOAD = 3_000_000
+WAIT_MS = 120_000
+
+
+def env_python(path: Path) -> Path:
+    return path / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+# --------------------------------------------------------------------------------------------
+# Fixtures
+# --------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def build():
+    """The build the recommender picks for torch 2.13 CPU on this Python, as in the CLI tests."""
+    from wizard.core.recommend import MachineFacts, Wishes, recommend
+
+    minor = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    rec = recommend(MachineFacts("linux", "x86_64", minor), Wishes(torch="2.13.0", variant="cpu"))
+    if rec.best is None or sys.platform != "linux":
+        pytest.skip("the recommender offers no torch 2.13 CPU build for this Python/OS")
+    return rec
+
+
+@pytest.fixture(scope="module")
+def wheels(build, tmp_path_factory):
+    best = build.best
+    d = tmp_path_factory.mktemp("wheels")
+    return {
+        "torch": make_wheel(d, "torch", f"{best.torch}+cpu", requires=["typing-extensions>=4"],
+                            payload_bytes=TORCH_PAYLOAD, seed=7),
+        "torchvision": make_wheel(d, "torchvision", f"{best.torchvision}+cpu", requires=[f"torch=={best.torch}"]),
+        "typing": make_wheel(d, "typing-extensions", "4.12.2", files={"typing_extensions.py": "X = 1\n"}),
+    }
+
+
+@pytest.fixture()
+def index(wheels):
+    with LoopbackIndex() as idx:
+        idx.add_wheels(wheels.values())
+        yield idx
+
+
+@pytest.fixture()
+def root(tmp_path, monkeypatch):
+    """A home with Hangul and a space; the user cache and state folders inside the test's folder."""
+    base = tmp_path / "김철수 학생"
+    base.mkdir()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(base / "cache home"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(base / "state home"))
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
+    return base
+
+
+def this_python() -> PythonInterpreter:
+    return PythonInterpreter(path=sys.executable, version=platform.python_version(), arch="x86_64", bits=64,
+                             implementation="CPython", source="current", is_venv=sys.prefix != sys.base_prefix)
+
+
+def make_session(build, conda: list[CondaInstall] | None = None) -> Session:
+    from wizard.core.choose_python import PythonChoice
+
+    session = Session(host=RealHost(), lang="en")
+    py = this_python()
+    session.detection = Detection(SystemInfo(os="linux"), NvidiaInfo(), pythons=[py], conda=conda or [])
+    session.results["recommendation"] = PythonChoice(f"{sys.version_info[0]}.{sys.version_info[1]}", py, build)
+    session.results["candidate"] = build.best
+    return session
+
+
+def open_pages(qtbot, session: Session, root: Path, index: LoopbackIndex | None):
+    """The real wizard, starting at the Environment page, with the mirror set to the loopback index."""
+    window = SetupWizard(session)
+    qtbot.addWidget(window)
+    env_page, install_page = register_install_pages(window)
+    env_page.cache_dir = str(root / "cache")
+    env_page.state_dir = str(root / "state")
+    window.setStartId(PageId.ENVIRONMENT)
+    window.show()
+    window.restart()
+    assert window.currentId() == PageId.ENVIRONMENT
+    if index is not None:
+        env_page.more_button.click()
+        env_page.mirror_edit.setText(index.base + "/whl")
+        env_page.mirror_edit.editingFinished.emit()
+    return window, env_page, install_page
+
+
+def wait_plan(qtbot, page) -> None:
+    page.refresh()
+    qtbot.waitUntil(lambda: not page.plan_running and page.checks is not None and not page.checks_running,
+                    timeout=WAIT_MS)
+
+
+def choose_new_venv(qtbot, page, path: Path) -> None:
+    page.set_mode(MODE_NEW_VENV)
+    page.venv_path.setText(str(path))
+    wait_plan(qtbot, page)
+
+
+def commit(window) -> None:
+    button = window.button(QWizard.WizardButton.CommitButton)
+    assert button.isVisible() and button.isEnabled()
+    assert button.text() == "Install"
+    button.click()
+    assert window.currentId() == PageId.INSTALL
+
+
+def wait_end(qtbot, page) -> None:
+    qtbot.waitUntil(lambda: page.runner is not None and not page.runner.running
+                    and page.state not in ("running", "stopping"), timeout=WAIT_MS)
+
+
+class Heartbeat:
+    """A 10 ms QTimer; the longest gap between ticks, per install step (what a student feels as
+    a frozen window)."""
+
+    def __init__(self, page) -> None:
+        self.page = page
+        self.gaps: dict[str, float] = {}
+        self.ticks: dict[str, int] = {}
+        self.last = time.perf_counter()
+        self.timer = QTimer()
+        self.timer.setInterval(10)
+        self.timer.timeout.connect(self.tick)
+        self.timer.start()
+
+    def tick(self) -> None:
+        now = time.perf_counter()
+        gap, self.last = now - self.last, now
+        runner = self.page.runner
+        step = runner.current.id if runner is not None and runner.running and runner.current is not None else "-"
+        self.gaps[step] = max(self.gaps.get(step, 0.0), gap)
+        self.ticks[step] = self.ticks.get(step, 0) + 1
+
+    def stop(self) -> None:
+        self.timer.stop()
+
+
+# --------------------------------------------------------------------------------------------
+# The Environment page
+# --------------------------------------------------------------------------------------------
+def test_environment_page_shows_the_plan_sizes_space_and_checks(qtbot, build, index, wheels, root):
+    window, page, _install = open_pages(qtbot, make_session(build), root, index)
+    assert page.mode() == MODE_NEW_VENV
+    default = page.venv_path.text()
+    assert default.endswith(os.path.join("GPU-Setup-Wizard", "envs", "torch-cpu"))
+    assert page.python_combo.currentData()[1] == sys.executable  # the recommendation's interpreter
+    choose_new_venv(qtbot, page, root / "envs" / "가상 환경")
+    assert page.plan is not None and page.plan_error is None
+    assert page.plan.index_url == index.base + "/whl/cpu"  # the mirror replaced download.pytorch.org
+    shown = {page.plan_tree.topLevelItem(i).text(0): page.plan_tree.topLevelItem(i).text(2)
+             for i in range(page.plan_tree.topLevelItemCount())}
+    assert set(shown) == {"torch", "torchvision", "typing-extensions"}
+    assert shown["torch"] == "3.0 MB"  # the size the server gave for the served wheel
+    total = sum(f.size for f in index.files.values())
+    assert "3 files to download" in page.plan_total.text()
+    assert page.plan.total_bytes == total
+    assert "free of" in page.space_form._rows["envpage.space.env"][1].text()
+    assert "Ready to install." in page.checks_label.text()
+    assert page.isComplete()
+    assert index.total_file_bytes_served() == 0  # planning downloaded nothing
+    # typing a path does not resolve again (the plan depends on the interpreter, not the folder)
+    served = len(index.log)
+    page.venv_path.setText(str(root / "envs" / "another one"))
+    wait_plan(qtbot, page)
+    assert len(index.log) == served and page.isComplete()
+    # a folder of other files is refused plainly
+    docs = root / "documents"
+    docs.mkdir()
+    (docs / "thesis.hwp").write_text("x", encoding="utf-8")
+    page.venv_path.setText(str(docs))
+    wait_plan(qtbot, page)
+    assert not page.isComplete() and "not empty" in page.checks_label.text()
+    # Browse… onto that folder puts the environment inside it
+    page.set_new_venv_folder(str(docs))
+    assert page.venv_path.text() == str(docs / "torch-cpu")
+
+
+def test_refused_targets_need_an_explicit_confirmation(qtbot, build, root, monkeypatch):
+    conda = CondaInstall(exe=str(root / "miniconda3" / "bin" / "conda"), version="24.5.0",
+                         base_prefix=str(root / "miniconda3"),
+                         envs=[CondaEnv("base", str(root / "miniconda3"), True),
+                               CondaEnv("dl", str(root / "miniconda3" / "envs" / "dl"))])
+    window, page, _install = open_pages(qtbot, make_session(build, [conda]), root, None)
+    # the wizard's own runtime, as an existing environment
+    page.set_mode(MODE_EXISTING)
+    own = next(i for i in range(page.existing_combo.count())
+               if os.path.samefile(page.existing_combo.itemData(i).path, sys.prefix)
+               or page.existing_combo.itemData(i).python_exe == sys.executable)
+    page.existing_combo.setCurrentIndex(own)
+    wait_plan(qtbot, page)
+    ids = {c.id for c in page.checks.preflight.needs_confirmation}
+    assert envs.CHECK_OWN_RUNTIME in ids
+    assert not page.isComplete() and page.confirm_button.isVisible()
+    assert not window.button(QWizard.WizardButton.CommitButton).isEnabled()
+    asked = []
+    monkeypatch.setattr(environment_page, "ask_yes_no", lambda *a: asked.append(a) or False)
+    page.confirm_button.click()  # "No": nothing changes
+    assert asked and "runs from" in asked[0][2] and not page.confirmed
+    monkeypatch.setattr(environment_page, "ask_yes_no", lambda *a: True)
+    page.confirm_button.click()
+    qtbot.waitUntil(lambda: page.checks is not None and not page.checks_running, timeout=WAIT_MS)
+    assert envs.CHECK_OWN_RUNTIME in page.confirmed
+    if page.checks.preflight.ok:  # (a read-only test environment would fail on writability instead)
+        assert page.isComplete()
+        assert page.validatePage()
+        assert envs.CHECK_OWN_RUNTIME in window.model.session.results["install_request"].options.confirmed
+    # conda: names are checked as conda checks them; base needs confirming
+    page.set_mode(MODE_NEW_CONDA)
+    page.conda_name.setText("my env")
+    wait_plan(qtbot, page)
+    assert "contains space" in page.conda_note.text() and not page.isComplete()
+    page.conda_name.setText("dl")
+    wait_plan(qtbot, page)
+    assert "already exists" in page.conda_note.text()
+    assert page.target.kind == envs.KIND_NEW_CONDA and page.plan is None
+    assert "once the environment exists" in page.plan_status.text()
+    page.set_mode(MODE_EXISTING_CONDA)
+    page.conda_env_combo.setCurrentIndex(0)  # base
+    wait_plan(qtbot, page)
+    assert envs.CHECK_CONDA_BASE in {c.id for c in page.checks.preflight.checks}
+    assert not page.isComplete()
+
+
+# --------------------------------------------------------------------------------------------
+# The Install page
+# --------------------------------------------------------------------------------------------
+def test_full_install_into_a_hangul_path_with_a_responsive_window(qtbot, build, index, wheels, root):
+    index.throttle(wheels["torch"].name, 3_000_000)  # about a second of download to watch
+    window, env_page, page = open_pages(qtbot, make_session(build), root, index)
+    env_dir = root / "envs" / "가상 환경"
+    choose_new_venv(qtbot, env_page, env_dir)
+    beat = Heartbeat(page)
+    try:
+        commit(window)
+        assert not window.button(QWizard.WizardButton.BackButton).isEnabled()  # no Back into a running install
+        qtbot.waitUntil(lambda: page.runner is not None and page.runner.current is not None
+                        and page.runner.current.id == "download", timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: page.last_download is not None and page.last_download.done_bytes > 0, timeout=WAIT_MS)
+        assert page.files.isVisible() and page.files.topLevelItemCount() == 3
+        wait_end(qtbot, page)
+    finally:
+        beat.stop()
+    assert page.state == STATE_DONE, page.message + "\n" + "\n".join(page.job.log_lines)
+    assert page.overall_bar.value() == page.overall_bar.maximum()
+    assert all(bar.value() == bar.maximum() for _item, bar in page.file_rows.values())
+    lines = page.log.lines()
+    assert any(line.startswith("$ ") and "venv" in line for line in lines) and len(lines) > 20
+    assert "Successfully installed" in "\n".join(lines)
+    result = window.model.session.results["install"]
+    assert Path(result["env_python"]) == env_python(env_dir)
+    assert {i["name"]: i["version"] for i in result["installed"]} == {
+        "torch": f"{build.best.torch}+cpu", "torchvision": f"{build.best.torchvision}+cpu",
+        "typing-extensions": "4.12.2"}
+    assert result["downloaded_bytes"] == sum(f.size for f in index.files.values())
+    out = subprocess.run([str(env_python(env_dir)), "-c", "import torch, sys; print(torch.__file__)"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and "김철수 학생" in out.stdout, out.stderr
+    assert not envs.is_incomplete(str(env_dir))
+    saved = root / "설치 로그.log"
+    page.save_log(saved)
+    assert "Successfully installed" in saved.read_text(encoding="utf-8")
+    # Next goes to Verify; the commit button says Next here
+    button = window.button(QWizard.WizardButton.CommitButton)
+    assert button.isEnabled() and button.text() == "Next >"
+    button.click()
+    assert window.currentId() == PageId.VERIFY
+    # the heartbeat kept running through the download (a worker thread) and the install (QProcess)
+    for step in ("download", "install"):
+        assert beat.ticks.get(step, 0) >= 3, beat.ticks
+    print(f"\nevent-loop heartbeat (10 ms timer), worst gap per step: "
+          + ", ".join(f"{k} {v * 1000:.1f} ms ({beat.ticks[k]} ticks)" for k, v in sorted(beat.gaps.items())))
+
+
+def test_cancel_during_download_then_resume_completes(qtbot, build, index, wheels, root):
+    name = wheels["torch"].name
+    index.throttle(name, 600_000)  # 3 MB at 0.6 MB/s: time to cancel in the middle
+    window, env_page, page = open_pages(qtbot, make_session(build), root, index)
+    env_dir = root / "envs" / "취소 후 이어받기"
+    choose_new_venv(qtbot, env_page, env_dir)
+    commit(window)
+    qtbot.waitUntil(lambda: page.last_download is not None and page.last_download.fetched_bytes > 400_000,
+                    timeout=WAIT_MS)
+    pressed = time.monotonic()
+    page.cancel_button.click()
+    wait_end(qtbot, page)
+    stopped_in = time.monotonic() - pressed
+    assert page.state == STATE_CANCELLED, page.message
+    assert "Cancelled" in page.message and stopped_in < 10, stopped_in
+    assert page.resume_button.isVisible() and page.remove_button.isVisible()
+    assert not page.restore_button.isVisible() and not page.isComplete()
+    state = StateStore(root / "state").load(str(env_dir))
+    assert state.status == STATUS_CANCELLED and state.failed_step == "download"
+    # the Environment page lists it as unfinished
+    env_page._fill_unfinished()
+    assert env_page.mode_buttons[MODE_RESUME].isVisibleTo(env_page)
+    assert env_page.resume_combo.currentData().env_path == str(env_dir)
+    partial = sum(p.stat().st_size for p in (root / "cache" / "partial").glob("*.part"))
+    assert 400_000 <= partial < index.files[name].size
+    index.throttle(name, None)
+    index.reset_counters()
+    page.resume_button.click()
+    wait_end(qtbot, page)
+    assert page.state == STATE_DONE, page.message
+    gets = index.sent_per_get(name)
+    assert gets and gets[0][0] == f"bytes={partial}-"  # only the rest was fetched
+    assert page.job.summary()["resumed_bytes"] == partial
+    assert StateStore(root / "state").load(str(env_dir)).status == STATUS_COMPLETE
+    out = subprocess.run([str(env_python(env_dir)), "-c", "import torch"], capture_output=True, timeout=60)
+    assert out.returncode == 0
+
+
+def test_a_corrupted_file_fails_clearly_and_remove_cleans_up(qtbot, build, index, wheels, root, monkeypatch):
+    name = wheels["torch"].name
+    index.corrupt(name, times=2)
+    window, env_page, page = open_pages(qtbot, make_session(build), root, index)
+    env_dir = root / "envs" / "깨진 파일"
+    choose_new_venv(qtbot, env_page, env_dir)
+    commit(window)
+    wait_end(qtbot, page)
+    assert page.state == STATE_FAILED
+    assert page.job.failure.kind == "hash"
+    assert "Stopped at: Download" in page.step_label.text()
+    assert name in page.message and "checksum" in page.message and "127.0.0.1" in page.message
+    assert page.resume_button.isVisible() and page.resume_button.text() == "Resume"
+    assert page.remove_button.isVisible() and not page.isComplete()
+    assert StateStore(root / "state").load(str(env_dir)).status == STATUS_FAILED
+    monkeypatch.setattr(environment_page, "ask_yes_no", lambda *a: False)
+    monkeypatch.setattr("wizard.ui.pages.install_page.ask_yes_no", lambda *a: True)
+    page.remove_button.click()
+    qtbot.waitUntil(lambda: page.state == STATE_REMOVED, timeout=WAIT_MS)
+    assert not env_dir.exists() and StateStore(root / "state").load(str(env_dir)) is None
+    assert "Removed" in page.message and page.change_button.isVisible()
+    page.change_button.click()  # back to choose another environment
+    assert window.currentId() == PageId.ENVIRONMENT
