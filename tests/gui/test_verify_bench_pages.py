@@ -75,3 +75,29 @@ def test_cancel_stops_the_probe(qtbot, tmp_path):
     with qtbot.waitSignal(page.probe.finished, timeout=15000) as blocker:
         page.probe.cancel()
     assert blocker.args[0].cancelled
+
+
+def test_diagnosis_with_actions_after_verify(qtbot, tmp_path, monkeypatch):
+    """A GPU machine whose environment has no torch: the diagnosis appears with an action; the
+    action asks first (declined here: nothing changes)."""
+    window = open_wizard(qtbot, scenarios.windows_rtx2080super())
+    window.model.session.results["target_python"] = _plain_python(tmp_path)
+    go_to(window, PageId.VERIFY)
+    page = window.verify_page
+    with qtbot.waitSignal(page.probe.finished, timeout=120000):
+        page.run_button.click()
+    qtbot.waitUntil(lambda: page.diagnosis_box.isVisible(), timeout=30000)
+    found = window.model.session.results["diagnosis"]
+    assert found and all(f.title("en") for f in found)
+    assert found[0].id == "torch-not-installed" and found[0].action.kind == "reinstall_cuda_build"
+    card = page.diagnosis.cards[0]
+    from PySide6.QtWidgets import QMessageBox
+
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a) or QMessageBox.StandardButton.No)
+    card.button.click()
+    assert asked and window.currentId() == PageId.VERIFY  # declined: nothing happened
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    card.button.click()
+    assert window.currentId() == PageId.RECOMMEND  # accepted: back to the build to install
+    assert window.recommend_page.selected.variant.startswith("cu")

@@ -223,6 +223,19 @@ def test_bundled_doctor_json_matches_the_source_run(built):
     assert all(p["source"] != "current" for p in frozen["pythons"])
 
 
+def test_bundled_verify_runs_the_probe_with_the_target_python(built, torch_python):
+    """The frozen CLI runs verify.py from inside the bundle with ANOTHER interpreter (the target
+    environment's), never with itself: the probe path works frozen."""
+    res = _bundle_run(built, cfg.CLI_EXE, "verify", "--python", str(torch_python), "--json")
+    assert res.returncode == 0, res.stderr[-2000:]
+    doc = json.loads(res.stdout)
+    checks = {c["id"]: c["status"] for c in doc["checks"]}
+    assert checks["torch.import"] == "pass" and checks["cpu.matmul"] == "pass"
+    assert doc["python"] == str(torch_python)
+    assert doc["probe"]["argv"][0] == str(torch_python)  # run by the target's Python, not the bundle
+    assert "_internal" in doc["probe"]["argv"][1] or "wizard" in doc["probe"]["argv"][1]
+
+
 def test_bundled_cli_reports_the_app_version(built):
     res = _bundle_run(built, cfg.CLI_EXE, "--version")
     assert res.returncode == 0

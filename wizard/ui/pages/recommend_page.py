@@ -218,6 +218,15 @@ class RecommendPage(BasePage):
         self.choice = choose_python(d, explicit_version=version)
         rec = self.choice.recommendation
         self.selected = rec.best
+        self.override_failures = []
+        requested = self.model.session.results.pop("requested_build", None)  # from a diagnosis action
+        if requested and requested.get("torch") and requested.get("variant"):
+            from wizard.core.recommend import check_candidate
+
+            wanted = self._candidate_for(requested["torch"], requested["variant"])
+            if wanted is not None:
+                self.selected = wanted
+                self.override_failures = check_candidate(rec.facts, wanted.torch, wanted.variant, lang=language())
         self.model.session.results["recommendation"] = self.choice
         self.model.session.results["candidate"] = self.selected
         self._show()

@@ -7,9 +7,12 @@ puts the whole text (collect_env included) on the clipboard for a teaching assis
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QGuiApplication
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QBrush, QColor, QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import (
+    QGroupBox,
+    QMessageBox,
+    QScrollArea,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -23,6 +26,8 @@ from PySide6.QtWidgets import (
 
 from wizard.core.i18n import language, t
 from wizard.ui.pages.base import BasePage, PageId
+from wizard.ui.widgets.findings_view import FindingsView
+from wizard.ui.workers import submit
 from wizard.ui.probe_process import ProbeProcess
 from wizard.ui.session_model import SessionModel
 from wizard.ui.widgets.python_picker import PythonPicker
@@ -80,6 +85,20 @@ class VerifyPage(BasePage):
         self.tree.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.header().setStretchLastSection(True)
         layout.addWidget(self.tree, 1)
+        self.diagnosis_box = QGroupBox()
+        self.diagnosis_box.setObjectName("diagnosisBox")
+        box_layout = QVBoxLayout(self.diagnosis_box)
+        self.diagnosis = FindingsView()
+        self.diagnosis.action_requested.connect(self.run_action)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setWidget(self.diagnosis)
+        scroll.setMinimumHeight(160)
+        box_layout.addWidget(scroll)
+        self.diagnosis_box.hide()
+        layout.addWidget(self.diagnosis_box, 1)
+        self._diagnose_task = None
         self.retranslate()
 
     # QWizardPage ---------------------------------------------------------------------------
@@ -130,6 +149,50 @@ class VerifyPage(BasePage):
         key = "verify.page.cancelled" if outcome.cancelled else "verify.page.done"
         self.status.setText(f'<span style="color:{colour}; font-size:14px; font-weight:600">{mark} '
                             f'{t(key, **{k: counts.get(k, 0) for k in ("pass", "warn", "fail", "skip")})}</span>')
+        self.start_diagnosis()
+
+    # diagnosis --------------------------------------------------------------------------------
+    def start_diagnosis(self) -> None:
+        """Every failure-mode rule over detection + this environment's torch facts (a worker:
+        gathering the environment's facts runs commands)."""
+        from wizard.core.diagnose import diagnose
+        from wizard.core.diagnose_facts import TorchFacts, gather_env_facts
+
+        session = self.model.session
+        detection = session.detection
+        report = self.report
+        if detection is None or report is None:
+            return
+
+        def work():
+            torch = TorchFacts.from_probe_events(report.events)
+            env = gather_env_facts(session.host, is_wsl=detection.system.is_wsl, python_exe=report.python_exe)
+            return diagnose(detection, torch, env)
+
+        self._diagnose_task = submit(work, on_done=self._show_diagnosis,
+                                     on_failed=lambda text: self.diagnosis_box.setTitle(text.splitlines()[0]))
+
+    def _show_diagnosis(self, found) -> None:
+        self.model.session.results["diagnosis"] = found
+        self.diagnosis.set_findings(found)
+        self.diagnosis_box.show()
+
+    def run_action(self, finding) -> None:
+        """Ask first; then do only what is safe from here."""
+        action = finding.action
+        answer = QMessageBox.question(self, t("app.title"), action.confirm(language()))
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+        if action.kind == "open_url" and action.param("url"):
+            QDesktopServices.openUrl(QUrl(action.param("url")))
+        elif action.kind == "restart":
+            QMessageBox.information(self, t("app.title"), t("verify.page.restart_now"))
+        elif action.kind in ("reinstall_cuda_build", "switch_variant"):
+            # back to the recommendation, with the build the diagnosis asks for as the wish
+            self.model.session.results["requested_build"] = dict(action.params)
+            wizard = self.wizard()
+            while wizard.currentId() > PageId.RECOMMEND:
+                wizard.back()
 
     def _fill(self) -> None:
         lang = language()
@@ -161,6 +224,8 @@ class VerifyPage(BasePage):
         self.cancel_button.setText(t("wizard.cancel"))
         self.copy_button.setText(t("verify.page.copy"))
         self.tree.setHeaderLabels(["", t("verify.page.col.check"), t("verify.page.col.result")])
+        self.diagnosis_box.setTitle(t("verify.page.diagnosis"))
+        self.diagnosis.retranslate()
         if self.report is not None:
             self._fill()
         elif not self.probe.running:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from wizard.core.i18n import t
 from wizard.core.models import Finding
@@ -13,6 +13,11 @@ MARKS = {"error": "✖", "warning": "⚠", "info": "ℹ"}
 
 
 class FindingCard(QFrame):
+    """One finding. A finding with an ``action`` (a diagnosis) gets a button; the view asks
+    before anything is done (``action_requested``)."""
+
+    action_requested = Signal(object)
+
     def __init__(self, finding: Finding, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.finding = finding
@@ -34,6 +39,15 @@ class FindingCard(QFrame):
         for label in (self.title, self.cause, self.fix):
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             layout.addWidget(label)
+        self.button: QPushButton | None = None
+        if getattr(finding, "action", None) is not None:
+            row = QHBoxLayout()
+            self.button = QPushButton()
+            self.button.setObjectName("findingAction")
+            self.button.clicked.connect(lambda: self.action_requested.emit(self.finding))
+            row.addWidget(self.button)
+            row.addStretch(1)
+            layout.addLayout(row)
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -43,10 +57,14 @@ class FindingCard(QFrame):
         self.fix.setText("→ " + f.fix())
         if f.evidence:
             self.setToolTip(f.evidence)
+        if self.button is not None:
+            self.button.setText(f.action.label())  # type: ignore[attr-defined]
 
 
 class FindingsView(QWidget):
     """A column of :class:`FindingCard`; shows "no problems" when the list is empty."""
+
+    action_requested = Signal(object)  # the finding whose action button was pressed
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -64,6 +82,7 @@ class FindingsView(QWidget):
             card.deleteLater()
         self.cards = [FindingCard(f, self) for f in findings]
         for card in self.cards:
+            card.action_requested.connect(self.action_requested)
             self._layout.addWidget(card)
         self._findings = list(findings)
         self.retranslate()
