@@ -233,7 +233,8 @@ def test_bundled_verify_runs_the_probe_with_the_target_python(built, torch_pytho
     assert checks["torch.import"] == "pass" and checks["cpu.matmul"] == "pass"
     assert doc["python"] == str(torch_python)
     assert doc["probe"]["argv"][0] == str(torch_python)  # run by the target's Python, not the bundle
-    assert "_internal" in doc["probe"]["argv"][1] or "wizard" in doc["probe"]["argv"][1]
+    script = Path(doc["probe"]["argv"][2])
+    assert script.name == "verify.py" and built.bundle in script.parents  # the copy inside the bundle
 
 
 def test_bundled_cli_reports_the_app_version(built):
