@@ -8,6 +8,7 @@ on a server without a display and never load Qt). Commands:
 - ``verify`` / ``bench``: prove an environment works; CPU versus GPU speed.
 - ``vram``: what fits in GPU memory, and which lessons need Colab or the cloud.
 - ``install``: create the environment and install the recommended build (resumable, cancellable).
+- ``report``: the lesson's checklist filled in (Markdown, HTML, PDF, JSON), with Colab/cloud rows.
 - ``history``: earlier runs, and what changed between them.
 """
 
@@ -106,8 +107,10 @@ def build_parser(with_commands: bool = True) -> argparse.ArgumentParser:
 
     from wizard.cli_history import add_history_parser
     from wizard.cli_install import add_install_parser
+    from wizard.cli_report import add_report_parser
 
     add_install_parser(sub, common)
+    add_report_parser(sub, common)
     add_history_parser(sub, common)
     return parser
 

@@ -51,6 +51,9 @@ class SetupWizard(QWizard):
                  PageId.BENCHMARK: self.benchmark_page, PageId.VRAM: self.vram_page}
         for page_id in list(PageId)[2:]:
             self.setPage(page_id, built.get(page_id) or PlaceholderPage(page_id, self.model))
+        from wizard.ui.pages.report_page import register_report_page
+
+        register_report_page(self)
         self.currentIdChanged.connect(lambda _id: self._update_steps())
         self.system_page.rerun.clicked.connect(self.rerun_diagnostics)
         self.model.language_changed.connect(lambda _lang: self.retranslate())

@@ -1,0 +1,322 @@
+"""The report model: every checklist line filled from what the session measured, in the lesson's
+order; missing steps marked "not run", never invented; the verification checklist's pass/fail."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from tests import report_sessions as rs
+from wizard.core.i18n import set_language, t
+from wizard.core.models import DisplayAdapter
+from wizard.core.report import (
+    FAIL,
+    INFO,
+    NOT_RUN,
+    PASS,
+    SECTION_ORDER,
+    SKIP,
+    WARN,
+    build_report,
+    detect_platform_hint,
+    fmt_duration,
+    fmt_seconds,
+)
+from wizard.core.report_render import render_markdown
+from wizard.core.session import Session
+
+CHECKLIST_IDS = ["date", "local_gpu", "nvidia_smi", "pytorch_cuda", "gpu_memory", "colab", "cloud"]
+
+
+def build(session, **kw):
+    kw.setdefault("now", rs.NOW)
+    return build_report(session, **kw)
+
+
+def course_medians(name: str) -> dict[str, float]:
+    return {("cpu" if e["device"] == "cpu" else "gpu"): e["median_s"] for e in rs.probe_events(name)
+            if e.get("type") == "measurement" and e["id"] == "course_matmul"}
+
+
+# --------------------------------------------------------------------------- the lesson's order
+def test_sections_follow_the_lesson_then_the_details():
+    report = build(rs.full_session("ko"))
+    assert [s.id for s in report.sections] == list(SECTION_ORDER)
+    assert [i.id for i in report.section("checklist").items] == CHECKLIST_IDS
+    assert [i.id for i in report.section("benchmark").items] == ["cpu_time", "gpu_time", "speedup"]
+    assert [i.id for i in report.section("judgment").items] == ["runs_here", "needs_remote"]
+    assert [a.id for a in report.appendices][:2] == ["collect_env", "nvidia_smi"]
+
+
+def test_korean_headings_and_labels_are_the_lessons():
+    md = render_markdown(build(rs.full_session("ko"), lang="ko"))
+    heads = [line for line in md.splitlines() if line.startswith("#")]
+    assert heads[:3] == ["# GPU/Cloud 환경 점검 결과", "## 벤치마크(Benchmark)", "## 판단"]
+    labels = ["날짜", "local GPU", "nvidia-smi 결과", "PyTorch CUDA", "GPU memory", "Colab 실행 여부",
+              "cloud GPU 사용 여부", "CPU time", "GPU time", "speedup", "이 환경으로 가능한 강의",
+              "Colab/클라우드가 필요한 강의"]
+    positions = [md.index(f"- {label}:") for label in labels]
+    assert positions == sorted(positions), "the lesson's lines are out of order"
+
+
+# --------------------------------------------------------------------------- filled from measurements
+def test_every_checklist_line_is_filled_from_the_session():
+    s = rs.full_session("en")
+    report = build(s, lang="en")
+    line = {i.id: i for i in report.section("checklist").items}
+    d = s.detection
+    assert line["date"].value == "2026-11-29 10:00"
+    assert d.nvidia.gpus[0].name in line["local_gpu"].value and "12.0 GiB" in line["local_gpu"].value
+    assert d.nvidia.driver_version in line["nvidia_smi"].value and d.nvidia.cuda_version in line["nvidia_smi"].value
+    versions = s.results["verify"].versions
+    assert versions["torch"] in line["pytorch_cuda"].value and "is_available() = True" in line["pytorch_cuda"].value
+    mem = s.results["verify"].check("cuda.memory").evidence
+    assert f"{mem['total_bytes'] / 2**30:.1f} GiB" in line["gpu_memory"].value
+    assert line["colab"].status == NOT_RUN and line["cloud"].status == NOT_RUN
+
+
+def test_benchmark_lines_are_the_course_matmul_medians():
+    report = build(rs.full_session("en"), lang="en")
+    medians = course_medians("bench_rtx3060_quick_linux.jsonl")
+    bench = {i.id: i for i in report.section("benchmark").items}
+    assert bench["cpu_time"].value.startswith(fmt_seconds(medians["cpu"], "en"))
+    assert bench["gpu_time"].value.startswith(fmt_seconds(medians["gpu"], "en"))
+    factor = medians["cpu"] / medians["gpu"]
+    assert bench["speedup"].value == f"{factor:.3g}×"
+    local = report.local
+    assert (local.cpu_s, local.gpu_s, local.bench_size) == (medians["cpu"], medians["gpu"], 5000)
+
+
+def test_judgment_lines_come_from_the_vram_workloads():
+    from wizard.core.vram_workloads import judge_workloads, report_lines
+
+    s = rs.full_session("en")
+    report = build(s, lang="en")
+    gpu = s.detection.nvidia.gpus[0]
+    here, remote = report_lines(judge_workloads(int(gpu.memory_total_mib * 2**20),
+                                                int(gpu.memory_used_mib * 2**20)), "en")
+    items = {i.id: i for i in report.section("judgment").items}
+    assert items["runs_here"].details == here and items["needs_remote"].details == remote
+    assert here and remote
+
+
+def test_a_typed_in_vram_size_is_the_basis_when_the_vram_page_had_one():
+    from wizard.core.vram import GIB, estimate
+
+    s = rs.detection_only_session("en")
+    s.results["vram"] = estimate("llama-2-7b", mode="inference", precision="fp16", vram_total_bytes=8 * GIB)
+    report = build(s, lang="en")
+    assert "8.0 GiB" in report.section("judgment").paragraphs[0]
+    assert "typed in" in report.section("judgment").paragraphs[0]
+
+
+# --------------------------------------------------------------------------- the verification checklist
+def test_verification_checklist_all_pass_on_a_working_gpu():
+    report = build(rs.full_session("en"), lang="en")
+    items = report.section("verify_checklist").items
+    assert [i.id for i in items] == ["driver", "cuda", "pytorch", "gpu_tensor", "memory"]
+    assert {i.id: i.status for i in items} == dict.fromkeys(["driver", "cuda", "pytorch", "gpu_tensor", "memory"],
+                                                            PASS)
+
+
+def _with_verify(name: str):
+    from wizard.core.verify import VerifyReport
+
+    s = rs.full_session("en")
+    s.results["verify"] = VerifyReport.from_events(rs.probe_events(name), detection=s.detection, python_exe="python")
+    return s
+
+
+def test_no_kernel_image_fails_the_gpu_tensor_line_with_a_fix():
+    report = build(_with_verify("verify_rtx5090_cu126_windows.jsonl"), lang="en")
+    line = report.item("verify_checklist", "gpu_tensor")
+    assert line.status == FAIL
+    assert any(d.startswith("Fix:") for d in line.details)
+    assert report.item("verify_checklist", "memory").status == SKIP
+    assert any(i.status == FAIL for i in report.section("findings").items)
+
+
+def test_driver_too_old_fails_cuda_and_the_driver_line():
+    report = build(_with_verify("verify_driver_too_old_linux.jsonl"), lang="en")
+    assert report.item("verify_checklist", "cuda").status == FAIL
+    assert report.item("verify_checklist", "driver").status in (FAIL, WARN)
+    assert report.item("checklist", "pytorch_cuda").status == FAIL
+
+
+def test_cpu_only_build_on_a_gpu_machine_is_a_failure():
+    report = build(_with_verify("verify_cpu_only_on_gpu_windows.jsonl"), lang="en")
+    assert report.item("verify_checklist", "cuda").status == FAIL
+    assert "CPU-only" in report.item("checklist", "pytorch_cuda").value
+
+
+# --------------------------------------------------------------------------- not run, never invented
+def test_nothing_but_detection_ran():
+    report = build(rs.detection_only_session("en"), lang="en")
+    md = render_markdown(report)
+    assert report.item("checklist", "pytorch_cuda").status == NOT_RUN
+    for item in report.section("benchmark").items:
+        assert item.status == NOT_RUN and item.value.startswith("not run")
+    for cid in ("cuda", "pytorch", "gpu_tensor", "memory"):
+        assert report.item("verify_checklist", cid).status == NOT_RUN
+    assert report.item("verify_checklist", "driver").status == PASS  # detection did run
+    for sid in ("verification", "bench_details", "changes"):
+        assert report.section(sid).status == NOT_RUN
+    assert report.item("install", "recommended").status == NOT_RUN
+    assert report.item("install", "installed").status == NOT_RUN
+    assert report.appendix("collect_env").text is None and "not run" in report.appendix("collect_env").empty_note
+    # the detected GPU's memory is a fact, the torch version would be an invention
+    assert "12288 MiB" in report.item("checklist", "gpu_memory").value
+    assert "torch 2." not in md and "speedup 1" not in md.lower()
+    local = report.local
+    assert local.torch_version is None and local.cpu_s is None and local.speedup is None
+
+
+def test_a_session_where_nothing_ran_at_all():
+    s = Session(host=rs._host(), lang="en", started_at=rs.STARTED)
+    report = build(s, lang="en")
+    for item in report.section("checklist").items:
+        if item.id != "date":
+            assert item.status == NOT_RUN, item
+    assert report.section("judgment").status == NOT_RUN
+    assert report.section("system").status == NOT_RUN
+    assert report.appendix("nvidia_smi").text is None
+    assert render_markdown(report)  # renders without a detection
+
+
+def test_no_gpu_machine():
+    s = rs.no_gpu_session("en")
+    report = build(s, lang="en")
+    line = {i.id: i for i in report.section("checklist").items}
+    assert line["local_gpu"].value.startswith("no NVIDIA GPU") and "Intel Iris Xe" in line["local_gpu"].value
+    assert line["nvidia_smi"].status == INFO  # no card: not a failure
+    assert line["gpu_memory"].value.startswith("none")
+    bench = {i.id: i for i in report.section("benchmark").items}
+    assert bench["cpu_time"].value.startswith(fmt_seconds(course_medians("bench_cpu_only_windows.jsonl")["cpu"], "en"))
+    assert bench["gpu_time"].status == SKIP and "CPU-only" in bench["gpu_time"].value
+    assert bench["speedup"].status == SKIP
+    judgment = {i.id: i for i in report.section("judgment").items}
+    assert judgment["runs_here"].details == [] and len(judgment["needs_remote"].details) >= 5
+    checks = {i.id: i.status for i in report.section("verify_checklist").items}
+    assert checks == {"driver": SKIP, "cuda": SKIP, "pytorch": PASS, "gpu_tensor": SKIP, "memory": SKIP}
+    # the CPU build is the right one here: a fact, not a warning
+    assert line["pytorch_cuda"].status == INFO and "CPU-only build" in line["pytorch_cuda"].value
+    assert report.local.gpus == [] and report.local.speedup is None
+    assert report.appendix("nvidia_smi").text is None
+
+
+def test_an_nvidia_card_without_driver_is_a_failure_line():
+    s = rs.no_gpu_session("en")
+    s.detection.system.display_adapters = [DisplayAdapter("nvidia", "NVIDIA GeForce RTX 4060 Laptop GPU")]
+    report = build(s, lang="en")
+    assert report.item("checklist", "local_gpu").status == FAIL
+    assert "RTX 4060" in report.item("checklist", "local_gpu").value
+    assert report.item("verify_checklist", "driver").status == FAIL
+
+
+def test_unknown_result_shapes_count_as_not_run_never_as_passed():
+    s = rs.detection_only_session("en")
+    s.results["verify"] = object()
+    s.results["bench"] = 42
+    report = build(s, lang="en")
+    assert report.item("checklist", "pytorch_cuda").status == NOT_RUN
+    assert report.item("benchmark", "cpu_time").status == NOT_RUN
+
+
+def test_results_given_as_json_documents_are_read_too():
+    s = rs.full_session("en")
+    s.results["verify"] = json.loads(json.dumps(s.results["verify"].to_json("en")))
+    s.results["bench"] = json.loads(json.dumps(s.results["bench"].to_json("en")))
+    a, b = build(rs.full_session("en"), lang="en"), build(s, lang="en")
+    assert render_markdown(a) == render_markdown(b)
+
+
+# --------------------------------------------------------------------------- install, findings, changes
+def test_install_where_and_what():
+    report = build(rs.full_session("en"), lang="en")
+    assert report.item("install", "where").value == "~/envs/dl (venv)"
+    assert report.item("install", "installed").value == "torch 2.8.0+cu128, torchvision 0.23.0+cu128"
+    assert report.item("install", "recommended").value.startswith("torch 2.8.0 (cu128)")
+    assert "--index-url https://download.pytorch.org/whl/cu128" in report.section("install").blocks[0].text
+
+
+def test_a_failed_install_says_so_with_the_message():
+    s = rs.full_session("en")
+    s.results["install"] = dict(s.results["install"], ok=False, status="failed",
+                                error={"step": "download", "kind": "network", "message": "The download stopped."})
+    item = build(s, lang="en").item("install", "installed")
+    assert item.status == FAIL and item.details == ["The download stopped."]
+
+
+def test_detection_findings_with_fixes():
+    s = rs.no_gpu_session("en")
+    report = build(s, lang="en")
+    items = report.section("findings").items
+    ids = [i.id for i in items]
+    for f in s.detection.findings:
+        assert f.id in ids
+        item = items[ids.index(f.id)]
+        assert item.value == f.cause("en") and item.details == [f"Fix: {f.fix('en')}"]
+
+
+def test_the_verify_pages_diagnosis_replaces_the_detection_findings():
+    from wizard.core.diagnose import diagnose
+    from wizard.core.diagnose_facts import TorchFacts
+
+    s = _with_verify("verify_rtx5090_cu126_windows.jsonl")
+    found = diagnose(s.detection, TorchFacts.from_probe_events(s.results["verify"].events))
+    assert found, "the recorded 5090 run should give a diagnosis"
+    s.results["diagnosis"] = found
+    items = build(s, lang="en").section("findings").items
+    for f in found:
+        item = next(i for i in items if i.id == f.id)
+        assert item.value == f.cause("en") and item.details == [f"Fix: {f.fix('en')}"]
+
+
+def test_changes_since_the_last_run():
+    s = rs.full_session("en")
+    report = build(s, lang="en")
+    texts = [i.value for i in report.section("changes").items]
+    assert texts == [c.text("en") for c in s.results["changes"].changes]
+    assert any("550.120" in x and "570.133.07" in x for x in texts)
+    assert "2026-11-17 21:30" in report.section("changes").paragraphs[0]
+    s.results["changes"] = None
+    assert build(s, lang="en").section("changes").paragraphs == [t("report.changes.nothing", "en")]
+
+
+def test_language_follows_the_argument():
+    s = rs.full_session("en")
+    set_language("en")
+    ko = build(s, lang="ko")
+    assert ko.title == "GPU/Cloud 환경 점검 결과" and ko.lang == "ko"
+    assert build(s, lang="en").title == "GPU/Cloud environment check results"
+
+
+# --------------------------------------------------------------------------- small pieces
+@pytest.mark.parametrize("seconds,text", [(0.4180602006688963, "0.4181 s"), (1.1982564717016846, "1.198 s"),
+                                          (0.0257201646090535, "0.02572 s"), (2.3e-05, "23 µs")])
+def test_seconds(seconds, text):
+    assert fmt_seconds(seconds, "en") == text
+
+
+@pytest.mark.parametrize("seconds,text", [(1.1982564717016846, "1.198 s"), (0.0257201646090535, "25.72 ms"),
+                                          (0.000106, "106 µs")])
+def test_durations(seconds, text):
+    assert fmt_duration(seconds, "en") == text
+
+
+def test_colab_is_recognised_from_its_environment():
+    assert detect_platform_hint({"COLAB_RELEASE_TAG": "release-colab_20261120-060000_RC00"}) == "colab"
+    assert detect_platform_hint({"HOME": "/root"}) is None
+    s = rs.detection_only_session("en")
+    s.host.env["COLAB_GPU"] = "1"
+    assert build(s, lang="en").local.platform_hint == "colab"
+
+
+def test_building_does_not_change_the_session():
+    s = rs.full_session("en")
+    before = copy.deepcopy(s.results["install"])
+    build(s, lang="en")
+    build(s, lang="en", include_private=True)
+    assert s.results["install"] == before and "remotes" not in s.results

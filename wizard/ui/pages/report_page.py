@@ -1,0 +1,568 @@
+"""Page 9 — Report: the checklist, filled in, as it will be exported; export, share, compare.
+
+The preview is the export itself: the same HTML that becomes the PDF, rendered by Qt's rich
+text engine, so what the student sees is what the teaching assistant gets. Building the report
+is pure and takes milliseconds, so it runs on the GUI thread whenever something it shows changes
+(the page is entered, the privacy switch, a Colab/cloud result added, the language).
+
+"Add Colab/cloud result…" takes another machine's ``report --json`` file, a ``doctor --json``
+file, or the text of Colab's ``!nvidia-smi`` pasted in; it fills the Colab or cloud line and
+puts both machines in the benchmark comparison. The History tab lists the saved runs; choosing
+one shows what changed between it and this run.
+
+``register_report_page(wizard)`` puts the page in the wizard at :data:`PageId.REPORT`.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QPointF, QRectF, Qt, QUrl
+from PySide6.QtGui import QColor, QDesktopServices, QFont, QGuiApplication, QImage, QPainter, QPen
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from wizard.core.i18n import language, t
+from wizard.ui.pages.base import BasePage, PageId
+from wizard.ui.session_model import SessionModel
+
+FORMATS = ("md", "html", "pdf", "json")
+SUFFIX = {"md": ".md", "html": ".html", "pdf": ".pdf", "json": ".json"}
+GREEN, RED, GREY = "#2e7d32", "#c62828", "#6d6d6d"
+PLOT_COLOURS = ("#1565c0", "#2e7d32", "#ef6c00", "#6a1b9a")
+
+
+# ---------------------------------------------------------------------------------------------
+# The benchmark plot embedded in the report
+# ---------------------------------------------------------------------------------------------
+def _image_png(image: QImage) -> bytes:
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    image.save(buffer, "PNG")
+    buffer.close()
+    return bytes(data)
+
+
+def sweep_plot_png(bench: Any, lang: str | None = None, width: int = 640, height: int = 300) -> bytes | None:
+    """The matmul sweep (GFLOP/s against N, CPU and each GPU) drawn as a PNG for the report, or
+    None when the benchmark has no sweep. Drawn with QPainter on an image: no window needed,
+    the same picture in the preview, the HTML file and the PDF."""
+    sweep = getattr(bench, "sweep", None)
+    devices = getattr(bench, "devices", None)
+    if not callable(sweep) or devices is None:
+        return None
+    series = [(dev, sweep(dev)) for dev in devices]
+    series = [(dev, pts) for dev, pts in series if len(pts) >= 2]
+    if not series:
+        return None
+    scale = 2  # drawn at twice the size it is shown at: sharp in the PDF
+    image = QImage(width * scale, height * scale, QImage.Format.Format_ARGB32)
+    image.setDevicePixelRatio(scale)
+    image.fill(QColor("white"))
+    p = QPainter(image)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    font = QFont()
+    font.setPixelSize(11)
+    p.setFont(font)
+    left, right, top, bottom = 64, 16, 28, 40
+    plot = QRectF(left, top, width - left - right, height - top - bottom)
+    xs = sorted({n for _dev, pts in series for n, _v in pts})
+    y_max = max(v for _dev, pts in series for _n, v in pts) * 1.1 or 1.0
+    import math
+
+    def x_of(n: float) -> float:
+        lo, hi = math.log2(xs[0]), math.log2(xs[-1])
+        return plot.left() + (math.log2(n) - lo) / ((hi - lo) or 1) * plot.width()
+
+    def y_of(v: float) -> float:
+        return plot.bottom() - v / y_max * plot.height()
+
+    p.setPen(QPen(QColor("#d0d7de"), 1))
+    for i in range(5):
+        y = plot.bottom() - i * plot.height() / 4
+        p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
+        p.setPen(QColor("#424a53"))
+        p.drawText(QRectF(0, y - 8, left - 8, 16), Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                   f"{y_max * i / 4:,.0f}")
+        p.setPen(QPen(QColor("#d0d7de"), 1))
+    p.setPen(QColor("#424a53"))
+    for n in xs:
+        p.drawText(QRectF(x_of(n) - 30, plot.bottom() + 4, 60, 16), Qt.AlignmentFlag.AlignHCenter, str(n))
+    p.drawText(QRectF(plot.left(), height - 18, plot.width(), 16), Qt.AlignmentFlag.AlignHCenter,
+               t("page.report.plot.x", lang))
+    p.drawText(QRectF(4, 4, width - 8, 18), Qt.AlignmentFlag.AlignLeft, t("page.report.plot.y", lang))
+    for i, (dev, pts) in enumerate(series):
+        colour = QColor(PLOT_COLOURS[i % len(PLOT_COLOURS)])
+        p.setPen(QPen(colour, 2.2))
+        points = [QPointF(x_of(n), y_of(v)) for n, v in pts]
+        for a, b in zip(points, points[1:]):
+            p.drawLine(a, b)
+        p.setBrush(colour)
+        for point in points:
+            p.drawEllipse(point, 3, 3)
+        p.drawText(QRectF(plot.right() - 150, top + 4 + 16 * i, 150, 16), Qt.AlignmentFlag.AlignRight,
+                   "● " + ("CPU" if dev == "cpu" else dev.upper()))
+    p.end()
+    return _image_png(image)
+
+
+def report_plots(session: Any, lang: str) -> list:
+    """The plots the report embeds: the Benchmark page's own PNGs when it left them in
+    ``results["bench_plots"]`` (caption, PNG bytes), else the sweep drawn here."""
+    from wizard.core.report_render import Plot
+
+    given = session.results.get("bench_plots")
+    if given:
+        return [Plot(caption, png) for caption, png in given]
+    png = sweep_plot_png(session.results.get("bench"), lang)
+    return [Plot(t("page.report.plot.caption", lang), png)] if png else []
+
+
+def _rich(text: str) -> str:
+    """A message for a rich-text label: escaped, its `code spans` in a monospace font."""
+    import html
+    import re
+
+    parts = re.split(r"(`[^`\n]+`)", text)
+    return "".join(f"<code>{html.escape(p[1:-1])}</code>" if i % 2 else html.escape(p) for i, p in enumerate(parts))
+
+
+# ---------------------------------------------------------------------------------------------
+# Adding a Colab / cloud result
+# ---------------------------------------------------------------------------------------------
+class RemoteDialog(QDialog):
+    """Paste Colab's ``!nvidia-smi`` output, or open a ``report --json`` / nvidia-smi file."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("remoteDialog")
+        self.setWindowTitle(t("page.report.remote.title"))
+        self.machine = None
+        self.file_label: str | None = None
+        layout = QVBoxLayout(self)
+        intro = QLabel(_rich(t("page.report.remote.intro")))
+        intro.setTextFormat(Qt.TextFormat.RichText)
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
+        row = QHBoxLayout()
+        row.addWidget(QLabel(t("page.report.remote.kind") + ":"))
+        self.kind = QComboBox()
+        self.kind.setObjectName("remoteKind")
+        self.kind.addItem(t("page.report.remote.auto"), None)
+        self.kind.addItem(t("report.machine.colab"), "colab")
+        self.kind.addItem(t("report.machine.cloud"), "cloud")
+        row.addWidget(self.kind, 1)
+        self.open_button = QPushButton(t("page.report.remote.open"))
+        self.open_button.setObjectName("remoteOpen")
+        self.open_button.clicked.connect(self._open_file)
+        row.addWidget(self.open_button)
+        layout.addLayout(row)
+        self.text = QPlainTextEdit()
+        self.text.setObjectName("remoteText")
+        self.text.setPlaceholderText(t("page.report.remote.placeholder"))
+        mono = QFont("monospace")
+        mono.setStyleHint(QFont.StyleHint.TypeWriter)
+        self.text.setFont(mono)
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)  # nvidia-smi's table stays a table
+        self.text.setMinimumSize(680, 280)
+        layout.addWidget(self.text, 1)
+        self.error = QLabel()
+        self.error.setObjectName("remoteError")
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet(f"color: {RED};")
+        layout.addWidget(self.error)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText(t("page.report.remote.add"))
+        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText(t("wizard.cancel"))
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    def _open_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, t("page.report.remote.open"), "",
+                                              t("page.report.remote.filter"))
+        if path:
+            self.load_file(path)
+
+    def load_file(self, path: str) -> None:
+        from wizard.core.explain import decode_pasted
+
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            self.error.setText(t("cli.error.cannot_read", path=path, error=exc.strerror or exc))
+            return
+        self.text.setPlainText(decode_pasted(data))
+        self.file_label = Path(path).name
+
+    def accept(self) -> None:  # noqa: D401 - Qt's name
+        from wizard.core.remote import RemoteInputError, machine_from_text
+
+        try:
+            self.machine = machine_from_text(self.text.toPlainText(), self.kind.currentData(), self.file_label)
+        except RemoteInputError as exc:
+            self.error.setText(str(exc))
+            return
+        super().accept()
+
+
+# ---------------------------------------------------------------------------------------------
+# The page
+# ---------------------------------------------------------------------------------------------
+class ReportPage(BasePage):
+    page_id = PageId.REPORT
+
+    def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
+        super().__init__(model, parent)
+        self.setObjectName("page_report")
+        self.report = None  # the Report shown
+        self.html = ""
+        self.last_saved: Path | None = None
+        self._history: list[Any] = []
+        self._build()
+        model.detection_finished.connect(lambda _d: self.isVisible() and self.refresh())  # a rescan
+        self.retranslate()
+
+    # build -----------------------------------------------------------------------------------
+    def _build(self) -> None:
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        bar = QHBoxLayout()
+        self.save_button = QToolButton()
+        self.save_button.setObjectName("saveButton")
+        self.save_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.save_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.save_menu = QMenu(self.save_button)
+        self.save_actions = {}
+        for fmt in FORMATS:
+            action = self.save_menu.addAction("")
+            action.setObjectName(f"save_{fmt}")
+            action.triggered.connect(lambda _checked=False, f=fmt: self.save_dialog(f))
+            self.save_actions[fmt] = action
+        self.save_button.setMenu(self.save_menu)
+        self.copy_button = QPushButton()
+        self.copy_button.setObjectName("copyMarkdown")
+        self.copy_button.clicked.connect(self.copy_markdown)
+        self.folder_button = QPushButton()
+        self.folder_button.setObjectName("openFolder")
+        self.folder_button.clicked.connect(self.open_folder)
+        self.remote_button = QPushButton()
+        self.remote_button.setObjectName("addRemote")
+        self.remote_button.clicked.connect(self.add_remote_dialog)
+        for w in (self.save_button, self.copy_button, self.folder_button, self.remote_button):
+            bar.addWidget(w)
+        bar.addStretch(1)
+        outer.addLayout(bar)
+
+        second = QHBoxLayout()
+        self.private = QCheckBox()
+        self.private.setObjectName("includePrivate")
+        self.private.toggled.connect(lambda _on: self.refresh())
+        second.addWidget(self.private)
+        self.status = QLabel()
+        self.status.setObjectName("reportStatus")
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status.setStyleSheet(f"color: {GREY};")
+        second.addWidget(self.status, 1)
+        outer.addLayout(second)
+
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("reportTabs")
+        self.preview = QTextBrowser()
+        self.preview.setObjectName("reportPreview")
+        self.preview.setOpenLinks(False)
+        self.tabs.addTab(self.preview, "")
+
+        history = QWidget()
+        history_layout = QVBoxLayout(history)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        self.history_list = QListWidget()
+        self.history_list.setObjectName("historyList")
+        self.history_list.setWordWrap(True)
+        self.history_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.history_list.setAlternatingRowColors(True)
+        self.history_list.currentRowChanged.connect(self._show_diff)
+        self.diff_view = QTextBrowser()
+        self.diff_view.setObjectName("historyDiff")
+        split.addWidget(self.history_list)
+        split.addWidget(self.diff_view)
+        split.setSizes([300, 400])
+        history_layout.addWidget(split, 1)
+        self.history_note = QLabel()
+        self.history_note.setWordWrap(True)
+        self.history_note.setStyleSheet(f"color: {GREY};")
+        history_layout.addWidget(self.history_note)
+        self.tabs.addTab(history, "")
+        self.tabs.currentChanged.connect(lambda i: i == 1 and self.load_history())
+        outer.addWidget(self.tabs, 1)
+
+        self.remotes_row = QHBoxLayout()
+        self.remotes_label = QLabel()
+        self.remotes_label.setObjectName("remotesLabel")
+        self.remotes_label.setWordWrap(True)
+        self.remove_remote = QPushButton()
+        self.remove_remote.setObjectName("removeRemote")
+        self.remove_remote.clicked.connect(self.remove_last_remote)
+        self.remotes_row.addWidget(self.remotes_label, 1)
+        self.remotes_row.addWidget(self.remove_remote)
+        outer.addLayout(self.remotes_row)
+
+    # the report ---------------------------------------------------------------------------------
+    @property
+    def session(self) -> Any:
+        return self.model.session
+
+    @property
+    def lang(self) -> str:
+        return self.session.lang or language()
+
+    def remotes(self) -> list:
+        return self.session.results.setdefault("remotes", [])
+
+    def build(self):
+        """The report of the session now, as it will be exported."""
+        from wizard.core.report import build_report
+
+        return build_report(self.session, lang=self.lang, include_private=self.private.isChecked())
+
+    def refresh(self) -> None:
+        from wizard.core.report_render import render_html
+
+        self.report = self.build()
+        self.html = render_html(self.report, report_plots(self.session, self.lang), for_qt=True)
+        bar = self.preview.verticalScrollBar()
+        position = bar.value()
+        self.preview.setHtml(self.html)
+        bar.setValue(position)
+        self._show_remotes()
+
+    def initializePage(self) -> None:  # noqa: N802
+        self.refresh()
+        self._history = []  # read again when the tab is opened: a run may have been saved since
+
+    def text(self, fmt: str) -> bytes:
+        """The export of the report shown, in ``fmt`` (not PDF)."""
+        from wizard.core.report_json import dumps
+        from wizard.core.report_render import render_html, render_markdown
+
+        if self.report is None:
+            self.refresh()
+        if fmt == "md":
+            return render_markdown(self.report).encode("utf-8")
+        if fmt == "html":
+            return render_html(self.report, report_plots(self.session, self.lang)).encode("utf-8")
+        if fmt == "json":
+            return dumps(self.report).encode("utf-8")
+        raise ValueError(fmt)
+
+    # exports -----------------------------------------------------------------------------------
+    def default_name(self, fmt: str) -> str:
+        stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M")
+        return f"gpu-setup-report-{stamp}{SUFFIX[fmt]}"
+
+    def default_folder(self) -> Path:
+        from PySide6.QtCore import QStandardPaths
+
+        if self.last_saved is not None:
+            return self.last_saved.parent
+        docs = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+        return Path(docs) if docs else Path.home()
+
+    def save_dialog(self, fmt: str) -> None:
+        start = str(self.default_folder() / self.default_name(fmt))
+        path, _ = QFileDialog.getSaveFileName(self, t("page.report.save_title"), start,
+                                              t(f"page.report.filter.{fmt}"))
+        if path:
+            if not Path(path).suffix:
+                path += SUFFIX[fmt]
+            self.save_to(fmt, path)
+
+    def save_to(self, fmt: str, path: str | Path) -> bool:
+        """Write the report in ``fmt`` to ``path`` (atomically); the status line says how it went."""
+        from wizard.core.report import write_atomic
+
+        target = Path(path)
+        try:
+            if fmt == "pdf":
+                from wizard.core.report_render import render_html
+                from wizard.report_pdf import PdfError, render_pdf
+
+                if self.report is None:
+                    self.refresh()
+                try:
+                    render_pdf(render_html(self.report, report_plots(self.session, self.lang), for_qt=True), target,
+                               title=self.report.title)
+                except PdfError as exc:
+                    self._say(t("report.cli.no_pdf", error=exc), RED)
+                    return False
+            else:
+                write_atomic(target, self.text(fmt))
+        except OSError as exc:
+            self._say(t("report.cli.cannot_write", path=target, error=exc.strerror or exc), RED)
+            return False
+        self.last_saved = target
+        self._say(t("report.cli.saved", path=target), GREEN)
+        return True
+
+    def copy_markdown(self) -> None:
+        QGuiApplication.clipboard().setText(self.text("md").decode("utf-8"))
+        self._say(t("page.report.copied"), GREEN)
+
+    def open_folder(self) -> None:
+        folder = self.default_folder()
+        folder.mkdir(parents=True, exist_ok=True)
+        if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder))):
+            self._say(t("page.report.cannot_open", path=folder), RED)
+
+    def _say(self, text: str, colour: str) -> None:
+        self.status.setStyleSheet(f"color: {colour};")
+        self.status.setText(text)
+
+    # remotes -----------------------------------------------------------------------------------
+    def add_remote_dialog(self) -> None:
+        dialog = RemoteDialog(self)
+        if dialog.exec() == QDialog.DialogCode.Accepted and dialog.machine is not None:
+            self.add_remote(dialog.machine)
+
+    def add_remote(self, machine: Any) -> None:
+        self.remotes().append(machine)
+        self.refresh()
+        self._say(t("page.report.remote.added", machine=self._machine_text(machine)), GREEN)
+
+    def remove_last_remote(self) -> None:
+        if self.remotes():
+            self.remotes().pop()
+            self.refresh()
+
+    def _machine_text(self, m: Any) -> str:
+        from wizard.core.report import machine_title, remote_summary
+
+        return f"{machine_title(m, self.lang)}: {remote_summary(m, self.lang)}"
+
+    def _show_remotes(self) -> None:
+        remotes = self.remotes()
+        self.remotes_label.setText(t("page.report.remotes", list="; ".join(self._machine_text(m) for m in remotes))
+                                   if remotes else "")
+        self.remotes_label.setVisible(bool(remotes))
+        self.remove_remote.setVisible(bool(remotes))
+
+    # history -------------------------------------------------------------------------------------
+    def load_history(self) -> None:
+        from wizard.core.history import HistoryStore
+
+        store = HistoryStore()
+        self._history = list(reversed(store.entries()))  # newest first
+        self.history_list.blockSignals(True)
+        self.history_list.clear()
+        for entry in self._history:
+            s = entry.snapshot
+            gpus = ", ".join(g.name or "?" for g in s.gpus) or t("report.gpu.none")
+            torch = s.torch.version if s.torch and s.torch.version else "-"
+            item = QListWidgetItem(t("page.report.history.row", number=entry.number,
+                                     time=s.time.replace("T", " ")[:16],
+                                     driver=s.driver_version or s.pending_driver_version or "-", torch=torch,
+                                     gpus=gpus))
+            item.setToolTip(str(entry.path.name))
+            self.history_list.addItem(item)
+        self.history_list.blockSignals(False)
+        notes = [n.text(self.lang) for n in store.warnings]
+        if not self._history:
+            notes.insert(0, t("page.report.history.none", dir=store.root))
+        else:
+            notes.insert(0, t("page.report.history.hint"))
+        self.history_note.setText("\n".join(notes))
+        self.diff_view.clear()
+        if self._history:
+            self.history_list.setCurrentRow(0)
+
+    def _show_diff(self, row: int) -> None:
+        from wizard.core.history import build_snapshot
+        from wizard.core.snapshot_diff import diff_snapshots
+
+        if not 0 <= row < len(self._history):
+            self.diff_view.clear()
+            return
+        entry = self._history[row]
+        d = self.session.detection
+        if d is not None:
+            current, label = build_snapshot(d), t("page.report.history.this_run")
+        elif row + 1 < len(self._history):  # no detection this run: what that run changed
+            current, label = entry.snapshot, None
+            entry = self._history[row + 1]
+        else:
+            self.diff_view.setPlainText(t("page.report.history.nothing_to_compare"))
+            return
+        diff = diff_snapshots(entry.snapshot, current)
+        import html
+
+        colours = {"better": GREEN, "worse": RED, "neutral": "#1f2328"}
+        marks = {"better": "+", "worse": "!", "neutral": "•"}
+        head = t("page.report.history.compare", number=entry.number, time=entry.snapshot.time.replace("T", " ")[:16],
+                 other=label or current.time.replace("T", " ")[:16])
+        lines = [f"<p><b>{html.escape(head)}</b></p>"]
+        if not diff.changes:
+            lines.append(f"<p>{html.escape(t('diff.none', self.lang))}</p>")
+        for c in diff.changes:
+            lines.append(f'<p style="color:{colours.get(c.tone, "#1f2328")}">{marks.get(c.tone, "•")} '
+                         f"{html.escape(c.text(self.lang))}</p>")
+        self.diff_view.setHtml("\n".join(lines))
+
+    # language ------------------------------------------------------------------------------------
+    def retranslate(self) -> None:
+        super().retranslate()
+        self.save_button.setText(t("page.report.save") + " ▾")
+        for fmt, action in self.save_actions.items():
+            action.setText(t(f"page.report.save.{fmt}"))
+        self.copy_button.setText(t("page.report.copy"))
+        self.folder_button.setText(t("page.report.open_folder"))
+        self.remote_button.setText(t("page.report.add_remote"))
+        self.private.setText(t("page.report.private"))
+        self.private.setToolTip(t("page.report.private.tip"))
+        self.remove_remote.setText(t("page.report.remote.remove"))
+        self.tabs.setTabText(0, t("page.report.tab.preview"))
+        self.tabs.setTabText(1, t("page.report.tab.history"))
+        if self.report is not None:
+            self.refresh()
+        if self._history:
+            self.load_history()
+
+
+def register_report_page(wizard: Any) -> ReportPage:
+    """Put the Report page into ``wizard`` (a SetupWizard) at PageId.REPORT, replacing the
+    placeholder; also kept as ``wizard.report_page``."""
+    page = ReportPage(wizard.model)
+    if int(PageId.REPORT) in wizard.pageIds():
+        old = wizard.page(PageId.REPORT)
+        wizard.removePage(PageId.REPORT)
+        if old is not None:
+            old.deleteLater()
+    wizard.setPage(PageId.REPORT, page)
+    wizard.report_page = page
+    return page
+
+
+__all__ = ["ReportPage", "RemoteDialog", "register_report_page", "sweep_plot_png", "report_plots"]
