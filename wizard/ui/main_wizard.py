@@ -50,7 +50,8 @@ class SetupWizard(QWizard):
         built = {PageId.RECOMMEND: self.recommend_page, PageId.VERIFY: self.verify_page,
                  PageId.BENCHMARK: self.benchmark_page, PageId.VRAM: self.vram_page}
         for page_id in list(PageId)[2:]:
-            self.setPage(page_id, built.get(page_id) or PlaceholderPage(page_id, self.model))
+            if page_id != PageId.REPORT:
+                self.setPage(page_id, built.get(page_id) or PlaceholderPage(page_id, self.model))
         from wizard.ui.pages.report_page import register_report_page
 
         register_report_page(self)
