@@ -66,13 +66,15 @@ def main(argv: list[str] | None = None) -> int:
         grab("3-recommend")
         window.recommend_page.more_button.click()
         QTimer.singleShot(200, lambda: (grab("3-recommend-more"), window.next(),
-                                        QTimer.singleShot(300, fourth)))
+                                        QTimer.singleShot(1500, fourth)))
 
     def fourth() -> None:
-        grab("4-placeholder")
+        grab("4-environment")
         from wizard.ui.pages.base import PageId
 
         while window.currentId() != PageId.VRAM:
+            if window.currentId() == PageId.ENVIRONMENT:
+                window.environment_page.skip_install()
             window.next()
         QTimer.singleShot(500, lambda: (grab("8-vram"), finish()))
 

@@ -1,11 +1,12 @@
 """Screenshots of the Environment and Install pages during a real install from a loopback index.
 
 Run under a real X server (Xvfb) to see what a student sees:
-    python -m tests.gui.screenshot_install OUTDIR [--lang ko|en]
+    python -m tests.gui.screenshot_install OUTDIR [--lang ko|en] [--corrupt]
 Tiny wheels named like the recommended CPU build are served on 127.0.0.1 (the torch one slowly,
 so the download can be caught in the middle); the home folder is a temporary one with a Hangul
 name. Saves <lang>-5a-environment.png (the plan shown), <lang>-5b-install-download.png (in the
-middle of the download) and <lang>-5c-install-done.png, and prints their paths.
+middle of the download) and <lang>-5c-install-done.png -- or, with ``--corrupt`` (the torch file
+arrives damaged twice), <lang>-5c-install-failed.png -- and prints their paths.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("outdir")
     parser.add_argument("--lang", default="ko", choices=["ko", "en"])
+    parser.add_argument("--corrupt", action="store_true", help="the torch wheel arrives damaged: a failure")
     args = parser.parse_args(argv)
     out = Path(args.outdir)
     out.mkdir(parents=True, exist_ok=True)
@@ -70,8 +72,10 @@ def main(argv: list[str] | None = None) -> int:
              make_wheel(wheels, "typing-extensions", "4.12.2", files={"typing_extensions.py": "X = 1\n"})]
     index = LoopbackIndex().start()
     index.add_wheels(paths)
-    index.throttle(paths[0].name, 1_500_000)
+    index.throttle(paths[0].name, 3_000_000 if args.corrupt else 1_500_000)  # a failure fetches it twice
     index.throttle(paths[1].name, 400_000)
+    if args.corrupt:
+        index.corrupt(paths[0].name, times=2)
 
     set_language(args.lang)
     app = create_app([sys.argv[0]])
@@ -133,13 +137,14 @@ def main(argv: list[str] | None = None) -> int:
         when(lambda: install_page.runner is not None and not install_page.runner.running, done)
 
     def done() -> None:
-        QTimer.singleShot(400, lambda: (grab("5c-install-done"), finish()))
+        name = "5c-install-failed" if args.corrupt else "5c-install-done"
+        QTimer.singleShot(400, lambda: (grab(name), finish()))
 
     def finish() -> None:
         index.stop()
         window.gpu_page.cleanup()
         print("\n".join(saved))
-        app.exit(0 if install_page.state == "done" else 1)
+        app.exit(0 if install_page.state == ("failed" if args.corrupt else "done") else 1)
 
     when(plan_shown, environment)
     QTimer.singleShot(150000, lambda: (print("timed out", file=sys.stderr), app.exit(1)))

@@ -46,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def detected(_d) -> None:
         while window.currentId() != PageId.VERIFY:
+            if window.currentId() == PageId.ENVIRONMENT:
+                window.environment_page.skip_install()
             window.next()
         window.verify_page.probe.finished.connect(lambda _o: QTimer.singleShot(200, verified))
         window.verify_page.run_button.click()

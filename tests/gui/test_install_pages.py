@@ -28,14 +28,16 @@ from PySide6.QtWidgets import QWizard  # noqa: E402
 from tests.integration.index_server import LoopbackIndex, make_wheel  # noqa: E402
 from wizard.core import envs  # noqa: E402
 from wizard.core.host import RealHost  # noqa: E402
-from wizard.core.models import CondaEnv, CondaInstall, Detection, NvidiaInfo, PythonInterpreter, SystemInfo  # noqa: E402
+from wizard.core.models import (  # noqa: E402
+    CondaEnv, CondaInstall, Detection, NvidiaInfo, PythonInterpreter, SystemInfo,
+)
 from wizard.core.recovery import STATUS_CANCELLED, STATUS_COMPLETE, STATUS_FAILED, StateStore  # noqa: E402
 from wizard.core.session import Session  # noqa: E402
 from wizard.ui.main_wizard import SetupWizard  # noqa: E402
 from wizard.ui.pages import environment_page  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402
 from wizard.ui.pages.environment_page import (  # noqa: E402
-    MODE_EXISTING, MODE_EXISTING_CONDA, MODE_NEW_CONDA, MODE_NEW_VENV, MODE_RESUME, register_install_pages,
+    MODE_EXISTING, MODE_EXISTING_CONDA, MODE_NEW_CONDA, MODE_NEW_VENV, MODE_RESUME, MODE_SKIP, register_install_pages,
 )
 from wizard.ui.pages.install_page import STATE_CANCELLED, STATE_DONE, STATE_FAILED, STATE_REMOVED  # noqa: E402
 
@@ -112,20 +114,21 @@ def make_session(build, conda: list[CondaInstall] | None = None) -> Session:
 
 
 def open_pages(qtbot, session: Session, root: Path, index: LoopbackIndex | None):
-    """The real wizard, starting at the Environment page, with the mirror set to the loopback index."""
+    """The real wizard, starting at the Environment page, with the mirror setting pointing at the
+    loopback index (or, without one, at a port nobody listens on: tests never reach the internet)."""
+    from tests.integration.index_server import free_port
+
     window = SetupWizard(session)
     qtbot.addWidget(window)
     env_page, install_page = register_install_pages(window)
     env_page.cache_dir = str(root / "cache")
     env_page.state_dir = str(root / "state")
+    env_page.settings.mirror = (index.base if index is not None else f"http://127.0.0.1:{free_port()}") + "/whl"
     window.setStartId(PageId.ENVIRONMENT)
     window.show()
     window.restart()
     assert window.currentId() == PageId.ENVIRONMENT
-    if index is not None:
-        env_page.more_button.click()
-        env_page.mirror_edit.setText(index.base + "/whl")
-        env_page.mirror_edit.editingFinished.emit()
+    assert env_page.mirror_edit.text() == env_page.settings.mirror  # the setting is shown
     return window, env_page, install_page
 
 
@@ -309,10 +312,18 @@ def test_full_install_into_a_hangul_path_with_a_responsive_window(qtbot, build, 
     assert button.isEnabled() and button.text() == "Next >"
     button.click()
     assert window.currentId() == PageId.VERIFY
+    assert window.model.session.results["target_python"] == result["env_python"]
     # the heartbeat kept running through the download (a worker thread) and the install (QProcess)
     for step in ("download", "install"):
         assert beat.ticks.get(step, 0) >= 3, beat.ticks
-    print(f"\nevent-loop heartbeat (10 ms timer), worst gap per step: "
+    # the same build again into that environment: "already installed", said plainly
+    again, env_page2, _ = open_pages(qtbot, make_session(build), root, index)
+    assert env_page2.add_existing_folder(str(env_dir))
+    wait_plan(qtbot, env_page2)
+    assert env_page2.plan.already_satisfied
+    assert "Everything is already installed" in env_page2.plan_total.text()
+    assert {env_page2.plan_tree.topLevelItem(i).text(2) for i in range(3)} == {"already installed"}
+    print("\nevent-loop heartbeat (10 ms timer), worst gap per step: "
           + ", ".join(f"{k} {v * 1000:.1f} ms ({beat.ticks[k]} ticks)" for k, v in sorted(beat.gaps.items())))
 
 
@@ -377,3 +388,210 @@ def test_a_corrupted_file_fails_clearly_and_remove_cleans_up(qtbot, build, index
     assert "Removed" in page.message and page.change_button.isVisible()
     page.change_button.click()  # back to choose another environment
     assert window.currentId() == PageId.ENVIRONMENT
+
+
+def test_network_failure_names_the_host_then_a_mirror_and_install_again(qtbot, build, index, wheels, root):
+    from tests.integration.index_server import free_port
+
+    dead = f"http://127.0.0.1:{free_port()}/whl"
+    window, env_page, page = open_pages(qtbot, make_session(build), root, None)
+    assert not env_page.advanced.isVisibleTo(env_page)
+    env_page.mirror_edit.setText(dead)  # a mirror that does not answer
+    env_page.mirror_edit.editingFinished.emit()
+    env_dir = root / "envs" / "느린 네트워크"
+    choose_new_venv(qtbot, env_page, env_dir)
+    assert env_page.plan_error is not None and env_page.plan_error.kind == "network"
+    assert "127.0.0.1" in env_page.plan_status.text() and "mirror" in env_page.plan_status.text()
+    assert env_page.advanced.isVisibleTo(env_page)  # the settings open by themselves
+    assert env_page.isComplete()  # the checks pass; the plan is worked out again during the install
+    env_page.more_button.click()  # folded away again
+    commit(window)
+    wait_end(qtbot, page)
+    assert page.state == STATE_FAILED and page.job.failure.kind == "network"
+    assert "127.0.0.1" in page.message and "Change settings" in page.message
+    assert page.resume_button.isVisible() and page.remove_button.isVisible() and page.change_button.isVisible()
+    # the student sets a working mirror and installs again: the same folder, resumed
+    page.change_button.click()
+    assert window.currentId() == PageId.ENVIRONMENT
+    assert env_page.advanced.isVisibleTo(env_page)
+    env_page.mirror_edit.setText(index.base + "/whl")
+    env_page.mirror_edit.editingFinished.emit()
+    wait_plan(qtbot, env_page)
+    assert env_page.resume_state is not None and "unfinished install" in env_page.venv_note.text()
+    assert env_page.isComplete()
+    commit(window)
+    wait_end(qtbot, page)
+    assert page.state == STATE_DONE, page.message
+    assert "create" not in page.job.summary()["steps_run"]  # the environment made before was kept
+    assert any("Resuming" in line for line in page.job.log_lines)
+
+
+def test_a_failed_install_into_an_existing_environment_is_restored(qtbot, build, wheels, root, tmp_path_factory,
+                                                                     monkeypatch):
+    """An existing venv: its package list is saved first; a torch that does not import fails the
+    check at the end, and Restore puts the environment back as it was (the replaced package
+    comes back from the student's own index: here the loopback one, set as PIP_INDEX_URL)."""
+    import venv
+
+    best = build.best
+    d = tmp_path_factory.mktemp("broken wheels")
+    broken = [make_wheel(d, "torch", f"{best.torch}+cpu", requires=["typing-extensions>=4"],
+                         files={"torch/__init__.py": "raise ImportError('this build is broken')\n"}),
+              wheels["torchvision"], wheels["typing"]]
+    old_typing = make_wheel(d, "typing-extensions", "4.0.0", files={"typing_extensions.py": "X = 0\n"})
+    env_dir = root / "기존 환경"
+    venv.create(env_dir, with_pip=False)
+    py = env_python(env_dir)
+    with LoopbackIndex() as idx:
+        idx.add_wheels([*broken, old_typing])
+        monkeypatch.setenv("PIP_INDEX_URL", idx.simple_url)
+        pre = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q",
+                              "typing-extensions==4.0.0"], capture_output=True, text=True, timeout=300)
+        assert pre.returncode == 0, pre.stderr
+        window, env_page, page = open_pages(qtbot, make_session(build), root, idx)
+        assert env_page.add_existing_folder(str(env_dir))
+        wait_plan(qtbot, env_page)
+        assert env_page.target.kind == envs.KIND_EXISTING_VENV and env_page.isComplete()
+        replaced = [f for f in env_page.plan.files if f.name == "typing-extensions"][0]
+        assert replaced.installed_version == "4.0.0" and not replaced.satisfied
+        commit(window)
+        wait_end(qtbot, page)
+        assert page.state == STATE_FAILED and page.job.failure.step_id == "verify", page.message
+        assert "this build is broken" in page.message
+        assert page.restore_button.isVisible() and not page.remove_button.isVisible()  # never Remove: not ours
+        page.restore_button.click()
+        qtbot.waitUntil(lambda: page.state in ("restored", STATE_FAILED), timeout=WAIT_MS)
+    assert page.state == "restored", page.message + "\n".join(list(page.job.log_lines)[-20:])
+    assert "previous packages are back" in page.message
+    out = subprocess.run([str(py), "-c", "import importlib.util as u, typing_extensions as t; "
+                                         "print(t.X, u.find_spec('torch') is None)"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["0", "True"], out.stderr + "\n".join(page.job.log_lines)
+
+
+def test_closing_the_window_during_a_download_stops_it_and_keeps_it_resumable(qtbot, build, index, wheels, root):
+    index.throttle(wheels["torch"].name, 500_000)
+    window, env_page, page = open_pages(qtbot, make_session(build), root, index)
+    env_dir = root / "envs" / "창 닫기"
+    choose_new_venv(qtbot, env_page, env_dir)
+    commit(window)
+    qtbot.waitUntil(lambda: page.last_download is not None and page.last_download.fetched_bytes > 200_000,
+                    timeout=WAIT_MS)
+    window.reject()  # the window's own Cancel / close
+    qtbot.waitUntil(lambda: not page.runner.running, timeout=WAIT_MS)
+    state = StateStore(root / "state").load(str(env_dir))
+    assert state.status == STATUS_CANCELLED and envs.is_incomplete(str(env_dir))
+    assert any(p.stat().st_size > 200_000 for p in (root / "cache" / "partial").glob("*.part"))
+
+
+def test_a_python_from_uv_says_what_it_downloads_and_from_where(qtbot, build, root, monkeypatch):
+    uv = envs.find_uv()
+    if not uv:
+        pytest.skip("uv is not installed (pip install uv)")
+    monkeypatch.setenv("UV_PYTHON_INSTALL_DIR", str(root / "uv pythons"))  # uv has no Python of its own here
+    session = make_session(build)
+    window, page, _install = open_pages(qtbot, session, root, None)
+    page.more_button.click()
+    page.python_mirror_edit.setText("https://mirror.example.org/pbs")
+    page.python_mirror_edit.editingFinished.emit()
+    combo = page.python_combo
+    uv_item = next(i for i in range(combo.count()) if combo.itemData(i)[0] == "uv")
+    assert combo.itemData(uv_item)[1] == session.results["recommendation"].version
+    assert "with uv" in combo.itemText(uv_item)
+    page.python_combo.setCurrentIndex(uv_item)
+    wait_plan(qtbot, page)
+    qtbot.waitUntil(lambda: "Asking uv" not in page.venv_note.text(), timeout=WAIT_MS)
+    note = page.venv_note.text()
+    assert "uv will download Python" in note and "mirror.example.org" in note, note
+    assert page.target.creator == envs.CREATOR_UV and page.target.python_version
+    assert page.plan is None and "once the environment exists" in page.plan_status.text()
+    assert page.isComplete()
+    assert page.validatePage()
+    options = session.results["install_request"].options
+    assert options.uv_python_mirror == "https://mirror.example.org/pbs"
+
+
+# --------------------------------------------------------------------------------------------
+# The QProcess runner on its own
+# --------------------------------------------------------------------------------------------
+def _run_spec(qtbot, spec, cancel_after_first_line: bool = False):
+    from wizard.ui.process_runner import ProcessRunner
+
+    runner = ProcessRunner()
+    lines, ended = [], []
+    runner.line.connect(lines.append)
+    runner.ended.connect(ended.append)
+
+    def on_line(_text: str) -> None:
+        if cancel_after_first_line and len(lines) == 1:
+            runner.cancel()
+
+    runner.line.connect(on_line)
+    runner.start(spec)
+    qtbot.waitUntil(lambda: bool(ended), timeout=WAIT_MS)
+    return lines, ended[0]
+
+
+def test_process_runner_decodes_split_hangul_and_cp949(qtbot):
+    from wizard.core.install_runner import ProcessSpec
+    from wizard.core.host import child_env
+
+    code = ("import sys, time\n"
+            "data = '설치 완료: 가상 환경\\n'.encode('utf-8')\n"
+            "for i in range(len(data)):\n"
+            "    sys.stdout.buffer.write(data[i:i + 1]); sys.stdout.buffer.flush(); time.sleep(0.002)\n"
+            "sys.stdout.buffer.write('윈도우 메시지\\r\\n'.encode('cp949'))\n"
+            "sys.stderr.write('stderr 줄\\n'); sys.stderr.flush()\n"
+            "sys.stdout.buffer.write('끝'.encode('utf-8'))\n")
+    lines, result = _run_spec(qtbot, ProcessSpec([sys.executable, "-c", code], child_env(), None, 60))
+    assert result.ok and result.returncode == 0
+    assert lines[:2] == ["설치 완료: 가상 환경", "윈도우 메시지"]
+    assert "stderr 줄" in lines and lines[-1] == "끝"  # merged channels; the last line without a newline
+
+
+def test_process_runner_cancel_stops_the_whole_tree_and_reports_it(qtbot):
+    import psutil
+
+    from wizard.core.host import child_env
+    from wizard.core.install_runner import ProcessSpec
+
+    code = ("import subprocess, sys, time; "
+            "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
+            "print(c.pid, flush=True); time.sleep(60)")
+    start = time.monotonic()
+    lines, result = _run_spec(qtbot, ProcessSpec([sys.executable, "-c", code], child_env(), None, 60),
+                              cancel_after_first_line=True)
+    assert result.cancelled and result.returncode is None and not result.ok
+    assert time.monotonic() - start < 10
+    grandchild = int(lines[0])
+    qtbot.waitUntil(lambda: not psutil.pid_exists(grandchild)
+                    or psutil.Process(grandchild).status() == psutil.STATUS_ZOMBIE, timeout=10_000)
+
+
+def test_process_runner_timeout_exit_code_and_missing_program(qtbot):
+    from wizard.core.host import child_env
+    from wizard.core.install_runner import ProcessSpec
+
+    _lines, slow = _run_spec(qtbot, ProcessSpec([sys.executable, "-c", "import time; time.sleep(30)"],
+                                                child_env(), None, 0.5))
+    assert slow.timed_out and slow.returncode is None
+    _lines, failing = _run_spec(qtbot, ProcessSpec([sys.executable, "-c", "raise SystemExit(3)"], child_env()))
+    assert failing.returncode == 3 and not failing.ok
+    _lines, missing = _run_spec(qtbot, ProcessSpec(["/no/such/program-gsw"], child_env()))
+    assert missing.error == "not found" and missing.returncode is None
+
+
+def test_skipping_the_install_goes_to_verify_and_back(qtbot, build, root):
+    window, page, _install = open_pages(qtbot, make_session(build), root, None)
+    page.skip_install()
+    assert page.mode() == MODE_SKIP and page.isComplete() and not page.isCommitPage()
+    next_button = window.button(QWizard.WizardButton.NextButton)
+    assert next_button.isVisible() and next_button.isEnabled()
+    assert not window.button(QWizard.WizardButton.CommitButton).isVisible()
+    next_button.click()
+    assert window.currentId() == PageId.VERIFY
+    assert "install_request" not in window.model.session.results
+    window.back()  # nothing was committed
+    assert window.currentId() == PageId.ENVIRONMENT
+    page.set_mode(MODE_NEW_VENV)
+    assert page.isCommitPage() and page.nextId() == PageId.INSTALL

@@ -61,7 +61,7 @@ def _looks_like_a_window(path: Path) -> None:
 def test_pages_screenshot(xvfb_display, scenario, lang):
     paths = _run(xvfb_display, "--scenario", scenario, "--lang", lang, "--plot-seconds", "3")
     assert [p.name for p in paths] == [f"{scenario}-{lang}-{n}.png" for n in ("1-system", "2-gpu", "3-recommend", "3-recommend-more",
-                                                                       "4-placeholder", "8-vram")]
+                                                                       "4-environment", "8-vram")]
     for path in paths:
         _looks_like_a_window(path)
 

@@ -52,8 +52,10 @@ class SetupWizard(QWizard):
         for page_id in list(PageId)[2:]:
             if page_id != PageId.REPORT:
                 self.setPage(page_id, built.get(page_id) or PlaceholderPage(page_id, self.model))
+        from wizard.ui.pages.environment_page import register_install_pages
         from wizard.ui.pages.report_page import register_report_page
 
+        register_install_pages(self)
         register_report_page(self)
         self.currentIdChanged.connect(lambda _id: self._update_steps())
         self.system_page.rerun.clicked.connect(self.rerun_diagnostics)

@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+import shiboken6
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
 from wizard.core.install_runner import (
@@ -50,8 +51,13 @@ KILL_GRACE_S = 2.0  # terminate → (this long) → kill; the whole stop stays w
 
 
 def _quote(arg: str) -> str:
+    """An argument as the log shows it: quoted to paste into a shell; an inline script (``-c``
+    with several lines) by its first line, so the log stays one line per command."""
     from wizard.core.install_commands import quote_arg
 
+    if "\n" in arg:
+        lines = arg.strip().splitlines()
+        return quote_arg(f"{lines[0]} … ({len(lines)} lines)")
     return quote_arg(arg)
 
 
@@ -221,7 +227,8 @@ class StepRunner(QObject):
         def on_log(text: str) -> None:
             if previous is not None:
                 previous(text)
-            self.line.emit(text)
+            if self._alive():
+                self.line.emit(text)
 
         job.on_log = on_log
 
@@ -346,8 +353,13 @@ class StepRunner(QObject):
         if self.running:
             self._report(p)
 
+    def _alive(self) -> bool:
+        """False once Qt has deleted this object (the window closed while a worker finished):
+        the job's own record is still kept, only the signals go nowhere."""
+        return shiboken6.isValid(self)
+
     def _report(self, p: StepProgress | None) -> None:
-        if self.current is None:
+        if self.current is None or not self._alive():
             return
         frac = p.fraction if p is not None else None
         overall = self.job.overall_fraction(self.steps, self.current.id, frac)
@@ -356,6 +368,8 @@ class StepRunner(QObject):
     # --- outcomes ------------------------------------------------------------------------------------
     def _succeeded(self, step: Step) -> None:
         self.job.step_succeeded(step)
+        if not self._alive():
+            return
         self._report(StepProgress(step.id, 1.0))
         QTimer.singleShot(0, self._next)
 
@@ -371,7 +385,8 @@ class StepRunner(QObject):
         self.running = False
         self.outcome = ok
         self.job.on_log = self._previous_on_log
-        self.finished.emit(ok)
+        if self._alive():
+            self.finished.emit(ok)
 
 
 __all__ = ["KILL_GRACE_S", "ProcessRunner", "Progress", "StepRunner"]

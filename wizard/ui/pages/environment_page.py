@@ -21,7 +21,7 @@ or Restore instead).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
@@ -59,7 +59,8 @@ MODE_EXISTING = "existing"
 MODE_NEW_CONDA = "new-conda"
 MODE_EXISTING_CONDA = "existing-conda"
 MODE_RESUME = "resume"
-MODES = (MODE_RESUME, MODE_NEW_VENV, MODE_EXISTING, MODE_NEW_CONDA, MODE_EXISTING_CONDA)
+MODE_SKIP = "skip"  # PyTorch is already there (the re-run after a driver update): straight to Verify
+MODES = (MODE_RESUME, MODE_NEW_VENV, MODE_EXISTING, MODE_NEW_CONDA, MODE_EXISTING_CONDA, MODE_SKIP)
 
 GREEN, ORANGE, RED, GREY = "#2e7d32", "#ef6c00", "#c62828", "#6d6d6d"
 REFRESH_DELAY_MS = 250
@@ -97,11 +98,15 @@ class InstallSettings:
     python_mirror: str = ""
     proxy: str = ""
     installer: str = INSTALLER_PIP
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def _esc(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def marked(symbol: str, colour: str, text: str) -> str:
+    """``text`` (escaped) after a coloured mark, for the rich-text labels."""
+    return f'<span style="color:{colour}">{symbol} {_esc(text)}</span>'
 
 
 def ask_yes_no(parent: QWidget, title: str, text: str, yes_text: str, no_text: str) -> bool:
@@ -202,6 +207,7 @@ class EnvironmentPage(BasePage):
         self._plan_gen = 0
         self._tasks: list[Any] = []
         self._uv_text: dict[tuple, str] = {}
+        self._auto_path: str | None = None
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(REFRESH_DELAY_MS)
@@ -287,6 +293,9 @@ class EnvironmentPage(BasePage):
         self._build_existing(self.mode_panels[MODE_EXISTING])
         self._build_new_conda(self.mode_panels[MODE_NEW_CONDA])
         self._build_existing_conda(self.mode_panels[MODE_EXISTING_CONDA])
+        skip_form = self._panel_layout(self.mode_panels[MODE_SKIP])
+        self.skip_note = self._note()
+        skip_form.addRow(self.skip_note)
         layout.addWidget(self.target_box)
 
         self.more_button = QToolButton()
@@ -303,7 +312,8 @@ class EnvironmentPage(BasePage):
         self.mirror_edit.setPlaceholderText("https://mirror.example.org/whl")
         self.python_mirror_edit = QLineEdit()
         self.python_mirror_edit.setObjectName("pythonMirrorEdit")
-        self.python_mirror_edit.setPlaceholderText("https://mirror.example.org/python-build-standalone/releases/download")
+        self.python_mirror_edit.setPlaceholderText(
+            "https://mirror.example.org/python-build-standalone/releases/download")
         self.proxy_edit = QLineEdit()
         self.proxy_edit.setObjectName("proxyEdit")
         self.proxy_edit.setPlaceholderText("http://proxy.example.org:3128")
@@ -319,6 +329,10 @@ class EnvironmentPage(BasePage):
         adv.addRow(self.installer_label, self.installer_combo)
         for edit in (self.mirror_edit, self.python_mirror_edit, self.proxy_edit):
             edit.editingFinished.connect(self._settings_changed)
+        self.mirror_edit.setText(self.settings.mirror)
+        self.python_mirror_edit.setText(self.settings.python_mirror)
+        self.proxy_edit.setText(self.settings.proxy)
+        self.installer_combo.setCurrentIndex(max(0, self.installer_combo.findData(self.settings.installer)))
         self.installer_combo.currentIndexChanged.connect(lambda _i: self._settings_changed())
         self.advanced.hide()
         layout.addWidget(self.advanced)
@@ -467,20 +481,29 @@ class EnvironmentPage(BasePage):
 
     # --- QWizardPage -------------------------------------------------------------------------------
     def initializePage(self) -> None:  # noqa: N802
-        first = not self.built
-        if first:
+        if not self.built:
             self._build()
-        self._fill_lists(select_default=first)
-        self.retranslate()
+        self.retranslate()  # also fills the lists: interpreters, environments, unfinished installs
         self.refresh()
 
     def isComplete(self) -> bool:  # noqa: N802
+        if self.built and self.mode() == MODE_SKIP:
+            return True
         return (self.built and self.target is not None and self.candidate() is not None
                 and self.checks is not None and not self.checks_running and self.checks.preflight.ok)
+
+    def nextId(self) -> int:  # noqa: N802
+        """Install next -- or, when the student skips installing, Verify."""
+        if self.built and self.mode() == MODE_SKIP:
+            return int(PageId.VERIFY)
+        return int(PageId.INSTALL)
 
     def validatePage(self) -> bool:  # noqa: N802
         if not self.isComplete():
             return False
+        if self.mode() == MODE_SKIP:
+            self.session.results.pop("install_request", None)
+            return True
         options = self.options()
         if options is None or self.target is None:
             return False
@@ -508,7 +531,7 @@ class EnvironmentPage(BasePage):
         d = self.session.detection
         return [c for c in (d.conda if d else []) if c.exe and (c.error is None or c.envs)]
 
-    def _fill_lists(self, select_default: bool = False) -> None:
+    def _fill_lists(self) -> None:
         """Interpreters, existing environments, conda envs and unfinished installs."""
         from wizard.core.system import default_env_root
 
@@ -520,7 +543,7 @@ class EnvironmentPage(BasePage):
         combo.clear()
         chosen = getattr(getattr(self.choice(), "interpreter", None), "path", None)
         for p in self._usable_pythons():
-            mark = "  ★" if p.path == chosen else ""
+            mark = "  " + t("envpage.python.recommended") if p.path == chosen else ""
             combo.addItem(f"Python {p.version} — {p.path}{mark}", ("python", p.path, p.version))
         version = self.python_version()
         self._uv = envs.find_uv()
@@ -530,7 +553,8 @@ class EnvironmentPage(BasePage):
                 item = combo.model().item(combo.count() - 1)
                 if item is not None:
                     item.setEnabled(False)
-        index = combo.findData(current) if current is not None else -1
+        # (findData compares Python objects by identity: look for an equal tuple instead)
+        index = next((i for i in range(combo.count()) if combo.itemData(i) == current), -1)
         if index < 0:
             index = next((i for i in range(combo.count()) if (combo.itemData(i) or ("",))[0] == "python"
                           and combo.itemData(i)[1] == chosen), -1)
@@ -538,9 +562,11 @@ class EnvironmentPage(BasePage):
             index = combo.count() - 1  # no interpreter fits: uv installs the recommended version
         combo.setCurrentIndex(max(0, index))
         combo.blockSignals(False)
-        if not self.venv_path.text().strip():
+        typed = self.venv_path.text().strip()
+        if not typed or typed == self._auto_path:  # follow the build unless the student typed a path
+            self._auto_path = self.default_venv_path()
             self.venv_path.blockSignals(True)
-            self.venv_path.setText(self.default_venv_path())
+            self.venv_path.setText(self._auto_path)
             self.venv_path.blockSignals(False)
 
         # existing: venvs the detection saw or the wizard made, and interpreters themselves
@@ -555,7 +581,8 @@ class EnvironmentPage(BasePage):
         venv_pythons = {envs.existing_venv(x.path).python_exe for x in targets}
         for p in self._usable_pythons():
             if not p.is_venv and p.path not in venv_pythons:
-                combo.addItem(t("envpage.existing.python", version=p.version, path=p.path), envs.existing_python(p.path))
+                combo.addItem(t("envpage.existing.python", version=p.version, path=p.path),
+                              envs.existing_python(p.path))
         if current_path:
             for i in range(combo.count()):
                 if combo.itemData(i).path == current_path:
@@ -574,9 +601,10 @@ class EnvironmentPage(BasePage):
         has_conda = bool(self._condas())
         self.mode_buttons[MODE_NEW_CONDA].setEnabled(has_conda)
         self.mode_buttons[MODE_EXISTING_CONDA].setEnabled(combo.count() > 0)
-        self.mode_buttons[MODE_EXISTING].setEnabled(self.existing_combo.count() > 0 or True)
-        if select_default or self.mode_group.checkedButton() is None \
-                or not self.mode_group.checkedButton().isEnabled():
+        for mode in (MODE_NEW_CONDA, MODE_EXISTING_CONDA):
+            button = self.mode_buttons[mode]
+            button.setToolTip("" if button.isEnabled() else t("envpage.conda.not_found"))
+        if self.mode_group.checkedButton() is None or not self.mode_group.checkedButton().isEnabled():
             self.mode_buttons[MODE_NEW_VENV].setChecked(True)
         self._show_panels()
 
@@ -630,13 +658,22 @@ class EnvironmentPage(BasePage):
         self.mode_buttons[mode].setChecked(True)
 
     def _mode_changed(self) -> None:
+        # skipping changes nothing, so it commits to nothing: Back from Verify comes here again
+        self.setCommitPage(self.mode() != MODE_SKIP)
         self._show_panels()
         self._changed()
+
+    def skip_install(self) -> None:
+        """Choose "skip": no install, Next goes to Verify (also what tests walking the flow use)."""
+        if not self.built:
+            self._build()
+            self.retranslate()
+        self.set_mode(MODE_SKIP)
 
     def _show_panels(self) -> None:
         current = self.mode()
         for mode, panel in self.mode_panels.items():
-            panel.setVisible(mode == current and self.mode_buttons[mode].isVisible())
+            panel.setVisible(mode == current and not self.mode_buttons[mode].isHidden())
 
     def _changed(self) -> None:
         """A choice changed: the old answers no longer apply; new ones come shortly."""
@@ -652,6 +689,11 @@ class EnvironmentPage(BasePage):
         self.settings.installer = self.installer_combo.currentData() or INSTALLER_PIP
         self._changed()
 
+    def show_settings(self) -> None:
+        """Open the mirror/proxy/installer settings (after a network failure)."""
+        if self.built and not self.more_button.isChecked():
+            self.more_button.setChecked(True)
+
     def _toggle_advanced(self, shown: bool) -> None:
         self.advanced.setVisible(shown)
         self.more_button.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
@@ -660,6 +702,8 @@ class EnvironmentPage(BasePage):
         """The target the page's controls describe, or (None, why not)."""
         mode = self.mode()
         self.resume_state = None
+        if mode == MODE_SKIP:
+            return None, None
         if mode == MODE_RESUME:
             state = self.resume_combo.currentData()
             if state is None:
@@ -722,8 +766,12 @@ class EnvironmentPage(BasePage):
         self.target, self.target_problem = self.build_target()
         self._show_notes()
         self._show_what()
+        skip = self.mode() == MODE_SKIP
+        for box in (self.what_label, self.plan_box, self.checks_box, self.more_button):
+            box.setVisible(not skip)
+        self.advanced.setVisible(not skip and self.more_button.isChecked())
         gen = self._gen
-        if self.target is None or self.candidate() is None:
+        if skip or self.target is None or self.candidate() is None:
             self.checks = None
             self._show_checks()
             self._show_plan()
@@ -734,6 +782,8 @@ class EnvironmentPage(BasePage):
         if key != self.plan_key:
             self.plan_key = key
             self.plan, self.plan_error = None, None
+            self._plan_gen += 1  # an answer still on its way is for the old key
+            self.plan_running = False
             if key[0] is not None:
                 self._start_plan(self.target, options)
         self._show_plan()
@@ -802,7 +852,7 @@ class EnvironmentPage(BasePage):
                 return
             self.checks_running = False
             self.checks = None
-            self.checks_label.setText(f'<span style="color:{RED}">✖ {_esc(text.strip().splitlines()[0])}</span>')
+            self.checks_label.setText(marked("✖", RED, text.strip().splitlines()[0]))
             self.completeChanged.emit()
 
         self._keep(submit(run_checks, target, self.host, self.plan, self.effective_cache_dir(), set(self.confirmed),
@@ -870,7 +920,7 @@ class EnvironmentPage(BasePage):
     def add_existing_folder(self, folder: str) -> bool:
         """Add a venv folder the detection did not list, and select it."""
         if not os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
-            self.existing_note.setText(f'<span style="color:{RED}">✖ {_esc(t("install.check.not_a_venv", path=folder))}</span>')
+            self.existing_note.setText(marked("✖", RED, t("install.check.not_a_venv", path=folder)))
             return False
         target = envs.existing_venv(os.path.abspath(folder))
         self.existing_combo.addItem(t("envpage.existing.venv", path=target.path), target)
@@ -905,12 +955,12 @@ class EnvironmentPage(BasePage):
             self._fill_unfinished()
             self._show_panels()
             if refused:
-                self.resume_note.setText(f'<span style="color:{RED}">✖ {_esc(t("installpage.remove.refused", reason=refused))}</span>')
+                self.resume_note.setText(marked("✖", RED, t("installpage.remove.refused", reason=refused)))
             self._changed()
 
         def failed(text: str) -> None:
             self.remove_button.setEnabled(True)
-            self.resume_note.setText(f'<span style="color:{RED}">✖ {_esc(text.strip().splitlines()[0])}</span>')
+            self.resume_note.setText(marked("✖", RED, text.strip().splitlines()[0]))
 
         self._keep(submit(work, on_done=done, on_failed=failed))
 
@@ -931,7 +981,7 @@ class EnvironmentPage(BasePage):
 
     def _show_notes(self) -> None:
         mode = self.mode()
-        problem = f'<span style="color:{RED}">✖ {_esc(self.target_problem)}</span>' if self.target_problem else ""
+        problem = marked("✖", RED, self.target_problem) if self.target_problem else ""
         if mode == MODE_NEW_VENV:
             parts = [problem] if problem else []
             data = self.python_combo.currentData()
@@ -945,7 +995,7 @@ class EnvironmentPage(BasePage):
                 want = self.python_version()
                 have = ".".join(str(data[2] or "").split(".")[:2])
                 if want and have and have != want:
-                    parts.append(f'<span style="color:{ORANGE}">⚠ {_esc(t("envpage.python.other_version", have=have, want=want))}</span>')
+                    parts.append(marked("⚠", ORANGE, t("envpage.python.other_version", have=have, want=want)))
             self.venv_note.setText("<br>".join(parts))
             self.venv_note.setVisible(bool(parts))
         elif mode == MODE_EXISTING:
@@ -956,12 +1006,14 @@ class EnvironmentPage(BasePage):
             issue = envs.conda_name_problem(self.conda_name.text().strip(), names)
             parts = [problem] if problem else []
             if issue is not None:
-                parts.append(f'<span style="color:{RED}">✖ {_esc(issue.text(language()))}</span>')
+                parts.append(marked("✖", RED, issue.text(language())))
             if condas:
                 parts.append(_esc(t("envpage.conda.uses", exe=condas[0].exe, version=self.python_version() or "?")))
             self.conda_note.setText("<br>".join(parts))
         elif mode == MODE_EXISTING_CONDA:
             self.conda_env_note.setText(problem or _esc(t("envpage.conda.existing_note")))
+        elif mode == MODE_SKIP:
+            self.skip_note.setText(_esc(t("envpage.skip.note")))
         elif mode == MODE_RESUME:
             state = self.resume_state
             if state is not None:
@@ -990,7 +1042,8 @@ class EnvironmentPage(BasePage):
             text = err.message.text(lang)
             hint = ""
             if err.kind == "network":
-                hint = "<br>" + _esc(t("envpage.plan.mirror_hint", host=err.host or "?"))
+                hint = "<br>" + _esc(t("envpage.plan.mirror_hint"))
+                self.show_settings()
             self.plan_status.setText(f'<span style="color:{RED}">✖ {_esc(text)}</span>{hint}')
             self.plan_tree.hide()
             return
@@ -1052,10 +1105,13 @@ class EnvironmentPage(BasePage):
         for c in outcome.preflight.checks:
             if c.severity == envs.SEVERITY_OK:
                 continue  # the free space rows above say it
+            if c.id == "conda-name" and self.mode() == MODE_NEW_CONDA:
+                continue  # said next to the name field
             if c.severity == envs.SEVERITY_CONFIRM:
                 mark, colour = ("✓", GREEN) if c.confirmed else ("⚠", RED)
                 suffix = t("envpage.checks.confirmed") if c.confirmed else t("envpage.checks.needs_confirm")
-                lines.append(f'<span style="color:{colour}">{mark}</span>&nbsp;{_esc(c.text(lang))} <i>{_esc(suffix)}</i>')
+                lines.append(f'<span style="color:{colour}">{mark}</span>&nbsp;{_esc(c.text(lang))} '
+                             f'<i>{_esc(suffix)}</i>')
             elif c.severity == envs.SEVERITY_ERROR:
                 lines.append(f'<span style="color:{RED}">✖</span>&nbsp;{_esc(c.text(lang))}')
             else:
@@ -1078,7 +1134,7 @@ class EnvironmentPage(BasePage):
             return
         labels = {MODE_RESUME: "envpage.mode.resume", MODE_NEW_VENV: "envpage.mode.new_venv",
                   MODE_EXISTING: "envpage.mode.existing", MODE_NEW_CONDA: "envpage.mode.new_conda",
-                  MODE_EXISTING_CONDA: "envpage.mode.existing_conda"}
+                  MODE_EXISTING_CONDA: "envpage.mode.existing_conda", MODE_SKIP: "envpage.mode.skip"}
         for mode, key in labels.items():
             self.mode_buttons[mode].setText(t(key))
         self.target_box.setTitle(t("envpage.target.title"))
@@ -1089,7 +1145,6 @@ class EnvironmentPage(BasePage):
         self.remove_button.setText(t("envpage.resume.remove"))
         self.conda_name_label.setText(t("envpage.conda.name") + ":")
         self.more_button.setText(t("envpage.advanced"))
-        self.advanced.setTitle(t("envpage.advanced"))
         self.mirror_label.setText(t("envpage.advanced.mirror") + ":")
         self.mirror_edit.setToolTip(t("envpage.advanced.mirror_tip"))
         self.python_mirror_label.setText(t("envpage.advanced.python_mirror") + ":")
@@ -1101,6 +1156,7 @@ class EnvironmentPage(BasePage):
         self.checks_box.setTitle(t("envpage.checks.title"))
         self.confirm_button.setText(t("envpage.confirm.button"))
         self.space_form.retranslate()
+        self._fill_lists()
         if self.target is not None or self.target_problem:
             self._show_what()
             self._show_notes()
@@ -1124,6 +1180,9 @@ def register_install_pages(wizard: Any) -> tuple[EnvironmentPage, Any]:
     closes. Returns both pages (also kept as ``wizard.environment_page`` / ``install_page``)."""
     from wizard.ui.pages.install_page import InstallPage
 
+    existing = getattr(wizard, "environment_page", None)
+    if isinstance(existing, EnvironmentPage) and wizard.page(PageId.ENVIRONMENT) is existing:
+        return existing, wizard.install_page  # already registered: once is enough
     env_page = EnvironmentPage(wizard.model)
     install_page = InstallPage(wizard.model)
     for page_id, page in ((PageId.ENVIRONMENT, env_page), (PageId.INSTALL, install_page)):

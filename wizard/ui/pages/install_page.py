@@ -48,13 +48,14 @@ from wizard.core.install_plan import format_bytes
 from wizard.core.install_runner import STEP_DOWNLOAD, InstallJob
 from wizard.core.recovery import OPTION_REMOVE, OPTION_RESTORE, OPTION_RESUME
 from wizard.ui.pages.base import BasePage, PageId
-from wizard.ui.pages.environment_page import GREEN, ORANGE, RED, InstallRequest, _esc, ask_yes_no
+from wizard.ui.pages.environment_page import GREEN, ORANGE, RED, InstallRequest, _esc, ask_yes_no, marked
 from wizard.ui.process_runner import Progress, StepRunner
 from wizard.ui.session_model import SessionModel
 from wizard.ui.widgets.log_view import LogView
 from wizard.ui.workers import submit
 
 BAR_STEPS = 1000
+FILE_ROWS = 6
 FILE_STATES = ("waiting", "cached", "downloading", "verifying", "done", "failed", "cancelled")
 NETWORK_KINDS = ("network", "http")
 
@@ -64,6 +65,7 @@ STATE_STOPPING = "stopping"
 STATE_DONE = "done"
 STATE_FAILED = "failed"
 STATE_CANCELLED = "cancelled"
+STATE_REMOVING = "removing"
 STATE_REMOVED = "removed"
 STATE_RESTORED = "restored"
 
@@ -148,7 +150,6 @@ class InstallPage(BasePage):
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Fixed)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
         header.resizeSection(2, 170)
-        self.files.setMaximumHeight(150)
         layout.addWidget(self.files)
 
         self.result = QLabel()
@@ -203,14 +204,21 @@ class InstallPage(BasePage):
         request = self.model.session.results.get("install_request")
         if not isinstance(request, InstallRequest):
             self.request = None
-            self._finish_text(f'<span style="color:{RED}">✖ {_esc(t("installpage.no_request"))}</span>')
+            self._finish_text(marked("✖", RED, t("installpage.no_request")))
             return
+        if request is not self.request:
+            self.job = None  # another choice on the Environment page: a new job, not a resume
         self.request = request
         self.model.session.results.pop("install", None)
-        QTimer.singleShot(0, self.start)
+        self.start()  # the steps themselves begin on the next turn of the event loop
 
     def isComplete(self) -> bool:  # noqa: N802
         return self.state == STATE_DONE
+
+    @property
+    def busy(self) -> bool:
+        """Something runs: an install, a restore, or a removal."""
+        return self.state == STATE_REMOVING or (self.runner is not None and self.runner.running)
 
     def cleanupPage(self) -> None:  # noqa: N802 - leaving backwards (Change settings): nothing may run
         self.shutdown()
@@ -223,7 +231,7 @@ class InstallPage(BasePage):
     # --- running -----------------------------------------------------------------------------------
     def start(self) -> None:
         """A new job for the request's target (a resume when the engine finds an unfinished one)."""
-        if self.request is None or (self.runner is not None and self.runner.running):
+        if self.request is None or self.busy:
             return
         target = self.job.target if self.job is not None else self.request.target
         self.job = InstallJob(target, self.request.options, self.model.session.host)
@@ -231,6 +239,8 @@ class InstallPage(BasePage):
         self._run(StepRunner(self.job, parent=self))
 
     def _run(self, runner: StepRunner) -> None:
+        if self.runner is not None and not self.runner.running:
+            self.runner.deleteLater()  # the previous run (a resume or a restore follows it)
         self.runner = runner
         self.state = STATE_RUNNING
         self.last_progress = None
@@ -260,7 +270,7 @@ class InstallPage(BasePage):
         self.start()
 
     def restore(self) -> None:
-        if self.job is None or (self.runner is not None and self.runner.running):
+        if self.job is None or self.busy:
             return
         from wizard.core.install_runner import restore_steps
 
@@ -270,7 +280,7 @@ class InstallPage(BasePage):
     def remove(self) -> None:
         """Delete the environment this install created (after a confirmation), on a worker."""
         job = self.job
-        if job is None or job.state is None or (self.runner is not None and self.runner.running):
+        if job is None or job.state is None or self.busy:
             return
         state = job.state
         if not ask_yes_no(self, t("envpage.remove.title"), t("envpage.remove.question", path=state.env_path),
@@ -279,7 +289,9 @@ class InstallPage(BasePage):
         from wizard.core.recovery import RemoveRefused, remove_environment
 
         host, store = job.host, job.store
-        self.remove_button.setEnabled(False)
+        before = self.state
+        self.state = STATE_REMOVING  # (a 5 GB environment takes a while to delete)
+        self._show_buttons()
         self.step_label.setText(t("installpage.removing", path=state.env_path))
 
         def work():
@@ -291,7 +303,8 @@ class InstallPage(BasePage):
         def done(outcome) -> None:
             result, refused = outcome
             if refused:
-                self._finish_text(f'<span style="color:{RED}">✖ {_esc(t("installpage.remove.refused", reason=refused))}</span>')
+                self.state = before
+                self._finish_text(marked("✖", RED, t("installpage.remove.refused", reason=refused)))
                 self._show_buttons()
                 return
             self.state = STATE_REMOVED
@@ -302,18 +315,24 @@ class InstallPage(BasePage):
             self._show_buttons()
 
         def failed(text: str) -> None:
-            self._finish_text(f'<span style="color:{RED}">✖ {_esc(text.strip().splitlines()[0])}</span>')
+            self.state = before
+            self._finish_text(marked("✖", RED, text.strip().splitlines()[0]))
             self._show_buttons()
 
         self._task = submit(work, on_done=done, on_failed=failed)
 
     def change_settings(self) -> None:
         """Back to the Environment page (a mirror, another folder); Install there starts again."""
-        if self.runner is not None and self.runner.running:
+        if self.busy:
             return
         wizard = self.wizard()
-        if wizard is not None:
-            wizard.back()
+        if wizard is None:
+            return
+        network = self.job is not None and self.job.failure is not None and self.job.failure.kind in NETWORK_KINDS
+        wizard.back()
+        previous = wizard.currentPage()
+        if network and hasattr(previous, "show_settings"):
+            previous.show_settings()
 
     def save_log(self, path: str | os.PathLike[str]) -> None:
         if self.job is not None:
@@ -343,6 +362,8 @@ class InstallPage(BasePage):
         lang = language()
         title = t(f"install.step.{p.step_id}")
         detail = p.step.text(lang) if p.step is not None else ""
+        if p.step is not None and p.step.download is not None:
+            detail = ""  # the figures are in the row below the bar
         self.step_label.setText(t("installpage.step", index=p.step_index + 1, count=p.step_count,
                                   title=title + (f" — {detail}" if detail else "")))
         if p.step is not None and p.step.download is not None:
@@ -378,10 +399,23 @@ class InstallPage(BasePage):
         bar.setFormat("%p%")
         self.files.setItemWidget(item, 2, bar)
         self.file_rows[filename] = (item, bar)
+        self._fit_files()
         return item, bar
+
+    def _fit_files(self) -> None:
+        """As tall as its rows, up to ``FILE_ROWS`` (a CUDA build has about 20 files: it scrolls)."""
+        rows = min(max(1, len(self.file_rows)), FILE_ROWS)
+        row_height = max(self.files.sizeHintForRow(0), self.fontMetrics().height() + 6)
+        self.files.setFixedHeight(rows * row_height + self.files.header().sizeHint().height() + 4)
 
     def _show_files(self, dl: Any) -> None:
         self.files.setVisible(True)
+        current = {f.filename for f in dl.files}
+        for name in [n for n in self.file_rows if n not in current]:  # planned, but not fetched in this run
+            item, _bar = self.file_rows.pop(name)
+            self.files.takeTopLevelItem(self.files.indexOfTopLevelItem(item))
+        if len(current) != self.files.topLevelItemCount():
+            self._fit_files()
         for f in dl.files:
             item, bar = self._file_row(f.filename, f.size)
             if f.size:
@@ -433,6 +467,10 @@ class InstallPage(BasePage):
                 self.step_label.setText("")
                 self._finish_text(f'<b style="color:{GREEN}">✓ {_esc(t("install.restore.done"))}</b><br>'
                                   f'{_esc(t("installpage.restored_next"))}')
+            elif job.state is not None and job.state.status == "cancelled":
+                self.state = STATE_CANCELLED
+                self._finish_text(f'<b style="color:{ORANGE}">■ {_esc(t("install.cancelled"))}</b>'
+                                  + self._options_text(job))
             else:
                 self._show_failure(job, lang)
             self._show_buttons()
@@ -443,13 +481,19 @@ class InstallPage(BasePage):
             self.overall_bar.setValue(BAR_STEPS)
             summary = job.summary()
             self.model.session.results["install"] = summary
+            self.model.session.results["target_python"] = summary["env_python"]  # what Verify checks
             installed = ", ".join(f"{i['name']} {i['version']}" for i in summary["installed"])
             self.step_label.setText(t("installpage.done_step"))
-            extra = _esc(t("install.already_satisfied")) if summary["already_satisfied"] else _esc(
-                t("installpage.done_bytes", fetched=format_bytes(summary["downloaded_bytes"]),
-                  cached=format_bytes(summary["from_cache_bytes"])))
-            self._finish_text(f'<b style="color:{GREEN}">✓ {_esc(t("installpage.done", python=summary["env_python"]))}'
-                              f'</b><br>{_esc(installed)}<br>{extra}<br>{_esc(t("installpage.done_next"))}')
+            if summary["already_satisfied"]:
+                extra = _esc(t("install.already_satisfied"))
+            elif summary["from_cache_bytes"]:
+                extra = _esc(t("installpage.done_bytes", fetched=format_bytes(summary["downloaded_bytes"]),
+                               cached=format_bytes(summary["from_cache_bytes"])))
+            else:
+                extra = _esc(t("installpage.done_fetched", fetched=format_bytes(summary["downloaded_bytes"])))
+            done = _esc(t("installpage.done", python=summary["env_python"]))
+            self._finish_text(f'<b style="color:{GREEN}">✓ {done}</b><br>{_esc(installed)}<br>{extra}<br>'
+                              f'{_esc(t("installpage.done_next"))}')
         elif job.state is not None and job.state.status == "cancelled" or job.failure is None:
             self.state = STATE_CANCELLED
             self.step_label.setText(t("installpage.cancelled_step"))
@@ -473,8 +517,8 @@ class InstallPage(BasePage):
         self.step_label.setText(t("installpage.failed_step", step=step))
         parts = [f'<b style="color:{RED}">✖ {_esc(t("installpage.failed", step=step))}</b>',
                  _esc(err.message.text(lang))]
-        if err.kind in NETWORK_KINDS or (err.host and err.kind not in ("hash",)):
-            parts.append(_esc(t("installpage.mirror_hint", host=err.host or "?")))
+        if err.kind in NETWORK_KINDS:
+            parts.append(_esc(t("installpage.mirror_hint")))
         self._finish_text("<br>".join(parts) + self._options_text(job))
 
     def _options_text(self, job: InstallJob) -> str:
@@ -490,10 +534,10 @@ class InstallPage(BasePage):
         self.result.show()
 
     def _show_buttons(self) -> None:
-        running = self.state in (STATE_RUNNING, STATE_STOPPING)
+        running = self.state in (STATE_RUNNING, STATE_STOPPING, STATE_REMOVING)
         options = self.job.recovery_options() if self.job is not None and not running else []
         stopped = self.state in (STATE_FAILED, STATE_CANCELLED)
-        self.cancel_button.setVisible(running)
+        self.cancel_button.setVisible(running and self.state != STATE_REMOVING)
         self.cancel_button.setEnabled(self.state == STATE_RUNNING)
         self.resume_button.setVisible(stopped or self.state == STATE_RESTORED)
         self.resume_button.setText(t("install.recovery.resume") if OPTION_RESUME in options
@@ -510,8 +554,8 @@ class InstallPage(BasePage):
             self.target_label.setText("")
             return
         target = self.job.target if self.job is not None else request.target
-        self.target_label.setText(_esc(request.description) + "<br>" + t("installpage.into",
-                                                                          target=f"<b>{_esc(target.label())}</b>"))
+        self.target_label.setText(t("installpage.what", what=_esc(request.description)) + "<br>"
+                                  + t("installpage.into", target=f"<b>{_esc(target.label())}</b>"))
 
     def retranslate(self) -> None:
         super().retranslate()

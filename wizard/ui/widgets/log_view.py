@@ -9,7 +9,7 @@ added together every ``FLUSH_MS``; the view keeps at most ``MAX_LINES`` (the sav
 from __future__ import annotations
 
 from PySide6.QtCore import QTimer
-from PySide6.QtGui import QFontDatabase, QTextCursor
+from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 FLUSH_MS = 100
@@ -43,9 +43,10 @@ class LogView(QPlainTextEdit):
         text = "\n".join(self._pending)
         self._pending.clear()
         self.appendPlainText(text)
-        if follow:
-            self.moveCursor(QTextCursor.MoveOperation.End)
+        if follow:  # vertical only: jumping to the end of a long last line would scroll sideways
             bar.setValue(bar.maximum())
+            # the range grows once the new lines are laid out (and a horizontal bar may appear)
+            QTimer.singleShot(0, lambda: bar.setValue(bar.maximum()))
 
     def lines(self) -> list[str]:
         """Everything shown (and still queued), for tests and the page."""

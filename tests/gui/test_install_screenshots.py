@@ -1,0 +1,64 @@
+"""Screenshots of the Environment and Install pages under Xvfb (the real xcb plugin).
+
+A real install from a loopback index runs in tests/gui/screenshot_install.py; the PNGs land in
+artifacts/screenshots/ (ignored by git) so a person can open them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+OUT = REPO / "artifacts" / "screenshots"
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def xvfb_display():
+    if not shutil.which("Xvfb"):
+        pytest.skip("Xvfb is not installed (Debian package xvfb)")
+    for number in range(121, 160):
+        if not Path(f"/tmp/.X{number}-lock").exists():
+            break
+    proc = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", "1280x900x24", "-nolisten", "tcp"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while not Path(f"/tmp/.X11-unix/X{number}").exists():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.skip("Xvfb did not start")
+        time.sleep(0.05)
+    yield f":{number}"
+    proc.terminate()
+    proc.wait(5)
+
+
+def _looks_like_a_window(path: Path) -> None:
+    from PySide6.QtGui import QImage
+
+    image = QImage(str(path))
+    assert image.width() >= 900 and image.height() >= 650, (image.width(), image.height())
+    colours = {image.pixel(x, y) for x in range(0, image.width(), 17) for y in range(0, image.height(), 17)}
+    assert len(colours) > 20, f"{path.name} is nearly blank ({len(colours)} colours)"
+
+
+@pytest.mark.parametrize("lang,corrupt", [("ko", False), ("en", True)])
+def test_install_pages_screenshot(xvfb_display, lang, corrupt):
+    env = {**os.environ, "DISPLAY": xvfb_display, "QT_QPA_PLATFORM": "xcb"}
+    args = [sys.executable, "-m", "tests.gui.screenshot_install", str(OUT), "--lang", lang]
+    out = subprocess.run(args + (["--corrupt"] if corrupt else []), cwd=REPO, env=env, capture_output=True,
+                         text=True, timeout=240)
+    assert out.returncode == 0, out.stderr
+    paths = [Path(line) for line in out.stdout.split() if line.endswith(".png")]
+    end = "5c-install-failed" if corrupt else "5c-install-done"
+    assert [p.name for p in paths] == [f"{lang}-{n}.png" for n in ("5a-environment", "5b-install-download", end)]
+    for path in paths:
+        _looks_like_a_window(path)
