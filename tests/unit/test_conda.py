@@ -54,7 +54,7 @@ def test_env_list_with_envs_details():
     base, envs = parse_conda_env_list(recorded("conda/env_list_json_envs_details.json"))
     assert base == "/Users/student/miniforge3"
     assert [(e.name, e.is_base) for e in envs] == [
-        ("base", True), ("mps", False), ("/Users/student/work/proj-env", False)]
+        ("base", True), ("mps", False), ("/Users/student/projects/proj-env", False)]
 
 
 def test_env_list_root_prefix_differs_only_in_case_on_windows():

@@ -446,12 +446,10 @@ class Bench(object):
             return found, "device_cpu_requested"
         reason = "no_gpu"
         if torch.version.cuda or torch.version.hip:
-            caught = []
+            caught = []  # the warnings themselves are the verify probe's business
             with C.captured_warnings(caught):
-                try:
-                    available = torch.cuda.is_available()
-                except Exception:
-                    available = False
+                # an is_available() that raises means "no usable GPU" here, as it returns False
+                available = C.safe(torch.cuda.is_available) is True
             if available:
                 found.append(torch.device("cuda", 0))
             else:
