@@ -42,8 +42,10 @@ from typing import Any, Callable, Protocol, Sequence
 from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
-import requests
-import urllib3
+from wizard.core.lazy import lazy_import
+
+requests = lazy_import("requests")  # loads on first use: not at the window's start-up
+urllib3 = lazy_import("urllib3")
 
 from wizard import __version__
 from wizard.core.recommend import Message, msg

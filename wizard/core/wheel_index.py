@@ -34,7 +34,9 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 from urllib.parse import unquote, urljoin, urlsplit
 
-import requests
+from wizard.core.lazy import lazy_import
+
+requests = lazy_import("requests")  # loads on first use: not at the window's start-up
 from packaging.tags import Tag, compatible_tags, cpython_tags, mac_platforms, sys_tags
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
