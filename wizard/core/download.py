@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 from urllib.parse import urlsplit
-from urllib.request import url2pathname
 
 from wizard.core.lazy import lazy_import
 
@@ -623,6 +622,8 @@ class Downloader:
                 resp.close()
 
     def _copy_local(self, f: FileLike, fp: FileProgress, part: Path) -> None:
+        from urllib.request import url2pathname  # pulls in http.client: only for file:// URLs
+
         src = url2pathname(urlsplit(f.url).path)
         fp.state = "downloading"
         with self._lock:
