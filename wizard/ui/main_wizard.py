@@ -49,8 +49,9 @@ class SetupWizard(QWizard):
         self.vram_page = VramPage(self.model)
         built = {PageId.RECOMMEND: self.recommend_page, PageId.VERIFY: self.verify_page,
                  PageId.BENCHMARK: self.benchmark_page, PageId.VRAM: self.vram_page}
+        registered_later = (PageId.ENVIRONMENT, PageId.INSTALL, PageId.REPORT)  # by their register functions
         for page_id in list(PageId)[2:]:
-            if page_id != PageId.REPORT:
+            if page_id not in registered_later:
                 self.setPage(page_id, built.get(page_id) or PlaceholderPage(page_id, self.model))
         from wizard.ui.pages.environment_page import register_install_pages
         from wizard.ui.pages.report_page import register_report_page

@@ -44,7 +44,11 @@ class BasePage(QWizardPage):
     def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = model
-        model.language_changed.connect(lambda _lang: self.retranslate())
+        # a bound method, not a lambda: Qt drops the connection when this page is deleted
+        model.language_changed.connect(self._on_language_changed)
+
+    def _on_language_changed(self, _lang: str) -> None:
+        self.retranslate()
 
     def retranslate(self) -> None:
         self.setTitle(t(PAGE_TITLE_KEYS[self.page_id]))
