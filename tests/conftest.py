@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.torch_env import torch_python  # noqa: F401  (a shared session fixture)
+from tests.xvfb import xvfb_display  # noqa: F401  (a shared module fixture)
 
 REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO.parent / "shared" / "reference"
