@@ -19,9 +19,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from wizard.core import compat
-from wizard.core.recommend import MachineFacts, recommend
-from wizard.core.wheel_index import WheelIndex, target_tags
+from wizard.core.recommend import compat
+from wizard.core.recommend.recommender import MachineFacts, recommend
+from wizard.core.recommend.wheel_index import WheelIndex, target_tags
 
 MACHINES = {
     "win-rtx3060-566": MachineFacts("windows", "x86_64", "3.11", "566.36", "12.7", ["8.6"]),

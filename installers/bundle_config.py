@@ -26,12 +26,12 @@ MACOS_APP = f"{APP_TITLE}.app"
 MACOS_BUNDLE_ID = "io.github.gpu-setup-wizard"
 CONTENTS_DIR = "_internal"  # PyInstaller 6's default, spelled out because the tests look inside it
 
-ICON_SVG = ROOT / "resources" / "icons" / "app.svg"
-ICON_PNG = ROOT / "resources" / "icons" / "app.png"
-ICON_ICO = ROOT / "resources" / "icons" / "app.ico"
+ICON_SVG = ROOT / "wizard" / "resources" / "icons" / "app.svg"
+ICON_PNG = ROOT / "wizard" / "resources" / "icons" / "app.png"
+ICON_ICO = ROOT / "wizard" / "resources" / "icons" / "app.ico"
 
-# Where the bundle puts what the app finds at run time (wizard/core/resources.py):
-RESOURCES_DEST = "resources"  # <_MEIPASS>/resources
+# Where the bundle puts what the app finds at run time (wizard/core/base/resources.py):
+RESOURCES_DEST = "wizard/resources"  # <_MEIPASS>/wizard/resources (importlib.resources finds it)
 PROBE_DEST = "wizard/probe"  # <_MEIPASS>/wizard/probe/*.py, run as files by the TARGET Python
 TOOLS_DEST = "bin"  # <_MEIPASS>/bin/uv[.exe] when the uv package is in the build environment
 

@@ -8,7 +8,7 @@ and files as the app (its own imports are not analysed), so an import that works
 the app. ``build.py`` runs it and deletes it before packaging; it is never shipped.
 
 Checks, printed as one JSON object (exit 0 only when all pass):
-- resources and the probe scripts resolve inside the bundle (``wizard.core.resources``);
+- resources and the probe scripts resolve inside the bundle (``wizard.core.base.resources``);
 - the live plot (pyqtgraph + numpy + QtOpenGL) builds, takes samples and paints its curve;
 - with ``--python EXE``: that interpreter, as a target environment would, reads and compiles
   every probe script straight from the bundle folder;
@@ -34,9 +34,9 @@ def _run(argv: list[str]) -> subprocess.CompletedProcess:
 
 
 def check_resources(bundle: Path, checks: dict) -> None:
-    from wizard.core.resources import probe_path, resources_dir
+    from wizard.core.base.resources import probe_path, resources_dir
 
-    checks["resources_in_bundle"] = resources_dir() == bundle / "resources"
+    checks["resources_in_bundle"] = resources_dir() == bundle / "wizard" / "resources"
     probes = sorted((bundle / "wizard" / "probe").glob("*.py"))
     checks["probe_scripts_in_bundle"] = bool(probes) and all(probe_path(p.name) == p for p in probes)
 
@@ -48,7 +48,7 @@ def check_live_plot(checks: dict, versions: dict) -> None:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    from wizard.core.nvml import GpuSample
+    from wizard.core.machine.nvml import GpuSample
     from wizard.ui.widgets.live_plot import LiveGpuPlot
 
     plot = LiveGpuPlot()

@@ -19,7 +19,7 @@ import struct
 import sys
 from pathlib import Path
 
-ICON_DIR = Path(__file__).resolve().parents[1] / "resources" / "icons"
+ICON_DIR = Path(__file__).resolve().parents[1] / "wizard" / "resources" / "icons"
 ICO_SIZES = (16, 20, 24, 32, 40, 48, 64, 128, 256)
 PNG_IN_ICO_FROM = 64  # larger entries are stored PNG-compressed (Windows Vista and later)
 

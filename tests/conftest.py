@@ -28,7 +28,7 @@ def reference_file(*parts: str) -> Path:
 @pytest.fixture(autouse=True)
 def _english_by_default():
     """Tests start in English; a test that wants Korean sets it."""
-    from wizard.core.i18n import set_language
+    from wizard.core.base.i18n import set_language
 
     set_language("en")
     yield

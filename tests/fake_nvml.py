@@ -1,7 +1,7 @@
 """A stand-in for the ``pynvml`` module (nvidia-ml-py), built from a description of GPUs.
 
 Why a fake and not mocks: the machines that run the tests have no NVIDIA GPU, yet
-``wizard.core.nvml`` must be exercised against a Windows WDDM GeForce, a MIG server and a
+``wizard.core.machine.nvml`` must be exercised against a Windows WDDM GeForce, a MIG server and a
 driver older than the bindings. The fake raises the REAL exception classes of the installed
 ``pynvml`` (``pynvml.NVMLError(code)`` gives ``NVMLError_NotSupported`` and so on) and returns
 the real ctypes structures, so the code under test meets the bindings' actual error model

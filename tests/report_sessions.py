@@ -15,8 +15,8 @@ import datetime as _dt
 import json
 from pathlib import Path
 
-from wizard.core.host import RecordedHost
-from wizard.core.models import (
+from wizard.core.base.host import RecordedHost
+from wizard.core.machine.models import (
     STATUS_NO_DRIVER,
     STATUS_OK,
     Detection,
@@ -27,7 +27,7 @@ from wizard.core.models import (
     SourceResult,
     SystemInfo,
 )
-from wizard.core.session import Session
+from wizard.app.session import Session
 
 REPO = Path(__file__).resolve().parents[1]
 PROBE = REPO / "tests" / "data" / "probe"
@@ -88,7 +88,7 @@ def _system(**kw) -> SystemInfo:
 
 
 def rtx3060_detection() -> Detection:
-    from wizard.core.findings import detection_findings
+    from wizard.core.machine.findings import detection_findings
 
     gpu = GpuInfo(index=0, name="NVIDIA GeForce RTX 3060", uuid=GPU_UUID, serial="1320521012345",
                   pci_bus_id="00000000:01:00.0", compute_capability="8.6", architecture="Ampere",
@@ -111,7 +111,7 @@ def rtx3060_detection() -> Detection:
 
 
 def no_gpu_detection() -> Detection:
-    from wizard.core.findings import detection_findings
+    from wizard.core.machine.findings import detection_findings
 
     nv = NvidiaInfo(status=STATUS_NO_DRIVER, sources=[
         SourceResult("nvml", STATUS_NO_DRIVER, raw_error="NVML Shared Library Not Found"),
@@ -142,8 +142,8 @@ def install_summary(env: str, torch: str, vision: str, index_url: str) -> dict:
 
 
 def _changes(detection: Detection):
-    from wizard.core.history import BenchHeadline, build_snapshot
-    from wizard.core.snapshot_diff import diff_snapshots
+    from wizard.core.history.store import BenchHeadline, build_snapshot
+    from wizard.core.history.diff import diff_snapshots
 
     new = build_snapshot(detection, now=NOW)
     old = build_snapshot(detection, now=NOW - _dt.timedelta(days=12))
@@ -156,11 +156,11 @@ def _changes(detection: Detection):
 
 
 def full_session(lang: str = "ko") -> Session:
-    from wizard.core.bench import BenchReport
-    from wizard.core.choose_python import choose_python
-    from wizard.core.recommend import Wishes
-    from wizard.core.verify import VerifyReport
-    from wizard.core.vram import GIB, estimate
+    from wizard.core.verify.benchmark import BenchReport
+    from wizard.core.recommend.choose_python import choose_python
+    from wizard.core.recommend.recommender import Wishes
+    from wizard.core.verify.checklist import VerifyReport
+    from wizard.core.vram.estimate import GIB, estimate
 
     d = rtx3060_detection()
     s = Session(host=_host(), lang=lang, started_at=STARTED, detection=d)
@@ -181,9 +181,9 @@ def full_session(lang: str = "ko") -> Session:
 
 
 def no_gpu_session(lang: str = "en") -> Session:
-    from wizard.core.bench import BenchReport
-    from wizard.core.choose_python import choose_python
-    from wizard.core.verify import VerifyReport
+    from wizard.core.verify.benchmark import BenchReport
+    from wizard.core.recommend.choose_python import choose_python
+    from wizard.core.verify.checklist import VerifyReport
 
     d = no_gpu_detection()
     s = Session(host=_host(), lang=lang, started_at=STARTED, detection=d)

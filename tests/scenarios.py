@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from tests import fake_nvml
-from wizard.core import nvidia_smi
-from wizard.core.adapters import CIM_COMMAND
-from wizard.core.host import CommandResult, RecordedHost
+from wizard.core.machine import nvidia_smi
+from wizard.core.machine.adapters import CIM_COMMAND
+from wizard.core.base.host import CommandResult, RecordedHost
 
 RECORDED = Path(__file__).resolve().parent / "data" / "recorded"
 GIB = 2**30

@@ -21,7 +21,7 @@ import sys
 from typing import Sequence
 
 from wizard import __version__
-from wizard.core.i18n import LANGUAGES, detect_lang, set_language, t
+from wizard.core.base.i18n import LANGUAGES, detect_lang, set_language, t
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -121,7 +121,7 @@ def _read_input(path: str) -> str:
     else:
         with open(path, "rb") as fh:
             data = fh.read()
-    from wizard.core.host import decode_output
+    from wizard.core.base.host import decode_output
 
     return decode_output(data)
 
@@ -132,11 +132,11 @@ def _error(message: str) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from wizard.core.detect import UnreadableInput, detect, detection_from_smi_text
-    from wizard.core.doctor import detection_to_json, format_text
-    from wizard.core.host import RealHost
-    from wizard.core.i18n import language
-    from wizard.core.privacy import redactor_for
+    from wizard.core.machine.detect import UnreadableInput, detect, detection_from_smi_text
+    from wizard.core.machine.doctor import detection_to_json, format_text
+    from wizard.core.base.host import RealHost
+    from wizard.core.base.i18n import language
+    from wizard.core.base.privacy import redactor_for
 
     if args.explain:
         from wizard.cli_history import cmd_explain
@@ -181,11 +181,11 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 def _what_if_facts(args: argparse.Namespace):
     """MachineFacts typed on the command line (the teaching / support form)."""
-    from wizard.core.recommend import MachineFacts
+    from wizard.core.recommend.recommender import MachineFacts
 
     cuda = args.cuda
     if args.driver and not cuda:
-        from wizard.core import compat
+        from wizard.core.recommend import compat
 
         cuda = compat.load().cuda_for_driver(args.driver, "windows" if args.os == "windows" or args.wsl else "linux")
     return MachineFacts(os=args.os or "linux", arch=args.arch or "x86_64", python=args.python or "3.12",
@@ -194,9 +194,9 @@ def _what_if_facts(args: argparse.Namespace):
 
 
 def cmd_recommend(args: argparse.Namespace) -> int:
-    from wizard.core.i18n import language
-    from wizard.core.recommend import MachineFacts, Wishes, recommend
-    from wizard.core.recommend_text import format_recommendation
+    from wizard.core.base.i18n import language
+    from wizard.core.recommend.recommender import MachineFacts, Wishes, recommend
+    from wizard.core.recommend.text import format_recommendation
 
     lang = language()
     wishes = Wishes(torch=args.torch, newest=args.newest, cpu_only=args.cpu_only, variant=args.variant,
@@ -204,24 +204,24 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     note = None
     try:
         if args.from_doctor:
-            from wizard.core.doctor import SchemaError, load_doctor_json
-            from wizard.core.doctor_import import detection_from_doctor_json
+            from wizard.core.machine.doctor import SchemaError, load_doctor_json
+            from wizard.core.machine.doctor_import import detection_from_doctor_json
 
             try:
                 doc = load_doctor_json(_read_input(args.from_doctor))
             except (OSError, SchemaError) as exc:
                 return _error(t("recommend.cli.bad_from_doctor", path=args.from_doctor, error=exc))
             detection = detection_from_doctor_json(doc)
-            from wizard.core.choose_python import choose_python
+            from wizard.core.recommend.choose_python import choose_python
 
             choice = choose_python(detection, wishes, args.python)
             rec = choice.recommendation
         elif args.os or args.driver or args.gpu_cc:
             rec = recommend(_what_if_facts(args), wishes)
         else:
-            from wizard.core.choose_python import choose_python
-            from wizard.core.detect import detect
-            from wizard.core.host import RealHost
+            from wizard.core.recommend.choose_python import choose_python
+            from wizard.core.machine.detect import detect
+            from wizard.core.base.host import RealHost
 
             choice = choose_python(detect(RealHost(), conda=False), wishes, args.python)
             rec = choice.recommendation
@@ -231,7 +231,7 @@ def cmd_recommend(args: argparse.Namespace) -> int:
         return _error(t("recommend.cli.bad_input", error=exc))
     index_messages: list[str] = []
     if args.check_index and rec.best is not None:
-        from wizard.core.wheel_index import WheelIndex, target_tags
+        from wizard.core.recommend.wheel_index import WheelIndex, target_tags
 
         f = rec.facts
         check = WheelIndex().check_candidate(rec.best, target_tags(f.python, f.os, f.arch))
@@ -251,7 +251,7 @@ def cmd_recommend(args: argparse.Namespace) -> int:
 
 def _progress_printer(progress_text):
     """Progress events to stderr, one line each (stdout stays clean for --json)."""
-    from wizard.core.i18n import language
+    from wizard.core.base.i18n import language
 
     def on_event(event: dict) -> None:
         if event.get("event") == "progress":
@@ -271,10 +271,10 @@ def _target_python(path: str) -> str | None:
 def cmd_verify(args: argparse.Namespace) -> int:
     import threading
 
-    from wizard.core.detect import detect
-    from wizard.core.host import RealHost
-    from wizard.core.i18n import language
-    from wizard.core.verify import progress_text, run_verify
+    from wizard.core.machine.detect import detect
+    from wizard.core.base.host import RealHost
+    from wizard.core.base.i18n import language
+    from wizard.core.verify.checklist import progress_text, run_verify
 
     python = _target_python(args.python)
     if python is None:
@@ -297,16 +297,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     import threading
 
-    from wizard.core.bench import progress_text, run_bench
-    from wizard.core.host import RealHost
-    from wizard.core.i18n import language
+    from wizard.core.verify.benchmark import progress_text, run_bench
+    from wizard.core.base.host import RealHost
+    from wizard.core.base.i18n import language
 
     python = _target_python(args.python)
     if python is None:
         return _error(t("verify.cli.no_python", path=args.python))
     sampler = None
     try:
-        from wizard.core.nvml import NvmlSampler
+        from wizard.core.machine.nvml import NvmlSampler
 
         candidate = NvmlSampler(RealHost().nvml())
         sampler = candidate if candidate.open() else None
@@ -332,9 +332,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def _vram_of_this_machine() -> tuple[int | None, int, str | None]:
     """(total bytes, used bytes, GPU name) of this machine's largest NVIDIA GPU, or (None, 0, None)."""
-    from wizard.core.host import RealHost
-    from wizard.core.nvidia import detect_nvidia
-    from wizard.core.vram import vram_from_gpu
+    from wizard.core.base.host import RealHost
+    from wizard.core.machine.nvidia import detect_nvidia
+    from wizard.core.vram.estimate import vram_from_gpu
 
     gpus = [g for g in detect_nvidia(RealHost()).gpus if g.memory_total_mib]
     if not gpus:
@@ -345,11 +345,11 @@ def _vram_of_this_machine() -> tuple[int | None, int, str | None]:
 
 
 def cmd_vram(args: argparse.Namespace) -> int:
-    from wizard.core.i18n import language
-    from wizard.core.vram import (GIB, VramInputError, catalogue_models, estimate, format_gib, format_params,
+    from wizard.core.base.i18n import language
+    from wizard.core.vram.estimate import (GIB, VramInputError, catalogue_models, estimate, format_gib, format_params,
                                   parse_param_count)
-    from wizard.core.vram_text import format_estimate, format_largest, format_workloads
-    from wizard.core.vram_workloads import judge_workloads
+    from wizard.core.vram.text import format_estimate, format_largest, format_workloads
+    from wizard.core.vram.workloads import judge_workloads
 
     lang = language()
     if args.list_models:
@@ -379,7 +379,7 @@ def cmd_vram(args: argparse.Namespace) -> int:
         if est is not None:
             doc = est.to_json(lang, workloads=judgments)
         else:
-            from wizard.core.vram import SCHEMA, SCHEMA_VERSION, units_explanation, usable_vram_bytes
+            from wizard.core.vram.estimate import SCHEMA, SCHEMA_VERSION, units_explanation, usable_vram_bytes
 
             doc = {"schema": f"{SCHEMA}@{SCHEMA_VERSION}", "items": None, "total_bytes": None,
                    "usable_bytes": usable_vram_bytes(total, used) if total else None, "fits": None,
@@ -400,7 +400,7 @@ def cmd_vram(args: argparse.Namespace) -> int:
     lines += [""] + format_workloads(judgments, lang)
     if total:
         lines += [""] + format_largest(total, used, lang)
-    from wizard.core.vram import units_explanation
+    from wizard.core.vram.estimate import units_explanation
 
     lines += ["", units_explanation(lang)]
     print("\n".join(lines))

@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from wizard.core.i18n import language, t
+from wizard.core.base.i18n import language, t
 
 EXIT_OK = 0
 EXIT_NOTHING_RECOGNISED = 1
@@ -51,7 +51,7 @@ def add_history_parser(subparsers: Any, common: argparse.ArgumentParser) -> argp
 
 
 def _store(args: argparse.Namespace) -> Any:
-    from wizard.core.history import HistoryStore
+    from wizard.core.history.store import HistoryStore
 
     return HistoryStore(getattr(args, "dir", None))
 
@@ -139,7 +139,7 @@ def format_snapshot(entry: Any, lang: str | None = None) -> list[str]:
 
 
 def cmd_history_diff(args: argparse.Namespace) -> int:
-    from wizard.core.snapshot_diff import diff_snapshots
+    from wizard.core.history.diff import diff_snapshots
 
     store = _store(args)
     numbers = list(getattr(args, "numbers", []) or [])
@@ -173,7 +173,7 @@ def cmd_history_diff(args: argparse.Namespace) -> int:
 def read_pasted(path: str) -> str:
     """The text of FILE, or of stdin for '-', decoded as a Windows console or editor saved it
     (UTF-16 from PowerShell, cp949 from a Korean console). Raises OSError."""
-    from wizard.core.explain import decode_pasted
+    from wizard.core.diagnosis.explain import decode_pasted
 
     if path == "-":
         return decode_pasted(sys.stdin.buffer.read())
@@ -183,7 +183,7 @@ def read_pasted(path: str) -> str:
 
 def explain_text(text: str, lang: str | None = None) -> tuple[list[Any], int]:
     """The findings a pasted text shows, and the exit code: 0 recognised, 1 nothing, 2 empty."""
-    from wizard.core.explain import recognise
+    from wizard.core.diagnosis.explain import recognise
 
     if not (text or "").strip():
         return [], EXIT_BAD_INPUT
@@ -192,7 +192,7 @@ def explain_text(text: str, lang: str | None = None) -> tuple[list[Any], int]:
 
 
 def format_explain(findings: list[Any], lang: str | None = None) -> str:
-    from wizard.core.diagnose import format_diagnoses
+    from wizard.core.diagnosis.rules import format_diagnoses
 
     if not findings:
         return t("explain.nothing", lang)
@@ -200,7 +200,7 @@ def format_explain(findings: list[Any], lang: str | None = None) -> str:
 
 
 def explain_json(findings: list[Any], lang: str | None = None) -> dict[str, Any]:
-    from wizard.core.diagnose import findings_to_json
+    from wizard.core.diagnosis.rules import findings_to_json
 
     return {"schema": "gpu-setup-wizard/explain@1.0", "findings": findings_to_json(findings, lang)}
 
@@ -240,9 +240,9 @@ class CompareOutcome:
 def compare_last(detection: Any, lang: str | None = None, *, store: Any = None, save: bool = False) -> CompareOutcome:
     """This machine (``detection``) against the last saved run. With ``save``, this run is saved
     afterwards (so the next comparison starts from it). Never raises for history problems."""
-    from wizard.core.diagnose import diagnose
-    from wizard.core.history import HistoryStore, build_snapshot
-    from wizard.core.snapshot_diff import diff_snapshots
+    from wizard.core.diagnosis.rules import diagnose
+    from wizard.core.history.store import HistoryStore, build_snapshot
+    from wizard.core.history.diff import diff_snapshots
 
     store = store or HistoryStore()
     current = build_snapshot(detection, findings=diagnose(detection))

@@ -1,6 +1,6 @@
 """``gpu-setup-wizard install``: create the environment and install PyTorch, headless.
 
-The same engine as the Install page (:mod:`wizard.core.install_runner`), run on this thread:
+The same engine as the Install page (:mod:`wizard.core.install.runner`), run on this thread:
 progress lines on stderr, the final JSON summary on stdout with ``--json``. With nothing but a
 target it installs what ``recommend`` picks for this machine and that environment's Python;
 ``--torch``/``--variant``/``--index-url`` steer the recommendation exactly as they do there.
@@ -23,7 +23,7 @@ import threading
 import time
 from typing import Any
 
-from wizard.core.i18n import t
+from wizard.core.base.i18n import t
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -79,8 +79,8 @@ def _minor(version: str | None) -> str | None:
 
 def _resolve_target(args: argparse.Namespace, host: Any):
     """(target, python version 'X.Y' or None, conda install or None)."""
-    from wizard.core import envs
-    from wizard.core.pythons import query_interpreter
+    from wizard.core.install import targets as envs
+    from wizard.core.machine.pythons import query_interpreter
 
     if args.venv:
         path = os.path.abspath(os.path.expanduser(args.venv))
@@ -103,7 +103,7 @@ def _resolve_target(args: argparse.Namespace, host: Any):
             return target, _minor(interp.version), None
         return None, None, None  # the recommendation picks the interpreter
     # conda
-    from wizard.core.conda import find_conda
+    from wizard.core.machine.conda import find_conda
 
     installs = [c for c in find_conda(host) if c.error is None or c.envs]
     if not installs:
@@ -121,7 +121,7 @@ def _resolve_target(args: argparse.Namespace, host: Any):
 
 
 def _state_target(args: argparse.Namespace, path: str):
-    from wizard.core.recovery import StateStore
+    from wizard.core.install.recovery import StateStore
 
     state = StateStore().load(path)
     if state is None or state.status == "complete" or not state.created_by_wizard:
@@ -131,9 +131,9 @@ def _state_target(args: argparse.Namespace, path: str):
 
 def _recommend(args: argparse.Namespace, host: Any, python_version: str | None):
     """(candidate, PythonChoice or None)."""
-    from wizard.core.choose_python import choose_python
-    from wizard.core.detect import detect
-    from wizard.core.recommend import MachineFacts, Wishes, recommend
+    from wizard.core.recommend.choose_python import choose_python
+    from wizard.core.machine.detect import detect
+    from wizard.core.recommend.recommender import MachineFacts, Wishes, recommend
 
     wishes = Wishes(torch=args.torch, variant=args.variant, index_url=args.index_url,
                     cpu_only=(args.variant == "cpu"))
@@ -161,7 +161,7 @@ class _ProgressPrinter:
         self.last_line = ""
 
     def __call__(self, p: Any) -> None:
-        from wizard.core.recommend import msg
+        from wizard.core.recommend.recommender import msg
 
         now = time.monotonic()
         changed = p.step_id != self.last_step
@@ -178,11 +178,11 @@ class _ProgressPrinter:
 
 
 def cmd_install(args: argparse.Namespace) -> int:
-    from wizard.core import envs
-    from wizard.core.host import RealHost
-    from wizard.core.i18n import language
-    from wizard.core.install_commands import requirements
-    from wizard.core.install_runner import InstallJob, InstallOptions, run_steps
+    from wizard.core.install import targets as envs
+    from wizard.core.base.host import RealHost
+    from wizard.core.base.i18n import language
+    from wizard.core.recommend.commands import requirements
+    from wizard.core.install.runner import InstallJob, InstallOptions, run_steps
 
     lang = language()
     host = RealHost()
@@ -258,7 +258,7 @@ def _finish_output(job: Any, args: argparse.Namespace, lang: str) -> None:
     if args.json:
         print(json.dumps(summary, ensure_ascii=False, indent=2))
     elif summary["ok"]:
-        from wizard.core.install_plan import format_bytes
+        from wizard.core.install.plan import format_bytes
 
         print(t("install.cli.done", lang, python=summary["env_python"],
                 fetched=format_bytes(summary["downloaded_bytes"]), cached=format_bytes(summary["from_cache_bytes"])))
@@ -267,9 +267,9 @@ def _finish_output(job: Any, args: argparse.Namespace, lang: str) -> None:
 
 
 def _plan_only(target: Any, options: Any, host: Any, args: argparse.Namespace, lang: str) -> int:
-    from wizard.core import envs
-    from wizard.core.install_plan import PLAN_SCHEMA, PlanError
-    from wizard.core.install_runner import preview_plan
+    from wizard.core.install import targets as envs
+    from wizard.core.install.plan import PLAN_SCHEMA, PlanError
+    from wizard.core.install.runner import preview_plan
 
     try:
         plan = preview_plan(target, options, host)
@@ -301,14 +301,14 @@ def _plan_only(target: Any, options: Any, host: Any, args: argparse.Namespace, l
 
 
 def _default_cache():
-    from wizard.core.download import default_cache_root
+    from wizard.core.install.download import default_cache_root
 
     return default_cache_root()
 
 
 def _remove_or_restore(args: argparse.Namespace, host: Any, lang: str) -> int:
-    from wizard.core.install_runner import InstallJob, InstallOptions, restore_steps, run_steps
-    from wizard.core.recovery import RemoveRefused, StateStore, remove_environment
+    from wizard.core.install.runner import InstallJob, InstallOptions, restore_steps, run_steps
+    from wizard.core.install.recovery import RemoveRefused, StateStore, remove_environment
 
     store = StateStore()
     if args.venv:
@@ -343,7 +343,7 @@ def _remove_or_restore(args: argparse.Namespace, host: Any, lang: str) -> int:
 
 
 def _conda_prefix(name: str, host: Any) -> str | None:
-    from wizard.core.conda import find_conda
+    from wizard.core.machine.conda import find_conda
 
     for conda in find_conda(host):
         for env in conda.envs:
@@ -355,7 +355,7 @@ def _conda_prefix(name: str, host: Any) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     """``python -m wizard.cli_install install ...``: the command on its own, before (or
     besides) its place in ``gpu-setup-wizard``."""
-    from wizard.core.i18n import LANGUAGES, detect_lang, set_language
+    from wizard.core.base.i18n import LANGUAGES, detect_lang, set_language
 
     set_language(detect_lang())
     common = argparse.ArgumentParser(add_help=False)

@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from wizard.core.i18n import LANGUAGES, language, t
+from wizard.core.base.i18n import LANGUAGES, language, t
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -68,14 +68,14 @@ def choose_format(fmt: str | None, as_json: bool, output: str | None) -> str:
 def headless_session(host: Any = None, lang: str | None = None) -> Any:
     """A session with what runs without a window: detection, the recommendation, and what
     changed since the last saved run (nothing is saved)."""
-    from wizard.core.detect import detect
-    from wizard.core.host import RealHost
-    from wizard.core.session import Session
+    from wizard.core.machine.detect import detect
+    from wizard.core.base.host import RealHost
+    from wizard.app.session import Session
 
     host = host or RealHost()
     session = Session(host=host, lang=lang or language())
     session.detection = detect(host)
-    from wizard.core.choose_python import choose_python
+    from wizard.core.recommend.choose_python import choose_python
 
     try:
         choice = choose_python(session.detection)
@@ -84,8 +84,8 @@ def headless_session(host: Any = None, lang: str | None = None) -> Any:
     else:
         session.results["recommendation"] = choice
         session.results["candidate"] = choice.recommendation.best
-    from wizard.core.history import HistoryStore
-    from wizard.core.snapshot_diff import changes_since_last
+    from wizard.core.history.store import HistoryStore
+    from wizard.core.history.diff import changes_since_last
 
     store = HistoryStore()
     session.results["changes"] = changes_since_last(session.detection, store)
@@ -100,7 +100,7 @@ def default_pdf_name(now: _dt.datetime | None = None) -> str:
 
 def load_remotes(args_list: Sequence[str]) -> list[Any]:
     """The machines of ``--add-remote`` arguments; raises ValueError with a message to print."""
-    from wizard.core.remote import RemoteInputError, machine_from_file, split_kind
+    from wizard.core.report.remote import RemoteInputError, machine_from_file, split_kind
 
     machines = []
     for arg in args_list:
@@ -115,9 +115,9 @@ def load_remotes(args_list: Sequence[str]) -> list[Any]:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from wizard.core.report import build_report, write_atomic
-    from wizard.core.report_json import dumps
-    from wizard.core.report_render import render_html, render_markdown
+    from wizard.core.report.model import build_report, write_atomic
+    from wizard.core.report.as_json import dumps
+    from wizard.core.report.render import render_html, render_markdown
 
     lang = language()
     fmt = choose_format(getattr(args, "format", None), getattr(args, "json", False), args.output)
@@ -155,7 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``python -m wizard.cli_report report ...``: the same command as ``gpu-setup-wizard report``,
     for a wizard whose main parser does not list it."""
     from wizard.cli import _prescan_lang
-    from wizard.core.i18n import set_language
+    from wizard.core.base.i18n import set_language
 
     args_list = list(sys.argv[1:] if argv is None else argv)
     set_language(_prescan_lang(args_list))

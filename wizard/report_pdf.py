@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from wizard.core.report_render import CJK_FONT_FAMILIES, LATIN_FONT_FAMILIES, MONO_FONT_FAMILIES
+from wizard.core.report.render import CJK_FONT_FAMILIES, LATIN_FONT_FAMILIES, MONO_FONT_FAMILIES
 
 PAGE_MARGIN_MM = 15.0
 RESOLUTION_DPI = 300

@@ -33,8 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.outdir)
     out.mkdir(parents=True, exist_ok=True)
 
-    from wizard.core.i18n import set_language
-    from wizard.core.session import Session
+    from wizard.core.base.i18n import set_language
+    from wizard.app.session import Session
     from wizard.ui.app import create_app
     from wizard.ui.main_wizard import SetupWizard
 

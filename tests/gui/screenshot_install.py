@@ -48,12 +48,12 @@ def main(argv: list[str] | None = None) -> int:
     prepare_home(work)
 
     from tests.integration.index_server import LoopbackIndex, make_wheel
-    from wizard.core.choose_python import PythonChoice
-    from wizard.core.host import RealHost
-    from wizard.core.i18n import set_language
-    from wizard.core.models import Detection, NvidiaInfo, PythonInterpreter, SystemInfo
-    from wizard.core.recommend import MachineFacts, Wishes, recommend
-    from wizard.core.session import Session
+    from wizard.core.recommend.choose_python import PythonChoice
+    from wizard.core.base.host import RealHost
+    from wizard.core.base.i18n import set_language
+    from wizard.core.machine.models import Detection, NvidiaInfo, PythonInterpreter, SystemInfo
+    from wizard.core.recommend.recommender import MachineFacts, Wishes, recommend
+    from wizard.app.session import Session
     from wizard.ui.app import create_app
     from wizard.ui.main_wizard import SetupWizard
     from wizard.ui.pages.base import PageId

@@ -23,7 +23,7 @@ from PySide6.QtCore import QTimer
 
 def _seed_history(detection) -> None:
     """Two earlier runs: one with an older driver, one like this run."""
-    from wizard.core.history import HistoryStore, build_snapshot
+    from wizard.core.history.store import HistoryStore, build_snapshot
 
     store = HistoryStore()
     older = build_snapshot(detection, now=_dt.datetime(2026, 11, 1, 9, 0, tzinfo=_dt.timezone.utc))
@@ -43,8 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["GSW_DATA_DIR"] = tempfile.mkdtemp(prefix="gsw-report-shot-")
 
     from tests import report_sessions
-    from wizard.core.i18n import set_language
-    from wizard.core.remote import machine_from_text
+    from wizard.core.base.i18n import set_language
+    from wizard.core.report.remote import machine_from_text
     from wizard.ui.app import create_app
     from wizard.ui.main_wizard import SetupWizard
     from wizard.ui.pages.base import PageId

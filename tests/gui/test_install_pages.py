@@ -26,13 +26,13 @@ from PySide6.QtCore import QTimer  # noqa: E402
 from PySide6.QtWidgets import QWizard  # noqa: E402
 
 from tests.integration.index_server import LoopbackIndex, make_wheel  # noqa: E402
-from wizard.core import envs  # noqa: E402
-from wizard.core.host import RealHost  # noqa: E402
-from wizard.core.models import (  # noqa: E402
+from wizard.core.install import targets as envs  # noqa: E402
+from wizard.core.base.host import RealHost  # noqa: E402
+from wizard.core.machine.models import (  # noqa: E402
     CondaEnv, CondaInstall, Detection, NvidiaInfo, PythonInterpreter, SystemInfo,
 )
-from wizard.core.recovery import STATUS_CANCELLED, STATUS_COMPLETE, STATUS_FAILED, StateStore  # noqa: E402
-from wizard.core.session import Session  # noqa: E402
+from wizard.core.install.recovery import STATUS_CANCELLED, STATUS_COMPLETE, STATUS_FAILED, StateStore  # noqa: E402
+from wizard.app.session import Session  # noqa: E402
 from wizard.ui.main_wizard import SetupWizard  # noqa: E402
 from wizard.ui.pages import environment_page  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402
@@ -55,7 +55,7 @@ def env_python(path: Path) -> Path:
 @pytest.fixture(scope="module")
 def build():
     """The build the recommender picks for torch 2.13 CPU on this Python, as in the CLI tests."""
-    from wizard.core.recommend import MachineFacts, Wishes, recommend
+    from wizard.core.recommend.recommender import MachineFacts, Wishes, recommend
 
     minor = f"{sys.version_info[0]}.{sys.version_info[1]}"
     rec = recommend(MachineFacts("linux", "x86_64", minor), Wishes(torch="2.13.0", variant="cpu"))
@@ -103,7 +103,7 @@ def this_python() -> PythonInterpreter:
 
 
 def make_session(build, conda: list[CondaInstall] | None = None) -> Session:
-    from wizard.core.choose_python import PythonChoice
+    from wizard.core.recommend.choose_python import PythonChoice
 
     session = Session(host=RealHost(), lang="en")
     py = this_python()
@@ -533,8 +533,8 @@ def _run_spec(qtbot, spec, cancel_after_first_line: bool = False):
 
 
 def test_process_runner_decodes_split_hangul_and_cp949(qtbot):
-    from wizard.core.install_runner import ProcessSpec
-    from wizard.core.host import child_env
+    from wizard.core.install.runner import ProcessSpec
+    from wizard.core.base.host import child_env
 
     code = ("import sys, time\n"
             "data = '설치 완료: 가상 환경\\n'.encode('utf-8')\n"
@@ -552,8 +552,8 @@ def test_process_runner_decodes_split_hangul_and_cp949(qtbot):
 def test_process_runner_cancel_stops_the_whole_tree_and_reports_it(qtbot):
     import psutil
 
-    from wizard.core.host import child_env
-    from wizard.core.install_runner import ProcessSpec
+    from wizard.core.base.host import child_env
+    from wizard.core.install.runner import ProcessSpec
 
     code = ("import subprocess, sys, time; "
             "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
@@ -569,8 +569,8 @@ def test_process_runner_cancel_stops_the_whole_tree_and_reports_it(qtbot):
 
 
 def test_process_runner_timeout_exit_code_and_missing_program(qtbot):
-    from wizard.core.host import child_env
-    from wizard.core.install_runner import ProcessSpec
+    from wizard.core.base.host import child_env
+    from wizard.core.install.runner import ProcessSpec
 
     _lines, slow = _run_spec(qtbot, ProcessSpec([sys.executable, "-c", "import time; time.sleep(30)"],
                                                 child_env(), None, 0.5))

@@ -14,10 +14,10 @@ from PySide6.QtGui import QGuiApplication  # noqa: E402
 from PySide6.QtWidgets import QDialog, QLabel  # noqa: E402
 
 from tests import report_sessions as rs  # noqa: E402
-from wizard.core.i18n import set_language  # noqa: E402
-from wizard.core.remote import machine_from_text  # noqa: E402
-from wizard.core.report_json import loads  # noqa: E402
-from wizard.core.report_render import render_markdown  # noqa: E402
+from wizard.core.base.i18n import set_language  # noqa: E402
+from wizard.core.report.remote import machine_from_text  # noqa: E402
+from wizard.core.report.as_json import loads  # noqa: E402
+from wizard.core.report.render import render_markdown  # noqa: E402
 from wizard.ui.main_wizard import SetupWizard  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402
 from wizard.ui.pages.report_page import RemoteDialog, ReportPage, register_report_page, sweep_plot_png  # noqa: E402
@@ -135,7 +135,7 @@ def test_the_add_dialog(qtbot, tmp_path):
 
 
 def test_history_list_and_diff(qtbot, history_dir):
-    from wizard.core.history import HistoryStore, build_snapshot
+    from wizard.core.history.store import HistoryStore, build_snapshot
 
     session = rs.full_session("en")
     store = HistoryStore()

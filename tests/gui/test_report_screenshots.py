@@ -56,9 +56,9 @@ def test_pdf_first_page(tmp_path, qapp):
     if not shutil.which("pdftoppm"):
         pytest.skip("poppler-utils (pdftoppm) is not installed")
     from tests import report_sessions as rs
-    from wizard.core.remote import machine_from_text
-    from wizard.core.report import build_report
-    from wizard.core.report_render import render_html
+    from wizard.core.report.remote import machine_from_text
+    from wizard.core.report.model import build_report
+    from wizard.core.report.render import render_html
     from wizard.report_pdf import render_pdf
 
     OUT.mkdir(parents=True, exist_ok=True)

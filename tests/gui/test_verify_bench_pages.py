@@ -67,7 +67,7 @@ def test_cancel_stops_the_probe(qtbot, tmp_path):
     slow = tmp_path / "slow.py"
     slow.write_text("import time\nprint('{\"event\": \"progress\", \"step\": \"x\"}', flush=True)\ntime.sleep(60)\n")
     page = window.verify_page
-    from wizard.core.verify import VerifyReport
+    from wizard.core.verify.checklist import VerifyReport
 
     page.report = VerifyReport(detection=None, python_exe=os.sys.executable)
     page.probe.start(os.sys.executable, str(slow), [])

@@ -13,8 +13,8 @@ pytest.importorskip("pytestqt")
 from PySide6.QtWidgets import QLabel, QTreeWidget  # noqa: E402
 
 from tests import scenarios  # noqa: E402
-from wizard.core.host import RealHost  # noqa: E402
-from wizard.core.session import Session  # noqa: E402
+from wizard.core.base.host import RealHost  # noqa: E402
+from wizard.app.session import Session  # noqa: E402
 from wizard.ui.main_wizard import SetupWizard  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402
 
@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def open_wizard(qtbot, host, lang="en"):
-    from wizard.core.i18n import set_language
+    from wizard.core.base.i18n import set_language
 
     set_language(lang)
     window = SetupWizard(Session(host=host, lang=lang))
@@ -117,7 +117,7 @@ def test_language_switch_retranslates(qtbot):
 
 def test_start_up_does_not_import_slow_modules():
     code = ("import sys\nfrom PySide6.QtWidgets import QApplication\napp = QApplication([])\n"
-            "from wizard.core.session import Session\nfrom wizard.ui.main_wizard import SetupWizard\n"
+            "from wizard.app.session import Session\nfrom wizard.ui.main_wizard import SetupWizard\n"
             "w = SetupWizard(Session()); w.show(); app.processEvents()\n"
             "print(sorted(m for m in ('numpy', 'pyqtgraph', 'torch') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120,
@@ -219,8 +219,8 @@ def test_recommend_page_without_gpu_recommends_cpu_and_colab(qtbot):
 
 def test_first_page_says_what_changed_since_the_last_run(qtbot, tmp_path, monkeypatch):
     monkeypatch.setenv("GSW_DATA_DIR", str(tmp_path))
-    from wizard.core.detect import detect
-    from wizard.core.history import HistoryStore, build_snapshot
+    from wizard.core.machine.detect import detect
+    from wizard.core.history.store import HistoryStore, build_snapshot
 
     before = scenarios.windows_rtx2080super()
     desc = scenarios.fake_nvml.rtx2080super_windows()

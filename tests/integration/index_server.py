@@ -22,7 +22,7 @@ after the test resets the counters (its thread finishes a write); ``sent_per_get
 requests apart.
 
 Any path whose last segment is a known project answers that project's page, so an index URL
-such as ``<base>/whl/cpu`` (the shape :func:`wizard.core.install_commands.mirror_index_url`
+such as ``<base>/whl/cpu`` (the shape :func:`wizard.core.recommend.commands.mirror_index_url`
 builds) works as well as ``<base>/simple``.
 """
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests import scenarios
-from wizard.core.detect import detect
-from wizard.core.doctor import detection_to_json
+from wizard.core.machine.detect import detect
+from wizard.core.machine.doctor import detection_to_json
 
 REPO = Path(__file__).resolve().parents[2]
 

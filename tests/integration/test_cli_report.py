@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests import report_sessions as rs
-from wizard.core.report_json import loads
+from wizard.core.report.as_json import loads
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow

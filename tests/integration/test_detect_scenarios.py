@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests import scenarios
-from wizard.core.detect import detect
-from wizard.core.models import STATUS_NO_DRIVER, STATUS_OK, STATUS_VERSION_MISMATCH
+from wizard.core.machine.detect import detect
+from wizard.core.machine.models import STATUS_NO_DRIVER, STATUS_OK, STATUS_VERSION_MISMATCH
 
 
 def _ids(detection):
@@ -86,7 +86,7 @@ def test_hung_nvml_is_reported_not_frozen():
             blocker.wait(30)
 
     host = scenarios.windows_rtx2080super(nvml_module=HangingNvml(scenarios.fake_nvml.rtx2080super_windows()))
-    from wizard.core.nvidia import detect_nvidia
+    from wizard.core.machine.nvidia import detect_nvidia
 
     try:
         info = detect_nvidia(host, nvml_timeout_s=0.5)

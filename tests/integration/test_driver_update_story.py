@@ -15,13 +15,13 @@ import json
 
 from tests import fake_nvml, scenarios
 from wizard.cli_history import EXIT_OK, add_history_parser, compare_last, explain_text
-from wizard.core import nvidia_smi
-from wizard.core.detect import detect
-from wizard.core.diagnose import diagnose
-from wizard.core.diagnose_facts import TorchFacts, gather_env_facts
-from wizard.core.history import BenchHeadline, HistoryStore, build_snapshot
-from wizard.core.host import RecordedHost
-from wizard.core.snapshot_diff import diff_snapshots
+from wizard.core.machine import nvidia_smi
+from wizard.core.machine.detect import detect
+from wizard.core.diagnosis.rules import diagnose
+from wizard.core.diagnosis.facts import TorchFacts, gather_env_facts
+from wizard.core.history.store import BenchHeadline, HistoryStore, build_snapshot
+from wizard.core.base.host import RecordedHost
+from wizard.core.history.diff import diff_snapshots
 
 T0 = dt.datetime(2026, 11, 1, 9, 0, tzinfo=dt.timezone.utc)
 UUID = "GPU-5b9a6c1e-3f7d-4e2a-9c41-7d2e8f0a1b23"

@@ -43,11 +43,11 @@ def fresh_env(tmp_path_factory):
 
 def test_resources_come_from_the_installed_wheel(fresh_env):
     py, base = fresh_env
-    out = _run([str(py), "-c", "from wizard.core.resources import resources_dir, probe_path; "
+    out = _run([str(py), "-c", "from wizard.core.base.resources import resources_dir, probe_path; "
                                "print(resources_dir()); print(probe_path('x.py').parent)"], cwd=base)
     assert out.returncode == 0, out.stderr
     res, probe = out.stdout.strip().splitlines()
-    assert "site-packages" in res and res.endswith(os.path.join("wizard", "_resources"))
+    assert "site-packages" in res and res.endswith(os.path.join("wizard", "resources"))
     assert Path(res, "i18n", "ui.json").is_file()
     assert "site-packages" in probe
     assert str(REPO) not in res

@@ -22,16 +22,16 @@ import psutil
 import pytest
 
 from tests.integration.index_server import LoopbackIndex, free_port, make_wheel
-from wizard.core import envs
-from wizard.core.download import (
+from wizard.core.install import targets as envs
+from wizard.core.install.download import (
     DownloadCancelled, Downloader, HttpStatusError, NetworkError, WheelCache,
 )
-from wizard.core.host import RealHost
-from wizard.core.install_plan import InstallPlan, PlannedFile, classify_pip_failure, format_bytes, mark_satisfied
-from wizard.core.install_runner import (
+from wizard.core.base.host import RealHost
+from wizard.core.install.plan import InstallPlan, PlannedFile, classify_pip_failure, format_bytes, mark_satisfied
+from wizard.core.install.runner import (
     InstallJob, InstallOptions, PipInstallParser, ProcessSpec, StreamDecoder, restore_steps, run_process, run_steps,
 )
-from wizard.core.recovery import (
+from wizard.core.install.recovery import (
     OPTION_REMOVE, OPTION_RESTORE, OPTION_RESUME, STATUS_CANCELLED, STATUS_COMPLETE, STATUS_FAILED, RemoveRefused,
     StateStore, parse_freeze, remove_environment, restore_plan,
 )
@@ -360,7 +360,7 @@ def test_remove_refuses_what_the_wizard_did_not_create(index, root):
     venv.create(existing, with_pip=False)
     (existing / "notes.txt").write_text("mine", encoding="utf-8")
     store = StateStore(root / "state")
-    from wizard.core.recovery import EnvState
+    from wizard.core.install.recovery import EnvState
 
     state = EnvState(str(existing), envs.existing_venv(str(existing)).to_json(), created_by_wizard=False)
     with pytest.raises(RemoveRefused):
@@ -514,7 +514,7 @@ def test_pip_install_parser_counts_packages():
 
 
 def test_every_step_has_a_title_in_both_languages(root, index):
-    from wizard.core.i18n import catalogue
+    from wizard.core.base.i18n import catalogue
 
     job = make_job(root, new_target(root), ["x==1"], index)
     ids = [s.id for s in job.steps()] + [s.id for s in restore_steps(job)]
@@ -529,7 +529,7 @@ def test_every_step_has_a_title_in_both_languages(root, index):
 @pytest.fixture(scope="module")
 def fake_torch(tmp_path_factory):
     """Tiny stand-ins named torch/torchvision at the versions the recommender picks for torch 2.13 CPU."""
-    from wizard.core.recommend import MachineFacts, Wishes, recommend
+    from wizard.core.recommend.recommender import MachineFacts, Wishes, recommend
 
     minor = f"{sys.version_info[0]}.{sys.version_info[1]}"
     best = recommend(MachineFacts("linux", "x86_64", minor), Wishes(torch="2.13.0", variant="cpu")).best
@@ -683,7 +683,7 @@ def test_a_bundled_pip_wheel_resolves_from_metadata_in_an_old_environment(index,
 
     import pip
 
-    from wizard.core.install_plan import PIP_ENV, parse_pip_report, pip_command, resolve_argv
+    from wizard.core.install.plan import PIP_ENV, parse_pip_report, pip_command, resolve_argv
 
     pip_dir = Path(pip.__file__).parent
     wheel = root / "pip-current-py3-none-any.whl"

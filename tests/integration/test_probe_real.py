@@ -26,11 +26,11 @@ from pathlib import Path
 import psutil
 import pytest
 
-from wizard.core.bench import BenchReport, run_bench
-from wizard.core.detect import detect
-from wizard.core.host import RealHost
-from wizard.core.probe_runner import run_probe
-from wizard.core.verify import VerifyReport, run_verify
+from wizard.core.verify.benchmark import BenchReport, run_bench
+from wizard.core.machine.detect import detect
+from wizard.core.base.host import RealHost
+from wizard.core.verify.probe_runner import run_probe
+from wizard.core.verify.checklist import VerifyReport, run_verify
 
 pytestmark = pytest.mark.slow
 

@@ -129,10 +129,10 @@ def test_bundle_layout(built):
     for exe in (cfg.GUI_EXE, cfg.CLI_EXE):
         assert os.access(build.exe_path(built.bundle, exe), os.X_OK), exe
     # resources/ is copied whole and byte for byte
-    source = sorted(p.relative_to(REPO / "resources") for p in (REPO / "resources").rglob("*") if p.is_file())
-    bundled = sorted(p.relative_to(internal / "resources") for p in (internal / "resources").rglob("*") if p.is_file())
+    source = sorted(p.relative_to(REPO / "wizard" / "resources") for p in (REPO / "wizard" / "resources").rglob("*") if p.is_file())
+    bundled = sorted(p.relative_to(internal / "wizard" / "resources") for p in (internal / "wizard" / "resources").rglob("*") if p.is_file())
     assert bundled == source
-    assert (internal / "resources" / "i18n" / "ui.json").read_bytes() == (REPO / "resources/i18n/ui.json").read_bytes()
+    assert (internal / "wizard" / "resources" / "i18n" / "ui.json").read_bytes() == (REPO / "wizard/resources/i18n/ui.json").read_bytes()
     # probe scripts are plain source files, because a target interpreter runs them
     probes = cfg.probe_scripts()
     assert probes
@@ -546,8 +546,8 @@ def test_icons_and_desktop_entry():
 
 def test_installer_keeps_and_purges_the_folders_the_wizard_writes():
     """installer.nsi names the wizard's data folders itself; they must be the ones the code uses."""
-    from wizard.core.system import PRODUCT_DIR_NAME
-    from wizard.core.wheel_index import APP_NAME
+    from wizard.core.machine.system import PRODUCT_DIR_NAME
+    from wizard.core.recommend.wheel_index import APP_NAME
 
     nsi = (INSTALLERS / "windows" / "installer.nsi").read_text(encoding="utf-8")
     defines = dict(re.findall(r'^!define\s+(\w+)\s+"([^"]*)"', nsi, re.MULTILINE))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from wizard.core.adapters import (
+from wizard.core.machine.adapters import (
     CIM_COMMAND,
     classify_vendor,
     list_display_adapters,
@@ -15,8 +15,8 @@ from wizard.core.adapters import (
     parse_system_profiler_displays,
     pci_ids_names,
 )
-from wizard.core.host import CommandResult, RealHost, RecordedHost
-from wizard.core.models import DisplayAdapter
+from wizard.core.base.host import CommandResult, RealHost, RecordedHost
+from wizard.core.machine.models import DisplayAdapter
 
 RECORDED = Path(__file__).resolve().parents[1] / "data" / "recorded"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import reference_file
-from wizard.core.bench import (
+from wizard.core.verify.benchmark import (
     PEAK_FIELD,
     SCHEMA,
     BenchReport,
@@ -26,9 +26,9 @@ from wizard.core.bench import (
     sample_during,
     summarise_samples,
 )
-from wizard.core.i18n import catalogue
-from wizard.core.nvml import GpuSample
-from wizard.core.resources import load_json
+from wizard.core.base.i18n import catalogue
+from wizard.core.machine.nvml import GpuSample
+from wizard.core.base.resources import load_json
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data" / "probe"
@@ -296,7 +296,7 @@ def test_every_skip_reason_the_probe_can_emit_is_translated():
 
 # --------------------------------------------------------------------------- NVML sampling
 class FakeSampler:
-    """Stands in for wizard.core.nvml.NvmlSampler (its interface: open/sample/close)."""
+    """Stands in for wizard.core.machine.nvml.NvmlSampler (its interface: open/sample/close)."""
 
     def __init__(self, ok=True):
         self.ok = ok

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from wizard.core import compat
-from wizard.core.compat import ArchList, CompatDataError, parse, parse_cc
-from wizard.core.resources import resource_path
+from wizard.core.recommend import compat
+from wizard.core.recommend.compat import ArchList, CompatDataError, parse, parse_cc
+from wizard.core.base.resources import resource_path
 
 REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
 

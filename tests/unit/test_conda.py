@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from wizard.core.conda import find_conda, install_root, parse_conda_env_list, parse_conda_version
-from wizard.core.host import CommandResult, RealHost, RecordedHost
-from wizard.core.models import CondaEnv, CondaInstall
+from wizard.core.machine.conda import find_conda, install_root, parse_conda_env_list, parse_conda_version
+from wizard.core.base.host import CommandResult, RealHost, RecordedHost
+from wizard.core.machine.models import CondaEnv, CondaInstall
 
 RECORDED = Path(__file__).resolve().parents[1] / "data" / "recorded"
 

@@ -10,9 +10,9 @@ import pytest
 from tests import scenarios
 from tests.conftest import reference_file
 from tests.unit.test_explain import assert_renders
-from wizard.core.adapters import parse_cim_video_controllers
-from wizard.core.detect import detect, detection_from_smi_text
-from wizard.core.diagnose import (
+from wizard.core.machine.adapters import parse_cim_video_controllers
+from wizard.core.machine.detect import detect, detection_from_smi_text
+from wizard.core.diagnosis.rules import (
     DIAGNOSIS_RULES,
     Action,
     Diagnosis,
@@ -25,7 +25,7 @@ from wizard.core.diagnose import (
     register_rule,
     visible_devices,
 )
-from wizard.core.diagnose_facts import (
+from wizard.core.diagnosis.facts import (
     EnvFacts,
     Package,
     TorchFacts,
@@ -38,8 +38,8 @@ from wizard.core.diagnose_facts import (
     parse_sb_state,
     variant_to_cuda,
 )
-from wizard.core.host import CommandResult, RecordedHost
-from wizard.core.models import (
+from wizard.core.base.host import CommandResult, RecordedHost
+from wizard.core.machine.models import (
     STATUS_DRIVER_NOT_LOADED,
     STATUS_GPU_LOST,
     STATUS_NO_DRIVER,
@@ -587,7 +587,7 @@ def test_actions_are_checked_and_translated():
 def test_every_finding_id_in_the_rules_has_messages():
     import inspect
 
-    from wizard.core import diagnose as diagnose_module
+    from wizard.core.diagnosis import rules as diagnose_module
 
     source = inspect.getsource(diagnose_module)
     used = set(re.findall(r'Diagnosis\(\s*"([a-z0-9\-]+)"', source))

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from wizard.core import envs
-from wizard.core.conda import parse_conda_env_list
-from wizard.core.host import CommandResult, RecordedHost
-from wizard.core.install_runner import CondaCreateParser
-from wizard.core.models import CondaInstall, PythonInterpreter
+from wizard.core.install import targets as envs
+from wizard.core.machine.conda import parse_conda_env_list
+from wizard.core.base.host import CommandResult, RecordedHost
+from wizard.core.install.runner import CondaCreateParser
+from wizard.core.machine.models import CondaInstall, PythonInterpreter
 
 RECORDED = Path(__file__).resolve().parents[1] / "data" / "recorded"
 GB = 1000 ** 3
@@ -309,7 +309,7 @@ def test_externally_managed_python_is_refused_unless_confirmed():
 
 def test_conda_base_by_name():
     host = RecordedHost(disks={"/": (100 * GB, 200 * GB)})
-    from wizard.core.models import CondaEnv
+    from wizard.core.machine.models import CondaEnv
 
     t = envs.existing_conda_env(CondaEnv("base", "/home/s/miniconda3", True), os_name="linux")
     result = envs.preflight(t, host, own_prefixes=[], writable=_writable, folder_state=_missing)
@@ -327,7 +327,7 @@ def test_new_conda_name_checked_in_preflight():
 
 
 def test_every_check_message_exists_in_both_languages():
-    from wizard.core.i18n import catalogue
+    from wizard.core.base.i18n import catalogue
 
     src = (Path(envs.__file__)).read_text(encoding="utf-8")
     import re
@@ -376,7 +376,7 @@ def test_describe_uv_python_download_from_recorded_output():
     download, folder = envs.describe_uv_python_download(host, "/opt/gsw/uv", "3.12", "https://mirror.example.kr/pbs")
     assert download.version == "3.12.16" and download.host == "mirror.example.kr"
     assert folder == "/home/student/.local/share/uv/python"
-    from wizard.core.recommend import msg
+    from wizard.core.recommend.recommender import msg
 
     line = msg("install.uv.download_info", version=download.version, url=download.url, folder=folder).text("ko")
     assert "3.12.16" in line and "mirror.example.kr" in line
@@ -403,7 +403,7 @@ def test_existing_targets_lists_venvs_conda_envs_and_the_wizard_folder(tmp_path)
 
 
 def test_proxy_setting_reaches_the_children(tmp_path):
-    from wizard.core.install_runner import InstallJob, InstallOptions
+    from wizard.core.install.runner import InstallJob, InstallOptions
 
     opts = InstallOptions(["x==1"], proxies={"https": "http://proxy.campus.ac.kr:3128"},
                           state_dir=str(tmp_path / "s"), cache_dir=str(tmp_path / "c"))

@@ -22,8 +22,8 @@ from wizard.cli_history import (
     explain_text,
     format_explain,
 )
-from wizard.core.diagnose import has_messages
-from wizard.core.explain import (
+from wizard.core.diagnosis.rules import has_messages
+from wizard.core.diagnosis.explain import (
     PatternDataError,
     clean_lines,
     decode_pasted,
@@ -32,7 +32,7 @@ from wizard.core.explain import (
     patterns,
     recognise,
 )
-from wizard.core.resources import load_json
+from wizard.core.base.resources import load_json
 
 FAILURE_MODES = REFERENCE / "failure-modes.json"
 

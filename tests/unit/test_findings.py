@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from tests import scenarios
-from wizard.core.findings import detection_findings
-from wizard.core.host import CommandResult, RecordedHost
-from wizard.core.models import (
+from wizard.core.machine.findings import detection_findings
+from wizard.core.base.host import CommandResult, RecordedHost
+from wizard.core.machine.models import (
     STATUS_OK, Detection, DisplayAdapter, GpuInfo, NvidiaInfo, SourceResult, SystemInfo,
 )
-from wizard.core.nvidia import detect_nvidia, find_nvidia_smi, merge
+from wizard.core.machine.nvidia import detect_nvidia, find_nvidia_smi, merge
 
 
 def _detection(nv: NvidiaInfo, os_name: str = "linux", adapters=(), arch: str = "x86_64") -> Detection:

@@ -13,10 +13,10 @@ import pytest
 
 from tests import scenarios
 from wizard.cli_history import EXIT_BAD_INPUT, EXIT_OK, add_history_parser
-from wizard.core.detect import detect
-from wizard.core.diagnose import Diagnosis, diagnose
-from wizard.core.diagnose_facts import TorchFacts
-from wizard.core.history import (
+from wizard.core.machine.detect import detect
+from wizard.core.diagnosis.rules import Diagnosis, diagnose
+from wizard.core.diagnosis.facts import TorchFacts
+from wizard.core.history.store import (
     SCHEMA,
     BenchHeadline,
     HistoryStore,
@@ -25,7 +25,7 @@ from wizard.core.history import (
     build_snapshot,
     default_history_dir,
 )
-from wizard.core.models import Detection, GpuInfo, NvidiaInfo, SystemInfo
+from wizard.core.machine.models import Detection, GpuInfo, NvidiaInfo, SystemInfo
 
 T0 = dt.datetime(2026, 11, 1, 9, 0, tzinfo=dt.timezone.utc)
 
@@ -311,7 +311,7 @@ def test_history_commands(tmp_path, capsys):
 
 
 def test_history_list_json_and_korean(tmp_path, capsys):
-    from wizard.core.i18n import set_language
+    from wizard.core.base.i18n import set_language
 
     HistoryStore(tmp_path).save(snap())
     assert cli("history", "list", "--json", "--dir", str(tmp_path)) == EXIT_OK

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from wizard.core.host import RealHost, RecordedHost, CommandResult, decode_output
+from wizard.core.base.host import RealHost, RecordedHost, CommandResult, decode_output
 
 
 def test_run_captures_output_and_forces_utf8():

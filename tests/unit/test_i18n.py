@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from wizard.core import i18n
-from wizard.core.i18n import catalogue, detect_lang, normalise_lang, t
+from wizard.core.base import i18n
+from wizard.core.base.i18n import catalogue, detect_lang, normalise_lang, t
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -50,7 +50,7 @@ def test_every_literal_key_used_in_source_exists():
 
 def test_finding_messages_complete():
     """Each finding id used in findings.py has a title, cause and fix."""
-    src = (REPO / "wizard" / "core" / "findings.py").read_text(encoding="utf-8")
+    src = (REPO / "wizard" / "core" / "machine" / "findings.py").read_text(encoding="utf-8")
     ids = set(re.findall(r'Finding\(\s*"([a-z0-9\-]+)"', src))
     assert ids, "no finding ids found in findings.py"
     for fid in ids:
@@ -105,7 +105,7 @@ def test_duplicate_key_across_files_is_an_error(tmp_path, monkeypatch):
 
 def test_message_families_built_at_run_time_are_complete():
     """Keys composed in code ("step." + page, "doctor.nvidia_status." + status, ...) all exist."""
-    from wizard.core import models
+    from wizard.core.machine import models
 
     statuses = [getattr(models, n) for n in dir(models) if n.startswith("STATUS_")]
     keys = [f"doctor.nvidia_status.{s}" for s in statuses if s != models.STATUS_OK]

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from wizard.core.resources import load_json, resource_path
-from wizard.core.vram import (
+from wizard.core.base.resources import load_json, resource_path
+from wizard.core.vram.estimate import (
     SWIGLU_FAMILIES,
     catalogue_models,
     find_model,

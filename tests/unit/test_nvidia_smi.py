@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from wizard.core import nvidia_smi as smi
-from wizard.core.models import (
+from wizard.core.machine import nvidia_smi as smi
+from wizard.core.machine.models import (
     STATUS_DRIVER_NOT_LOADED,
     STATUS_ERROR,
     STATUS_GPU_LOST,

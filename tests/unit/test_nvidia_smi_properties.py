@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from wizard.core import nvidia_smi as smi
-from wizard.core.models import STATUS_UNRECOGNISED, SourceResult
+from wizard.core.machine import nvidia_smi as smi
+from wizard.core.machine.models import STATUS_UNRECOGNISED, SourceResult
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_nvidia_smi import (  # noqa: E402

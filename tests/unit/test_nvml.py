@@ -1,4 +1,4 @@
-"""wizard.core.nvml against the real pynvml error model (through tests/fake_nvml.py), against
+"""wizard.core.machine.nvml against the real pynvml error model (through tests/fake_nvml.py), against
 the captured nvidia-smi outputs the fake descriptions come from, and against the real
 ``pynvml`` module on this machine."""
 
@@ -26,8 +26,8 @@ from tests.fake_nvml import (
     nvml_error,
     rtx2080super_windows,
 )
-from wizard.core import nvml as nv
-from wizard.core.models import (
+from wizard.core.machine import nvml as nv
+from wizard.core.machine.models import (
     STATUS_DRIVER_NOT_LOADED,
     STATUS_ERROR,
     STATUS_GPU_LOST,

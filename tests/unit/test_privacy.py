@@ -1,4 +1,4 @@
-from wizard.core.privacy import Redactor, redactor_for
+from wizard.core.base.privacy import Redactor, redactor_for
 
 
 def test_hangul_home_user_host_and_uuid_are_hidden():

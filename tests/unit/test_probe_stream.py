@@ -20,8 +20,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wizard.core.host import CommandResult, RecordedHost
-from wizard.core.probe_runner import (
+from wizard.core.base.host import CommandResult, RecordedHost
+from wizard.core.verify.probe_runner import (
     PROTOCOL,
     ProbeOutcome,
     ProbeStream,

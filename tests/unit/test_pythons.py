@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from wizard.core.host import CommandResult, RealHost, RecordedHost
-from wizard.core.pythons import (
+from wizard.core.base.host import CommandResult, RealHost, RecordedHost
+from wizard.core.machine.pythons import (
     QUERY_ARGS,
     QUERY_SCRIPT,
     find_pythons,

@@ -19,10 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from packaging.version import Version
 
-from wizard.core import compat
-from wizard.core.i18n import catalogue
-from wizard.core.models import Detection, DisplayAdapter, GpuInfo, NvidiaInfo, SystemInfo
-from wizard.core.recommend import (
+from wizard.core.recommend import compat
+from wizard.core.base.i18n import catalogue
+from wizard.core.machine.models import Detection, DisplayAdapter, GpuInfo, NvidiaInfo, SystemInfo
+from wizard.core.recommend.recommender import (
     RULE_DRIVER, RULE_EXISTS, RULE_GPU, RULES, MachineFacts, Wishes, check_candidate, recommend, rule_failures,
 )
 
@@ -624,13 +624,13 @@ def test_property_mixed_gpus_get_the_intersection(facts, a, b):
     ("https://m.example/whl/rocm6.4", "https://m.example/whl/cu126"),
 ])
 def test_mirror_forms(mirror, expected):
-    from wizard.core.install_commands import mirror_index_url
+    from wizard.core.recommend.commands import mirror_index_url
 
     assert mirror_index_url(mirror, "cu126", KB.variants) == expected
 
 
 def test_commands_argv_and_quoting():
-    from wizard.core.install_commands import conda_argvs, pip_install_argv, quote_arg, uv_install_argv
+    from wizard.core.recommend.commands import conda_argvs, pip_install_argv, quote_arg, uv_install_argv
 
     best = recommend(lin(driver="581.57", cuda="13.0", ccs=["8.6"]),
                      Wishes(index_url="https://m.example/whl?token=a&b=c")).best

@@ -9,9 +9,9 @@ import json
 import pytest
 
 from tests import report_sessions as rs
-from wizard.core.i18n import set_language, t
-from wizard.core.models import DisplayAdapter
-from wizard.core.report import (
+from wizard.core.base.i18n import set_language, t
+from wizard.core.machine.models import DisplayAdapter
+from wizard.core.report.model import (
     FAIL,
     INFO,
     NOT_RUN,
@@ -24,8 +24,8 @@ from wizard.core.report import (
     fmt_duration,
     fmt_seconds,
 )
-from wizard.core.report_render import render_markdown
-from wizard.core.session import Session
+from wizard.core.report.render import render_markdown
+from wizard.app.session import Session
 
 CHECKLIST_IDS = ["date", "local_gpu", "nvidia_smi", "pytorch_cuda", "gpu_memory", "colab", "cloud"]
 
@@ -90,7 +90,7 @@ def test_benchmark_lines_are_the_course_matmul_medians():
 
 
 def test_judgment_lines_come_from_the_vram_workloads():
-    from wizard.core.vram_workloads import judge_workloads, report_lines
+    from wizard.core.vram.workloads import judge_workloads, report_lines
 
     s = rs.full_session("en")
     report = build(s, lang="en")
@@ -103,7 +103,7 @@ def test_judgment_lines_come_from_the_vram_workloads():
 
 
 def test_a_typed_in_vram_size_is_the_basis_when_the_vram_page_had_one():
-    from wizard.core.vram import GIB, estimate
+    from wizard.core.vram.estimate import GIB, estimate
 
     s = rs.detection_only_session("en")
     s.results["vram"] = estimate("llama-2-7b", mode="inference", precision="fp16", vram_total_bytes=8 * GIB)
@@ -122,7 +122,7 @@ def test_verification_checklist_all_pass_on_a_working_gpu():
 
 
 def _with_verify(name: str):
-    from wizard.core.verify import VerifyReport
+    from wizard.core.verify.checklist import VerifyReport
 
     s = rs.full_session("en")
     s.results["verify"] = VerifyReport.from_events(rs.probe_events(name), detection=s.detection, python_exe="python")
@@ -261,8 +261,8 @@ def test_detection_findings_with_fixes():
 
 
 def test_the_verify_pages_diagnosis_replaces_the_detection_findings():
-    from wizard.core.diagnose import diagnose
-    from wizard.core.diagnose_facts import TorchFacts
+    from wizard.core.diagnosis.rules import diagnose
+    from wizard.core.diagnosis.facts import TorchFacts
 
     s = _with_verify("verify_rtx5090_cu126_windows.jsonl")
     found = diagnose(s.detection, TorchFacts.from_probe_events(s.results["verify"].events))

@@ -8,10 +8,10 @@ import json
 import pytest
 
 from tests import report_sessions as rs
-from wizard.core.remote import machine_from_text
-from wizard.core.report import SCHEMA, build_report
-from wizard.core.report_json import ReportSchemaError, dumps, loads, report_from_dict, report_to_dict
-from wizard.core.report_render import render_html, render_markdown
+from wizard.core.report.remote import machine_from_text
+from wizard.core.report.model import SCHEMA, build_report
+from wizard.core.report.as_json import ReportSchemaError, dumps, loads, report_from_dict, report_to_dict
+from wizard.core.report.render import render_html, render_markdown
 
 
 def sessions():

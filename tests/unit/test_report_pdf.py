@@ -12,9 +12,9 @@ import pytest
 pytest.importorskip("PySide6")
 
 from tests import report_sessions as rs  # noqa: E402
-from wizard.core.remote import machine_from_text  # noqa: E402
-from wizard.core.report import build_report  # noqa: E402
-from wizard.core.report_render import render_html  # noqa: E402
+from wizard.core.report.remote import machine_from_text  # noqa: E402
+from wizard.core.report.model import build_report  # noqa: E402
+from wizard.core.report.render import render_html  # noqa: E402
 
 POPPLER = shutil.which("pdftotext") and shutil.which("pdffonts")
 pytestmark = pytest.mark.skipif(not POPPLER, reason="poppler-utils (pdftotext, pdffonts) is not installed")

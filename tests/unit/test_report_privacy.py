@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from tests import report_sessions as rs
-from wizard.core.host import RecordedHost
-from wizard.core.report import build_report
-from wizard.core.report_json import dumps
-from wizard.core.report_render import render_html, render_markdown
+from wizard.core.base.host import RecordedHost
+from wizard.core.report.model import build_report
+from wizard.core.report.as_json import dumps
+from wizard.core.report.render import render_html, render_markdown
 
 SECRETS = (rs.USER, rs.HOME, rs.HOST, rs.GPU_UUID, rs.GPU_UUID.split("-", 1)[1], "1320521012345")
 
@@ -60,7 +60,7 @@ def test_windows_hangul_profile_with_a_space():
 
 
 def test_remote_machines_pass_through_the_same_redaction():
-    from wizard.core.remote import machine_from_text
+    from wizard.core.report.remote import machine_from_text
 
     session = rs.full_session("en")
     pasted = rs.colab_smi_text() + f"\nGPU 0: Tesla T4 (UUID: {rs.GPU_UUID})\n"

@@ -9,16 +9,16 @@ import pytest
 
 from tests import report_sessions as rs
 from tests.conftest import reference_file
-from wizard.core.doctor import detection_to_json
-from wizard.core.remote import (
+from wizard.core.machine.doctor import detection_to_json
+from wizard.core.report.remote import (
     RemoteInputError,
     guess_smi_kind,
     machine_from_file,
     machine_from_text,
     split_kind,
 )
-from wizard.core.report import NOT_RUN, PASS, build_report, fmt_seconds
-from wizard.core.report_json import dumps
+from wizard.core.report.model import NOT_RUN, PASS, build_report, fmt_seconds
+from wizard.core.report.as_json import dumps
 
 
 def test_colab_paste_fills_the_colab_line():

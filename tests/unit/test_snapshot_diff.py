@@ -9,10 +9,10 @@ import datetime as dt
 import pytest
 
 from wizard.cli_history import compare_last
-from wizard.core.diagnose_facts import TorchFacts
-from wizard.core.history import BenchHeadline, FindingSummary, GpuSummary, HistoryStore, Snapshot
-from wizard.core.models import Detection, GpuInfo, NvidiaInfo, SystemInfo
-from wizard.core.snapshot_diff import (
+from wizard.core.diagnosis.facts import TorchFacts
+from wizard.core.history.store import BenchHeadline, FindingSummary, GpuSummary, HistoryStore, Snapshot
+from wizard.core.machine.models import Detection, GpuInfo, NvidiaInfo, SystemInfo
+from wizard.core.history.diff import (
     NOISE_FLOOR,
     TONE_BETTER,
     TONE_WORSE,

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from wizard.core.adapters import CIM_COMMAND
-from wizard.core.host import CommandResult, RealHost, RecordedHost
-from wizard.core.system import (
+from wizard.core.machine.adapters import CIM_COMMAND
+from wizard.core.base.host import CommandResult, RealHost, RecordedHost
+from wizard.core.machine.system import (
     default_env_root,
     detect_system,
     parse_cpuinfo_model,

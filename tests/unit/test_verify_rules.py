@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from wizard.core.i18n import catalogue, t
-from wizard.core.models import Detection, DisplayAdapter, GpuInfo, NvidiaInfo, SystemInfo
-from wizard.core.probe_runner import ProbeOutcome
-from wizard.core.verify import (
+from wizard.core.base.i18n import catalogue, t
+from wizard.core.machine.models import Detection, DisplayAdapter, GpuInfo, NvidiaInfo, SystemInfo
+from wizard.core.verify.probe_runner import ProbeOutcome
+from wizard.core.verify.checklist import (
     SCHEMA,
     Check,
     VerifyReport,
@@ -441,7 +441,7 @@ def _message_ids(source: str) -> dict[str, set[str]]:
 def test_every_message_id_used_by_the_probe_and_the_rules_exists():
     cat = catalogue()
     problems = []
-    for path in (PROBE / "verify.py", PROBE / "_common.py", REPO / "wizard" / "core" / "verify.py"):
+    for path in (PROBE / "verify.py", PROBE / "_common.py", REPO / "wizard" / "core" / "verify" / "checklist.py"):
         for kind, ids in _message_ids(path.read_text(encoding="utf-8")).items():
             for mid in ids:
                 if f"verify.{kind}.{mid}" not in cat:
@@ -472,7 +472,7 @@ def test_causes_and_fixes_have_no_placeholders():
 
 
 def test_every_check_id_has_a_title():
-    from wizard.core.verify import ORDER
+    from wizard.core.verify.checklist import ORDER
 
     missing = [cid for cid in ORDER if f"verify.check.{cid}.title" not in catalogue()]
     assert not missing

@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wizard.core import i18n
-from wizard.core.i18n import catalogue, t
-from wizard.core.resources import load_json
-from wizard.core.vram import (
+from wizard.core.base import i18n
+from wizard.core.base.i18n import catalogue, t
+from wizard.core.base.resources import load_json
+from wizard.core.vram.estimate import (
     CUDA_CONTEXT_RESERVE_BYTES,
     GB,
     GIB,
@@ -56,7 +56,7 @@ from wizard.core.vram import (
     vram_from_gpu,
     weights_bytes,
 )
-from wizard.core.vram_workloads import (
+from wizard.core.vram.workloads import (
     VERDICT_NEEDS_CLOUD,
     VERDICT_NEEDS_COLAB,
     VERDICT_RUNS_HERE,
@@ -319,7 +319,7 @@ def test_usable_memory_subtracts_use_and_context_reserve():
 
 
 def test_vram_from_detected_gpu():
-    from wizard.core.models import GpuInfo
+    from wizard.core.machine.models import GpuInfo
 
     assert vram_from_gpu(GpuInfo(index=0, memory_total_mib=8192, memory_used_mib=702)) == (8 * GIB, 702 * MIB)
     assert vram_from_gpu(GpuInfo(index=0, memory_total_mib=5912, memory_used_mib=None)) == (5912 * MIB, 0)
@@ -554,7 +554,7 @@ def test_7b_in_16_bit_does_not_fit_an_8_gb_card_but_4_bit_qlora_needs_far_less()
 
 
 def test_too_big_when_nothing_fits(monkeypatch):
-    from wizard.core import vram_workloads
+    from wizard.core.vram import workloads as vram_workloads
 
     w = next(w for w in load_workloads() if w.id == "llm7b_infer_fp16")
     monkeypatch.setattr(vram_workloads, "targets", lambda: [vram_workloads.Target("colab_t4", 8192, 8)])

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from wizard.core.vram import (
+from wizard.core.vram.estimate import (
     GB,
     GIB,
     accelerate_estimate,

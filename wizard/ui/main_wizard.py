@@ -5,8 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import QSize
 from PySide6.QtWidgets import QWidget, QWizard
 
-from wizard.core.i18n import t
-from wizard.core.session import Session
+from wizard.core.base.i18n import t
+from wizard.app.session import Session
 from wizard.ui.pages.base import PageId
 from wizard.ui.pages.gpu_page import GpuPage
 from wizard.ui.pages.placeholder_page import PlaceholderPage

@@ -1,7 +1,7 @@
 """Run a probe script in a target interpreter through QProcess; events arrive as signals.
 
 The window never waits on the probe: output is read on ``readyRead`` into the core's
-:class:`~wizard.core.probe_runner.ProbeStream` (incremental UTF-8, tolerant of stray lines),
+:class:`~wizard.core.verify.probe_runner.ProbeStream` (incremental UTF-8, tolerant of stray lines),
 and the outcome is built by the same core function the CLI uses. stdout and stderr stay
 separate channels, so a library's warning on stderr cannot split a JSON line.
 """
@@ -12,7 +12,7 @@ from typing import Sequence
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
-STDERR_TAIL_CHARS = 16000  # as wizard.core.probe_runner keeps; that module loads on first run
+STDERR_TAIL_CHARS = 16000  # as wizard.core.verify.probe_runner keeps; that module loads on first run
 
 
 class ProbeProcess(QObject):
@@ -36,7 +36,7 @@ class ProbeProcess(QObject):
         return self.proc is not None and self.proc.state() != QProcess.ProcessState.NotRunning
 
     def start(self, python: str, script: str, args: Sequence[str] = (), timeout_s: float = 600) -> None:
-        from wizard.core.probe_runner import ProbeStream, probe_command, probe_environment
+        from wizard.core.verify.probe_runner import ProbeStream, probe_command, probe_environment
 
         self.stream = ProbeStream()
         self.stderr = ""
@@ -64,7 +64,7 @@ class ProbeProcess(QObject):
             self.cancelled = True
             pid = self.proc.processId()
             if pid:
-                from wizard.core.probe_runner import kill_pid_tree
+                from wizard.core.verify.probe_runner import kill_pid_tree
                 from wizard.ui.workers import submit
 
                 submit(kill_pid_tree, pid, 1.5)  # it waits between terminate and kill: not here
@@ -85,7 +85,7 @@ class ProbeProcess(QObject):
             -STDERR_TAIL_CHARS:]
 
     def _on_finished(self, code: int, status: QProcess.ExitStatus) -> None:
-        from wizard.core.probe_runner import outcome_from_stream
+        from wizard.core.verify.probe_runner import outcome_from_stream
 
         self._timer.stop()
         self._read_stdout()
@@ -99,7 +99,7 @@ class ProbeProcess(QObject):
 
     def _on_error(self, error: QProcess.ProcessError) -> None:
         if error == QProcess.ProcessError.FailedToStart:
-            from wizard.core.probe_runner import outcome_from_stream
+            from wizard.core.verify.probe_runner import outcome_from_stream
 
             self._timer.stop()
             outcome = outcome_from_stream(self.argv, self.stream, None, self.stderr, error="not found")

@@ -1,9 +1,9 @@
 """How the GUI runs the install engine's steps without ever blocking the event loop.
 
-The engine (:mod:`wizard.core.install_runner`) is one step plan with two runners. The CLI's
+The engine (:mod:`wizard.core.install.runner`) is one step plan with two runners. The CLI's
 runner (``run_steps``) blocks its thread; this is the GUI's:
 
-* :class:`ProcessRunner` runs one :class:`~wizard.core.install_runner.ProcessSpec` with
+* :class:`ProcessRunner` runs one :class:`~wizard.core.install.runner.ProcessSpec` with
   ``QProcess``: merged channels, the spec's complete environment (``PYTHONUTF8=1`` and
   ``PYTHONIOENCODING=utf-8`` are already in it), its folder, a ``QTimer`` for its timeout.
   ``readyRead`` bytes go through the engine's :class:`StreamDecoder`, so a Hangul character
@@ -29,7 +29,7 @@ from typing import Any, Sequence
 import shiboken6
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
-from wizard.core.install_runner import (
+from wizard.core.install.runner import (
     InstallJob,
     JobCancelled,
     OutputParser,
@@ -44,7 +44,7 @@ from wizard.core.install_runner import (
     StreamDecoder,
     kill_pid_tree,
 )
-from wizard.core.recommend import msg
+from wizard.core.recommend.recommender import msg
 from wizard.ui.workers import submit
 
 KILL_GRACE_S = 2.0  # terminate → (this long) → kill; the whole stop stays within a few seconds
@@ -53,7 +53,7 @@ KILL_GRACE_S = 2.0  # terminate → (this long) → kill; the whole stop stays w
 def _quote(arg: str) -> str:
     """An argument as the log shows it: quoted to paste into a shell; an inline script (``-c``
     with several lines) by its first line, so the log stays one line per command."""
-    from wizard.core.install_commands import quote_arg
+    from wizard.core.recommend.commands import quote_arg
 
     if "\n" in arg:
         lines = arg.strip().splitlines()

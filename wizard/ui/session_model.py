@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from wizard.core.i18n import set_language
-from wizard.core.models import Detection
-from wizard.core.session import Session
+from wizard.core.base.i18n import set_language
+from wizard.core.machine.models import Detection
+from wizard.app.session import Session
 from wizard.ui.workers import submit
 
 
@@ -38,7 +38,7 @@ class SessionModel(QObject):
         """Detect in the background; a second request while one runs is ignored."""
         if self.detecting:
             return
-        from wizard.core.detect import detect
+        from wizard.core.machine.detect import detect
 
         self.detecting = True
         self.detection_started.emit()
@@ -50,7 +50,7 @@ class SessionModel(QObject):
         self.session.detection_error = None
         self.detection_finished.emit(detection)
         if "changes" not in self.session.results:  # once per run: against the run before this one
-            from wizard.core.snapshot_diff import changes_since_last
+            from wizard.core.history.diff import changes_since_last
 
             self._changes_task = submit(changes_since_last, detection, on_done=self._changes)
 
@@ -61,7 +61,7 @@ class SessionModel(QObject):
 
     def save_snapshot(self):
         """Save this run to the history (the next run compares with it). Never raises."""
-        from wizard.core.history import HistoryStore, build_snapshot
+        from wizard.core.history.store import HistoryStore, build_snapshot
 
         d = self.session.detection
         if d is None:

@@ -7,7 +7,7 @@ from enum import IntEnum
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QLabel, QScrollArea, QVBoxLayout, QWidget, QWizardPage
 
-from wizard.core.i18n import t
+from wizard.core.base.i18n import t
 from wizard.ui.session_model import SessionModel
 
 

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from wizard.core.i18n import language, t
+from wizard.core.base.i18n import language, t
 from wizard.ui.pages.base import BasePage, PageId
 from wizard.ui.probe_process import ProbeProcess
 from wizard.ui.session_model import SessionModel
@@ -100,7 +100,7 @@ class BenchmarkPage(BasePage):
         self.probe.cancel()
 
     def start(self) -> None:
-        from wizard.core.bench import BenchReport, bench_args
+        from wizard.core.verify.benchmark import BenchReport, bench_args
 
         python = self.picker.path()
         if not python or self.probe.running:
@@ -116,7 +116,7 @@ class BenchmarkPage(BasePage):
                          timeout_s=240 if suite == "quick" else 600)
 
     def _on_event(self, event: dict) -> None:
-        from wizard.core.bench import progress_text
+        from wizard.core.verify.benchmark import progress_text
 
         if self.report is None:
             return
@@ -129,7 +129,7 @@ class BenchmarkPage(BasePage):
                 self.plots.show_report(self.report, language())
 
     def _add_row(self, result) -> None:
-        from wizard.core.bench import result_title
+        from wizard.core.verify.benchmark import result_title
 
         row = self.table.rowCount()
         self.table.insertRow(row)

@@ -46,10 +46,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from wizard.core import envs
-from wizard.core.i18n import language, t
-from wizard.core.install_plan import InstallPlan, PlanError, format_bytes
-from wizard.core.install_runner import INSTALLER_PIP, INSTALLER_UV, InstallOptions
+from wizard.core.install import targets as envs
+from wizard.core.base.i18n import language, t
+from wizard.core.install.plan import InstallPlan, PlanError, format_bytes
+from wizard.core.install.runner import INSTALLER_PIP, INSTALLER_UV, InstallOptions
 from wizard.ui.pages.base import BasePage, InfoForm, PageId, scroll_body
 from wizard.ui.session_model import SessionModel
 from wizard.ui.workers import submit
@@ -123,7 +123,7 @@ def ask_yes_no(parent: QWidget, title: str, text: str, yes_text: str, no_text: s
 
 def install_source(candidate: Any, settings: InstallSettings) -> tuple[list[str], str | None]:
     """(requirements, index URL) for the chosen build; a mirror replaces the index."""
-    from wizard.core.install_commands import mirror_index_url, requirements
+    from wizard.core.recommend.commands import mirror_index_url, requirements
 
     reqs = requirements(candidate)
     mirror = settings.mirror.strip()
@@ -140,8 +140,8 @@ def run_checks(target: envs.EnvTarget, host: Any, plan: InstallPlan | None, cach
                resumable: bool) -> CheckOutcome:
     """Pre-flight for ``target`` (worker thread): the interpreter is asked about itself (PEP 668,
     its prefix), the cache is looked at (files already there are not downloaded again)."""
-    from wizard.core.download import WheelCache
-    from wizard.core.pythons import query_interpreter
+    from wizard.core.install.download import WheelCache
+    from wizard.core.machine.pythons import query_interpreter
 
     interpreter = None
     if not target.creates_env and os.path.exists(target.python_exe):
@@ -162,7 +162,7 @@ def run_checks(target: envs.EnvTarget, host: Any, plan: InstallPlan | None, cach
 
 def preview(target: envs.EnvTarget, options: InstallOptions, host: Any) -> tuple[str, Any]:
     """("plan", InstallPlan | None) or ("error", PlanError) -- worker thread."""
-    from wizard.core.install_runner import preview_plan
+    from wizard.core.install.runner import preview_plan
 
     try:
         return "plan", preview_plan(target, options, host)
@@ -237,12 +237,12 @@ class EnvironmentPage(BasePage):
     def effective_cache_dir(self) -> str:
         if self.cache_dir:
             return self.cache_dir
-        from wizard.core.download import default_cache_root
+        from wizard.core.install.download import default_cache_root
 
         return str(default_cache_root())
 
     def store(self):
-        from wizard.core.recovery import StateStore
+        from wizard.core.install.recovery import StateStore
 
         return StateStore(self.state_dir)
 
@@ -516,7 +516,7 @@ class EnvironmentPage(BasePage):
 
     # --- lists ---------------------------------------------------------------------------------------
     def _usable_pythons(self) -> list:
-        from wizard.core.choose_python import _usable
+        from wizard.core.recommend.choose_python import _usable
 
         d = self.session.detection
         seen: set[str] = set()
@@ -533,7 +533,7 @@ class EnvironmentPage(BasePage):
 
     def _fill_lists(self) -> None:
         """Interpreters, existing environments, conda envs and unfinished installs."""
-        from wizard.core.system import default_env_root
+        from wizard.core.machine.system import default_env_root
 
         self._fill_unfinished()
         # new venv: the interpreters, and uv's own Python of the recommended version
@@ -938,7 +938,7 @@ class EnvironmentPage(BasePage):
         if not ask_yes_no(self, t("envpage.remove.title"), t("envpage.remove.question", path=state.env_path),
                           t("envpage.remove.yes"), t("envpage.confirm.no")):
             return
-        from wizard.core.recovery import RemoveRefused, remove_environment
+        from wizard.core.install.recovery import RemoveRefused, remove_environment
 
         store = self.store()
         self.remove_button.setEnabled(False)

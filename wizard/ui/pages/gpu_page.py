@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from wizard.core.i18n import t
-from wizard.core.models import STATUS_OK, Detection, GpuInfo
+from wizard.core.base.i18n import t
+from wizard.core.machine.models import STATUS_OK, Detection, GpuInfo
 from wizard.ui.pages.base import BasePage, InfoForm, PageId
 from wizard.ui.session_model import SessionModel
 from wizard.ui.widgets.findings_view import FindingsView
@@ -233,7 +233,7 @@ class GpuPage(BasePage):
         self._tasks = [submit(self._sample_in_pool, on_done=self._on_samples, on_failed=self._on_sample_failed)]
 
     def _sample_in_pool(self) -> list:
-        from wizard.core.nvml import NvmlSampler
+        from wizard.core.machine.nvml import NvmlSampler
 
         if self.sampler is None:
             sampler = NvmlSampler(self.model.session.host.nvml())

@@ -43,10 +43,10 @@ from PySide6.QtWidgets import (
     QWizard,
 )
 
-from wizard.core.i18n import language, t
-from wizard.core.install_plan import format_bytes
-from wizard.core.install_runner import STEP_DOWNLOAD, InstallJob
-from wizard.core.recovery import OPTION_REMOVE, OPTION_RESTORE, OPTION_RESUME
+from wizard.core.base.i18n import language, t
+from wizard.core.install.plan import format_bytes
+from wizard.core.install.runner import STEP_DOWNLOAD, InstallJob
+from wizard.core.install.recovery import OPTION_REMOVE, OPTION_RESTORE, OPTION_RESUME
 from wizard.ui.pages.base import BasePage, PageId
 from wizard.ui.pages.environment_page import GREEN, ORANGE, RED, InstallRequest, _esc, ask_yes_no, marked
 from wizard.ui.process_runner import Progress, StepRunner
@@ -272,7 +272,7 @@ class InstallPage(BasePage):
     def restore(self) -> None:
         if self.job is None or self.busy:
             return
-        from wizard.core.install_runner import restore_steps
+        from wizard.core.install.runner import restore_steps
 
         self.mode = "restore"
         self._run(StepRunner(self.job, restore_steps(self.job), parent=self))
@@ -286,7 +286,7 @@ class InstallPage(BasePage):
         if not ask_yes_no(self, t("envpage.remove.title"), t("envpage.remove.question", path=state.env_path),
                           t("envpage.remove.yes"), t("envpage.confirm.no")):
             return
-        from wizard.core.recovery import RemoveRefused, remove_environment
+        from wizard.core.install.recovery import RemoveRefused, remove_environment
 
         host, store = job.host, job.store
         before = self.state

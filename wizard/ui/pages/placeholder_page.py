@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from wizard.core.i18n import t
+from wizard.core.base.i18n import t
 from wizard.ui.pages.base import BasePage, PageId
 from wizard.ui.session_model import SessionModel
 

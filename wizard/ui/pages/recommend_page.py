@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from wizard.core.i18n import language, t
+from wizard.core.base.i18n import language, t
 from wizard.ui.pages.base import BasePage, PageId, scroll_body
 from wizard.ui.session_model import SessionModel
 from wizard.ui.workers import submit
@@ -181,7 +181,7 @@ class RecommendPage(BasePage):
 
     # computation ------------------------------------------------------------------------
     def _fill_pythons(self) -> None:
-        from wizard.core.choose_python import FALLBACK_PYTHON
+        from wizard.core.recommend.choose_python import FALLBACK_PYTHON
 
         d = self.model.session.detection
         combo = self.python_combo
@@ -201,8 +201,8 @@ class RecommendPage(BasePage):
         combo.blockSignals(False)
 
     def recompute(self, keep_python: bool = False) -> None:
-        from wizard.core.choose_python import choose_python
-        from wizard.core.models import Detection, NvidiaInfo, SystemInfo
+        from wizard.core.recommend.choose_python import choose_python
+        from wizard.core.machine.models import Detection, NvidiaInfo, SystemInfo
 
         if not self.built:
             return
@@ -221,7 +221,7 @@ class RecommendPage(BasePage):
         self.override_failures = []
         requested = self.model.session.results.pop("requested_build", None)  # from a diagnosis action
         if requested and requested.get("torch") and requested.get("variant"):
-            from wizard.core.recommend import check_candidate
+            from wizard.core.recommend.recommender import check_candidate
 
             wanted = self._candidate_for(requested["torch"], requested["variant"])
             if wanted is not None:
@@ -324,7 +324,7 @@ class RecommendPage(BasePage):
         self.override_note.setText("")
         if data is None:
             return
-        from wizard.core.recommend import check_candidate
+        from wizard.core.recommend.recommender import check_candidate
 
         kind, option = data
         failures = check_candidate(self.choice.recommendation.facts, option.torch, option.variant, lang=language())
@@ -339,7 +339,7 @@ class RecommendPage(BasePage):
         data = item.data(0, Qt.ItemDataRole.UserRole) if item else None
         if data is None:
             return
-        from wizard.core.recommend import check_candidate
+        from wizard.core.recommend.recommender import check_candidate
 
         kind, option = data
         rec = self.choice.recommendation
@@ -355,14 +355,14 @@ class RecommendPage(BasePage):
 
     def _candidate_for(self, torch: str, variant: str):
         """A Candidate for an option the rules rejected (the override), built by the recommender."""
-        from wizard.core.recommend import Wishes, recommend
+        from wizard.core.recommend.recommender import Wishes, recommend
 
         rec = recommend(self.choice.recommendation.facts, Wishes(torch=torch, variant=variant, newest=True))
         for c in rec.candidates:
             if c.torch == torch and c.variant == variant:
                 return c
-        from wizard.core import compat
-        from wizard.core.recommend import Candidate
+        from wizard.core.recommend import compat
+        from wizard.core.recommend.recommender import Candidate
 
         kb = compat.load()
         release = kb.release(torch)
@@ -383,7 +383,7 @@ class RecommendPage(BasePage):
     def check_index(self) -> None:
         if self.selected is None:
             return
-        from wizard.core.wheel_index import WheelIndex, target_tags
+        from wizard.core.recommend.wheel_index import WheelIndex, target_tags
 
         facts = self.choice.recommendation.facts
         candidate = self.selected

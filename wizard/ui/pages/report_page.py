@@ -42,7 +42,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from wizard.core.i18n import language, t
+from wizard.core.base.i18n import language, t
 from wizard.ui.pages.base import BasePage, PageId
 from wizard.ui.session_model import SessionModel
 
@@ -132,7 +132,7 @@ def sweep_plot_png(bench: Any, lang: str | None = None, width: int = 640, height
 def report_plots(session: Any, lang: str) -> list:
     """The plots the report embeds: the Benchmark page's own PNGs when it left them in
     ``results["bench_plots"]`` (caption, PNG bytes), else the sweep drawn here."""
-    from wizard.core.report_render import Plot
+    from wizard.core.report.render import Plot
 
     given = session.results.get("bench_plots")
     if given:
@@ -208,7 +208,7 @@ class RemoteDialog(QDialog):
             self.load_file(path)
 
     def load_file(self, path: str) -> None:
-        from wizard.core.explain import decode_pasted
+        from wizard.core.diagnosis.explain import decode_pasted
 
         try:
             data = Path(path).read_bytes()
@@ -219,7 +219,7 @@ class RemoteDialog(QDialog):
         self.file_label = Path(path).name
 
     def accept(self) -> None:  # noqa: D401 - Qt's name
-        from wizard.core.remote import RemoteInputError, machine_from_text
+        from wizard.core.report.remote import RemoteInputError, machine_from_text
 
         try:
             self.machine = machine_from_text(self.text.toPlainText(), self.kind.currentData(), self.file_label)
@@ -345,12 +345,12 @@ class ReportPage(BasePage):
 
     def build(self):
         """The report of the session now, as it will be exported."""
-        from wizard.core.report import build_report
+        from wizard.core.report.model import build_report
 
         return build_report(self.session, lang=self.lang, include_private=self.private.isChecked())
 
     def refresh(self) -> None:
-        from wizard.core.report_render import render_html
+        from wizard.core.report.render import render_html
 
         self.report = self.build()
         self.html = render_html(self.report, report_plots(self.session, self.lang), for_qt=True)
@@ -366,8 +366,8 @@ class ReportPage(BasePage):
 
     def text(self, fmt: str) -> bytes:
         """The export of the report shown, in ``fmt`` (not PDF)."""
-        from wizard.core.report_json import dumps
-        from wizard.core.report_render import render_html, render_markdown
+        from wizard.core.report.as_json import dumps
+        from wizard.core.report.render import render_html, render_markdown
 
         if self.report is None:
             self.refresh()
@@ -403,12 +403,12 @@ class ReportPage(BasePage):
 
     def save_to(self, fmt: str, path: str | Path) -> bool:
         """Write the report in ``fmt`` to ``path`` (atomically); the status line says how it went."""
-        from wizard.core.report import write_atomic
+        from wizard.core.report.model import write_atomic
 
         target = Path(path)
         try:
             if fmt == "pdf":
-                from wizard.core.report_render import render_html
+                from wizard.core.report.render import render_html
                 from wizard.report_pdf import PdfError, render_pdf
 
                 if self.report is None:
@@ -459,7 +459,7 @@ class ReportPage(BasePage):
             self.refresh()
 
     def _machine_text(self, m: Any) -> str:
-        from wizard.core.report import machine_title, remote_summary
+        from wizard.core.report.model import machine_title, remote_summary
 
         return f"{machine_title(m, self.lang)}: {remote_summary(m, self.lang)}"
 
@@ -472,7 +472,7 @@ class ReportPage(BasePage):
 
     # history -------------------------------------------------------------------------------------
     def load_history(self) -> None:
-        from wizard.core.history import HistoryStore
+        from wizard.core.history.store import HistoryStore
 
         store = HistoryStore()
         self._history = list(reversed(store.entries()))  # newest first
@@ -500,8 +500,8 @@ class ReportPage(BasePage):
             self.history_list.setCurrentRow(0)
 
     def _show_diff(self, row: int) -> None:
-        from wizard.core.history import build_snapshot
-        from wizard.core.snapshot_diff import diff_snapshots
+        from wizard.core.history.store import build_snapshot
+        from wizard.core.history.diff import diff_snapshots
 
         if not 0 <= row < len(self._history):
             self.diff_view.clear()

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from wizard.core.i18n import t
-from wizard.core.models import Detection
+from wizard.core.base.i18n import t
+from wizard.core.machine.models import Detection
 from wizard.ui.pages.base import BasePage, InfoForm, PageId
 from wizard.ui.session_model import SessionModel
 

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from wizard.core.i18n import language, t
+from wizard.core.base.i18n import language, t
 from wizard.ui.pages.base import BasePage, PageId
 from wizard.ui.widgets.findings_view import FindingsView
 from wizard.ui.workers import submit
@@ -110,7 +110,7 @@ class VerifyPage(BasePage):
 
     # running -------------------------------------------------------------------------------
     def start(self) -> None:
-        from wizard.core.verify import VerifyReport, verify_args
+        from wizard.core.verify.checklist import VerifyReport, verify_args
 
         python = self.picker.path()
         if not python or self.probe.running:
@@ -125,7 +125,7 @@ class VerifyPage(BasePage):
         self.probe.start(python, "verify.py", verify_args(), timeout_s=300)
 
     def _on_event(self, event: dict) -> None:
-        from wizard.core.verify import progress_text
+        from wizard.core.verify.checklist import progress_text
 
         if self.report is None:
             return
@@ -155,8 +155,8 @@ class VerifyPage(BasePage):
     def start_diagnosis(self) -> None:
         """Every failure-mode rule over detection + this environment's torch facts (a worker:
         gathering the environment's facts runs commands)."""
-        from wizard.core.diagnose import diagnose
-        from wizard.core.diagnose_facts import TorchFacts, gather_env_facts
+        from wizard.core.diagnosis.rules import diagnose
+        from wizard.core.diagnosis.facts import TorchFacts, gather_env_facts
 
         session = self.model.session
         detection = session.detection

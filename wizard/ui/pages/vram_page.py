@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from wizard.core.i18n import language, t
-from wizard.core.models import STATUS_OK
+from wizard.core.base.i18n import language, t
+from wizard.core.machine.models import STATUS_OK
 from wizard.ui.pages.base import BasePage, PageId, scroll_body
 from wizard.ui.session_model import SessionModel
 
@@ -50,8 +50,9 @@ class VramPage(BasePage):
         super().retranslate()
 
     def _build(self) -> None:
-        """The page's widgets and the estimator (wizard.core.vram loads its catalogue) on first show."""
-        from wizard.core import vram, vram_workloads
+        """The page's widgets and the estimator (wizard.core.vram.estimate loads its catalogue) on first show."""
+        from wizard.core.vram import estimate as vram
+        from wizard.core.vram import workloads as vram_workloads
 
         self.core = vram
         self.judge_workloads = vram_workloads.judge_workloads

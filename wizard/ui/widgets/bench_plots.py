@@ -10,7 +10,7 @@ import math
 import pyqtgraph as pg
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
-from wizard.core.i18n import t
+from wizard.core.base.i18n import t
 
 CURVES = [("cpu", "fp32", "#1f77b4"), ("gpu", "fp32", "#d62728"), ("gpu", "tf32", "#ff7f0e"),
           ("gpu", "fp16", "#2ca02c"), ("gpu", "bf16", "#9467bd")]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from wizard.core.i18n import t
-from wizard.core.models import Finding
+from wizard.core.base.i18n import t
+from wizard.core.machine.models import Finding
 
 COLOURS = {"error": "#c62828", "warning": "#ef6c00", "info": "#1565c0"}
 MARKS = {"error": "✖", "warning": "⚠", "info": "ℹ"}

@@ -11,7 +11,7 @@ from collections import deque
 import pyqtgraph as pg
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from wizard.core.i18n import t
+from wizard.core.base.i18n import t
 
 HISTORY_S = 60
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"]

@@ -1,0 +1,68 @@
+"""One full detection: system, Python interpreters, conda, NVIDIA — in parallel.
+
+The pieces are independent and each waits mostly on child processes, so they run on
+threads; the whole detection takes about as long as its slowest part.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from wizard.core.machine.findings import detection_findings
+from wizard.core.base.host import Host
+from wizard.core.machine.models import (
+    STATUS_UNRECOGNISED,
+    Detection,
+    NvidiaInfo,
+    SourceResult,
+    SystemInfo,
+)
+
+
+def detect(host: Host, env_dir: str | None = None, *, pythons: bool = True, conda: bool = True) -> Detection:
+    """Detect everything the first two pages show, and the findings."""
+    from wizard.core.machine.conda import find_conda
+    from wizard.core.machine.nvidia import detect_nvidia
+    from wizard.core.machine.pythons import find_pythons
+    from wizard.core.machine.system import detect_system
+
+    start = time.monotonic()
+    with ThreadPoolExecutor(max_workers=4, thread_name_prefix="detect") as pool:
+        f_system = pool.submit(detect_system, host, env_dir)
+        f_nvidia = pool.submit(detect_nvidia, host)
+        f_pythons = pool.submit(find_pythons, host) if pythons else None
+        f_conda = pool.submit(find_conda, host) if conda else None
+        detection = Detection(
+            system=f_system.result(),
+            nvidia=f_nvidia.result(),
+            pythons=f_pythons.result() if f_pythons else [],
+            conda=f_conda.result() if f_conda else [],
+        )
+    detection.findings = detection_findings(detection)
+    detection.duration_s = round(time.monotonic() - start, 3)
+    return detection
+
+
+def detection_from_smi_text(text: str) -> Detection:
+    """A detection built from a saved nvidia-smi output (any of the four formats).
+
+    The file comes from another machine (Colab, a lab server), so nothing about THIS machine
+    is mixed in: the system part stays unknown. Raises :class:`UnreadableInput` when the text
+    is not nvidia-smi output at all.
+    """
+    from wizard.core.machine import nvidia_smi
+    from wizard.core.machine.nvidia import merge
+
+    result: SourceResult = nvidia_smi.parse_any(text)
+    if result.status == STATUS_UNRECOGNISED:
+        raise UnreadableInput(result.detail or "unrecognised")
+    info: NvidiaInfo = merge(None, result)
+    info.raw_smi_output = text
+    detection = Detection(system=SystemInfo(os="unknown"), nvidia=info)
+    detection.findings = detection_findings(detection)
+    return detection
+
+
+class UnreadableInput(ValueError):
+    """Input that is not any nvidia-smi format we know; the message says why."""

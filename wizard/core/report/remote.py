@@ -1,0 +1,135 @@
+"""Colab and cloud rows: another machine's results, imported into this machine's report.
+
+The lesson asks whether Colab and a cloud GPU were used, and to compare their benchmark with
+the local one. The wizard's CLI runs there too (``pip install`` it, then
+``gpu-setup-wizard report --json``); the JSON it prints, or just the output of Colab's
+``!nvidia-smi`` pasted into a file, becomes a :class:`~wizard.core.report.model.MachineRecord` that
+fills the Colab or cloud line of the checklist and a row of the benchmark comparison.
+A ``doctor --json`` file is read as well (GPU and driver only).
+
+Colab or cloud: a report made inside Colab says so (it saw Colab's environment variables);
+a pasted nvidia-smi output counts as Colab when the paste shows Colab's marks (the ``!nvidia-smi``
+cell, ``/content``) or one of Colab's GPUs, else as a cloud GPU. The caller can always say
+which (``colab:FILE`` / ``cloud:FILE`` on the command line, a choice in the window).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from wizard.core.base.i18n import t
+from wizard.core.machine.models import STATUS_OK, STATUS_UNRECOGNISED
+from wizard.core.report.model import KIND_CLOUD, KIND_COLAB, MachineRecord, with_remote
+
+REMOTE_KINDS = (KIND_COLAB, KIND_CLOUD)
+MAX_INPUT_BYTES = 8 * 1024 * 1024  # a report with collect_env is ~100 kB; anything this big is not ours
+
+# GPUs Colab hands out (free T4; L4 and A100 on paid plans); with no other mark a paste with one
+# of these is taken as Colab.
+_COLAB_GPUS = re.compile(r"\b(Tesla T4|Tesla K80|Tesla P100|NVIDIA L4|Tesla V100)\b")
+_COLAB_MARKS = re.compile(r"^\s*!\s*nvidia-smi|/content\b|\bcolab\b", re.IGNORECASE | re.MULTILINE)
+
+
+class RemoteInputError(ValueError):
+    """The text is neither a report/doctor JSON nor an nvidia-smi output; the message says why."""
+
+
+def split_kind(arg: str) -> tuple[str | None, str]:
+    """``"colab:FILE"`` → ("colab", "FILE"); ``"cloud:FILE"`` → ("cloud", "FILE"); else (None, arg)."""
+    for kind in REMOTE_KINDS:
+        if arg.lower().startswith(kind + ":"):
+            return kind, arg[len(kind) + 1:]
+    return None, arg
+
+
+def guess_smi_kind(text: str) -> str:
+    if _COLAB_MARKS.search(text) or _COLAB_GPUS.search(text):
+        return KIND_COLAB
+    return KIND_CLOUD
+
+
+def machine_from_nvidia_smi(text: str, kind: str | None = None, label: str | None = None) -> MachineRecord:
+    """A machine from a pasted nvidia-smi output (any format the wizard reads; a failure text too)."""
+    from wizard.core.machine import nvidia_smi
+
+    result = nvidia_smi.parse_any(text)
+    if result.status == STATUS_UNRECOGNISED:
+        raise RemoteInputError(t("report.remote.unrecognised", reason=result.detail or "?"))
+    gpus = [{"name": g.name, "memory_total_mib": g.memory_total_mib, "compute_capability": g.compute_capability}
+            for g in result.gpus] if result.status == STATUS_OK else []
+    return MachineRecord(kind=kind or guess_smi_kind(text), source="nvidia-smi", label=label,
+                         nvidia_status=result.status, driver_version=result.driver_version,
+                         cuda_version=result.cuda_version, gpus=gpus, raw_nvidia_smi=text.strip("\n") + "\n")
+
+
+def machine_from_report(text: str, kind: str | None = None, label: str | None = None) -> MachineRecord:
+    """The machine that made a ``report --json`` document, as a remote row."""
+    from wizard.core.report.as_json import loads
+
+    report = loads(text)
+    own = report.local
+    smi = report.appendix("nvidia_smi")
+    chosen = kind or (KIND_COLAB if own.platform_hint == "colab" else KIND_CLOUD)
+    record = with_remote(own, chosen, label)
+    record.source = "report-json"
+    if record.raw_nvidia_smi is None and smi is not None and smi.text:
+        record.raw_nvidia_smi = smi.text
+    return record
+
+
+def machine_from_doctor(doc: dict, kind: str | None = None, label: str | None = None) -> MachineRecord:
+    from wizard.core.machine.doctor_import import detection_from_doctor_json
+
+    d = detection_from_doctor_json(doc)
+    nv = d.nvidia
+    gpus = [{"name": g.name, "memory_total_mib": g.memory_total_mib, "compute_capability": g.compute_capability}
+            for g in nv.gpus] if nv.status == STATUS_OK else []
+    return MachineRecord(kind=kind or KIND_CLOUD, source="doctor-json", label=label,
+                         os=d.system.os_pretty if d.system.os != "unknown" else None, nvidia_status=nv.status,
+                         driver_version=nv.driver_version, cuda_version=nv.cuda_version, gpus=gpus,
+                         raw_nvidia_smi=nv.raw_smi_output)
+
+
+def machine_from_text(text: str, kind: str | None = None, label: str | None = None) -> MachineRecord:
+    """A report JSON, a doctor JSON or an nvidia-smi output, whichever ``text`` is."""
+    if kind is not None and kind not in REMOTE_KINDS:
+        raise ValueError(f"kind must be one of {REMOTE_KINDS}, not {kind!r}")
+    stripped = text.lstrip("\ufeff \t\r\n")
+    if not stripped:
+        raise RemoteInputError(t("cli.error.empty"))
+    if stripped.startswith("{"):
+        from wizard.core.machine.doctor import SchemaError
+        from wizard.core.machine.doctor import check_schema as check_doctor
+        from wizard.core.report.as_json import ReportSchemaError
+
+        try:
+            doc = json.loads(stripped)
+        except ValueError as exc:
+            raise RemoteInputError(t("schema.not_json", error=str(exc))) from exc
+        name = str(doc.get("schema", "")).partition("@")[0] if isinstance(doc, dict) else ""
+        try:
+            if name == "gpu-setup-wizard/doctor":
+                check_doctor(doc)
+                return machine_from_doctor(doc, kind, label)
+            return machine_from_report(stripped, kind, label)
+        except (SchemaError, ReportSchemaError) as exc:
+            raise RemoteInputError(str(exc)) from exc
+    return machine_from_nvidia_smi(text, kind, label)
+
+
+def machine_from_file(path: str | os.PathLike[str], kind: str | None = None) -> MachineRecord:
+    """Read a file as :func:`machine_from_text` does (UTF-16 from PowerShell, cp949, BOMs).
+    Raises OSError when it cannot be read, RemoteInputError when it is not ours."""
+    from wizard.core.diagnosis.explain import decode_pasted
+
+    p = Path(path)
+    if p.stat().st_size > MAX_INPUT_BYTES:
+        raise RemoteInputError(t("report.remote.too_big", name=p.name))
+    return machine_from_text(decode_pasted(p.read_bytes()), kind, p.name)
+
+
+__all__ = ["RemoteInputError", "REMOTE_KINDS", "split_kind", "guess_smi_kind", "machine_from_nvidia_smi",
+           "machine_from_report", "machine_from_doctor", "machine_from_text", "machine_from_file"]
