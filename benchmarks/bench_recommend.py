@@ -20,7 +20,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from wizard.core.recommend import compat
-from wizard.core.recommend.recommender import MachineFacts, recommend
+from wizard.core.recommend.inputs import MachineFacts
+from wizard.core.recommend.recommender import recommend
 from wizard.core.recommend.wheel_index import WheelIndex, target_tags
 
 MACHINES = {

@@ -48,7 +48,7 @@ def check_live_plot(checks: dict, versions: dict) -> None:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    from wizard.core.machine.nvml import GpuSample
+    from wizard.core.machine.nvml_sampler import GpuSample
     from wizard.ui.widgets.live_plot import LiveGpuPlot
 
     plot = LiveGpuPlot()

@@ -1,4 +1,10 @@
-"""Shared test helpers: where the reference captures live, and the language reset."""
+"""Shared test helpers: the reference captures, the language reset, a private home, the markers.
+
+Markers describe what a test needs (tests/unit/test_contracts_markers.py checks them):
+``gui`` for every test under tests/gui/ or that uses qtbot/qapp, ``slow`` for every test that
+uses the torch venv or the Xvfb display. Modules outside those rules mark themselves
+(``pytestmark``).
+"""
 
 from __future__ import annotations
 
@@ -25,14 +31,65 @@ def reference_file(*parts: str) -> Path:
     return path
 
 
-@pytest.fixture(autouse=True)
-def _english_by_default():
-    """Tests start in English; a test that wants Korean sets it."""
-    from wizard.core.base.i18n import set_language
+GUI_DIR = REPO / "tests" / "gui"
+GUI_FIXTURES = frozenset({"qtbot", "qapp"})
+SLOW_FIXTURES = frozenset({"torch_python", "xvfb_display"})  # a venv with torch; an X server
 
-    set_language("en")
-    yield
-    set_language("en")
+
+def pytest_collection_modifyitems(config, items):
+    """gui and slow by where a test lives and which fixtures it uses (its whole closure)."""
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if GUI_DIR in Path(str(item.path)).parents or fixtures & GUI_FIXTURES:
+            item.add_marker(pytest.mark.gui)
+        if fixtures & SLOW_FIXTURES:
+            item.add_marker(pytest.mark.slow)
+
+
+# Where the real user's pip and uv read their settings (package sources, certificates): kept for
+# the tests that install with pip/uv, though HOME and XDG_CONFIG_HOME move.
+_TOOL_CONFIGS = (("PIP_CONFIG_FILE", ("pip/pip.conf",), (".pip/pip.conf",)),
+                 ("UV_CONFIG_FILE", ("uv/uv.toml",), ()))
+
+
+def _private_home_environment(home: Path) -> dict[str, str]:
+    """HOME, the XDG folders (and their Windows counterparts) inside `home`."""
+    real_home = Path.home()
+    config_home = Path(os.environ.get("XDG_CONFIG_HOME") or real_home / ".config")
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+           "XDG_CACHE_HOME": str(home / ".cache"), "XDG_DATA_HOME": str(home / ".local" / "share"),
+           "XDG_STATE_HOME": str(home / ".local" / "state")}
+    if os.name == "nt":
+        env |= {"USERPROFILE": str(home), "APPDATA": str(home / "AppData" / "Roaming"),
+                "LOCALAPPDATA": str(home / "AppData" / "Local")}
+    for variable, under_config, under_home in _TOOL_CONFIGS:
+        if os.environ.get(variable):
+            continue
+        found = [config_home / p for p in under_config] + [real_home / p for p in under_home]
+        existing = [p for p in found if p.is_file()]
+        if existing:
+            env[variable] = str(existing[0])
+    return env
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_home(tmp_path_factory):
+    """Every test, and every process it starts, sees an empty home of its own.
+
+    A leftover ~/GPU-Setup-Wizard/envs, a uv-managed Python under ~/.local/share or a cache of
+    an earlier run must not change what a test sees, and no test writes into the real home.
+    Set after collection: a module that looks for an optional tool at import time (a Python 3.8
+    under ~/.pyenv) still finds it."""
+    home = tmp_path_factory.mktemp("home 김")  # Hangul and a space, as students' homes have
+    new = _private_home_environment(home)
+    previous = {name: os.environ.get(name) for name in new}
+    os.environ.update(new)
+    yield home
+    for name, value in previous.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -15,7 +15,7 @@ import datetime as _dt
 import json
 from pathlib import Path
 
-from wizard.core.base.host import RecordedHost
+from tests.recorded_host import RecordedHost
 from wizard.core.machine.models import (
     STATUS_NO_DRIVER,
     STATUS_OK,
@@ -158,25 +158,26 @@ def _changes(detection: Detection):
 def full_session(lang: str = "ko") -> Session:
     from wizard.core.verify.benchmark import BenchReport
     from wizard.core.recommend.choose_python import choose_python
-    from wizard.core.recommend.recommender import Wishes
+    from wizard.core.recommend.inputs import Wishes
     from wizard.core.verify.checklist import VerifyReport
-    from wizard.core.vram.estimate import GIB, estimate
+    from wizard.core.vram.units import GIB
+    from wizard.core.vram.estimate import estimate
 
     d = rtx3060_detection()
     s = Session(host=_host(), lang=lang, started_at=STARTED, detection=d)
     choice = choose_python(d, Wishes(torch="2.8", variant="cu128"))  # the course pins torch 2.8
-    s.results["recommendation"] = choice
-    s.results["candidate"] = choice.recommendation.best
+    s.recommendation = choice
+    s.candidate = choice.recommendation.best
     env = f"{HOME}/envs/dl"
-    s.results["install"] = install_summary(env, "2.8.0+cu128", "0.23.0+cu128", "https://download.pytorch.org/whl/cu128")
-    s.results["verify"] = VerifyReport.from_events(probe_events("verify_rtx3060_cu128_linux.jsonl"), detection=d,
+    s.install = install_summary(env, "2.8.0+cu128", "0.23.0+cu128", "https://download.pytorch.org/whl/cu128")
+    s.verify = VerifyReport.from_events(probe_events("verify_rtx3060_cu128_linux.jsonl"), detection=d,
                                                    python_exe=f"{env}/bin/python")
-    s.results["bench"] = BenchReport.from_events(probe_events("bench_rtx3060_quick_linux.jsonl"),
+    s.bench = BenchReport.from_events(probe_events("bench_rtx3060_quick_linux.jsonl"),
                                                  python_exe=f"{env}/bin/python")
-    s.results["vram"] = estimate("llama-2-7b", mode="inference", precision="fp16", batch=1,
+    s.vram = estimate("llama-2-7b", mode="inference", precision="fp16", batch=1,
                                  vram_total_bytes=12288 * 2**20, vram_used_bytes=545 * 2**20)
-    assert s.results["vram"].vram_total_bytes < 13 * GIB
-    s.results["changes"] = _changes(d)
+    assert s.vram.vram_total_bytes < 13 * GIB
+    s.changes, s.changes_checked = _changes(d), True
     return s
 
 
@@ -187,11 +188,11 @@ def no_gpu_session(lang: str = "en") -> Session:
 
     d = no_gpu_detection()
     s = Session(host=_host(), lang=lang, started_at=STARTED, detection=d)
-    s.results["recommendation"] = choose_python(d)
-    s.results["verify"] = VerifyReport.from_events(probe_events("verify_cpu_only_no_gpu_linux.jsonl"), detection=d,
+    s.recommendation = choose_python(d)
+    s.verify = VerifyReport.from_events(probe_events("verify_cpu_only_no_gpu_linux.jsonl"), detection=d,
                                                    python_exe=f"{HOME}/envs/dl/bin/python")
-    s.results["bench"] = BenchReport.from_events(probe_events("bench_cpu_only_windows.jsonl"))
-    s.results["changes"] = None
+    s.bench = BenchReport.from_events(probe_events("bench_cpu_only_windows.jsonl"))
+    s.changes, s.changes_checked = None, True
     return s
 
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from wizard.core.base.files import atomic_path
 from wizard.core.report.render import CJK_FONT_FAMILIES, LATIN_FONT_FAMILIES, MONO_FONT_FAMILIES
 
 PAGE_MARGIN_MM = 15.0
@@ -86,10 +86,8 @@ def render_pdf(html: str, path: str | os.PathLike[str], *, title: str | None = N
     from PySide6.QtGui import QPageLayout, QPageSize, QPdfWriter, QTextDocument
 
     target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-report-", suffix=".pdf", dir=folder)
-    os.close(fd)
-    try:
+    with atomic_path(target, prefix=".tmp-report-", suffix=".pdf") as tmp_path:
+        tmp = str(tmp_path)
         writer = QPdfWriter(tmp)
         writer.setResolution(RESOLUTION_DPI)
         writer.setCreator(creator)
@@ -114,11 +112,6 @@ def render_pdf(html: str, path: str | os.PathLike[str], *, title: str | None = N
         del writer  # finishes the file
         if os.path.getsize(tmp) == 0:
             raise PdfError(f"Qt wrote an empty PDF for {target}")
-        os.replace(tmp, target)
-        tmp = None
-    finally:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
     return target
 
 

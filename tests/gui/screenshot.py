@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication
 
 from tests import scenarios
 
@@ -33,12 +32,10 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.outdir)
     out.mkdir(parents=True, exist_ok=True)
 
-    from wizard.core.base.i18n import set_language
     from wizard.app.session import Session
     from wizard.ui.app import create_app
     from wizard.ui.main_wizard import SetupWizard
 
-    set_language(args.lang)
     app = create_app([sys.argv[0]])
     window = SetupWizard(Session(host=SCENARIOS[args.scenario](), lang=args.lang))
     window.resize(1000, 720)

@@ -50,9 +50,9 @@ def main(argv: list[str] | None = None) -> int:
     from tests.integration.index_server import LoopbackIndex, make_wheel
     from wizard.core.recommend.choose_python import PythonChoice
     from wizard.core.base.host import RealHost
-    from wizard.core.base.i18n import set_language
     from wizard.core.machine.models import Detection, NvidiaInfo, PythonInterpreter, SystemInfo
-    from wizard.core.recommend.recommender import MachineFacts, Wishes, recommend
+    from wizard.core.recommend.inputs import MachineFacts, Wishes
+    from wizard.core.recommend.recommender import recommend
     from wizard.app.session import Session
     from wizard.ui.app import create_app
     from wizard.ui.main_wizard import SetupWizard
@@ -77,14 +77,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.corrupt:
         index.corrupt(paths[0].name, times=2)
 
-    set_language(args.lang)
     app = create_app([sys.argv[0]])
     session = Session(host=RealHost(), lang=args.lang)
     py = PythonInterpreter(path=sys.executable, version=platform.python_version(), arch="x86_64", bits=64,
                            implementation="CPython", source="current", is_venv=sys.prefix != sys.base_prefix)
     session.detection = Detection(SystemInfo(os="linux"), NvidiaInfo(), pythons=[py])
-    session.results["recommendation"] = PythonChoice(minor, py, rec)
-    session.results["candidate"] = best
+    session.recommendation = PythonChoice(minor, py, rec)
+    session.candidate = best
     window = SetupWizard(session)
     env_page, install_page = register_install_pages(window)
     window.setStartId(PageId.ENVIRONMENT)

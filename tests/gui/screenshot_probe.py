@@ -24,16 +24,14 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.outdir)
     out.mkdir(parents=True, exist_ok=True)
 
-    from wizard.core.base.i18n import set_language
     from wizard.app.session import Session
     from wizard.ui.app import create_app
     from wizard.ui.main_wizard import SetupWizard
     from wizard.ui.pages.base import PageId
 
-    set_language(args.lang)
     app = create_app([sys.argv[0]])
     window = SetupWizard(Session(host=scenarios.linux_host(), lang=args.lang))
-    window.model.session.results["target_python"] = args.python
+    window.model.session.target_python = args.python
     window.resize(1000, 720)
     window.show()
     saved: list[str] = []

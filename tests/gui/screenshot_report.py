@@ -43,19 +43,17 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["GSW_DATA_DIR"] = tempfile.mkdtemp(prefix="gsw-report-shot-")
 
     from tests import report_sessions
-    from wizard.core.base.i18n import set_language
     from wizard.core.report.remote import machine_from_text
     from wizard.ui.app import create_app
     from wizard.ui.main_wizard import SetupWizard
     from wizard.ui.pages.base import PageId
     from wizard.ui.pages.report_page import RemoteDialog, register_report_page
 
-    set_language(args.lang)
     app = create_app([sys.argv[0]])
     make = report_sessions.full_session if args.session == "full" else report_sessions.no_gpu_session
     session = make(args.lang)
     if args.session == "full":
-        session.results["remotes"] = [machine_from_text(report_sessions.colab_smi_text(), label="colab.txt")]
+        session.remotes = [machine_from_text(report_sessions.colab_smi_text(), label="colab.txt")]
     _seed_history(session.detection)
     window = SetupWizard(session)
     page = register_report_page(window)

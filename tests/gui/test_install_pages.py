@@ -21,12 +21,14 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("pytestqt")
+pytestmark = pytest.mark.slow  # real venvs, pip and downloads from a loopback index
 
 from PySide6.QtCore import QTimer  # noqa: E402
 from PySide6.QtWidgets import QWizard  # noqa: E402
 
 from tests.integration.index_server import LoopbackIndex, make_wheel  # noqa: E402
-from wizard.core.install import targets as envs  # noqa: E402
+from wizard.core.install.environments import CREATOR_UV, KIND_EXISTING_VENV, KIND_NEW_CONDA, find_uv, is_incomplete  # noqa: E402
+from wizard.core.install.preflight import CHECK_CONDA_BASE, CHECK_OWN_RUNTIME  # noqa: E402
 from wizard.core.base.host import RealHost  # noqa: E402
 from wizard.core.machine.models import (  # noqa: E402
     CondaEnv, CondaInstall, Detection, NvidiaInfo, PythonInterpreter, SystemInfo,
@@ -34,11 +36,10 @@ from wizard.core.machine.models import (  # noqa: E402
 from wizard.core.install.recovery import STATUS_CANCELLED, STATUS_COMPLETE, STATUS_FAILED, StateStore  # noqa: E402
 from wizard.app.session import Session  # noqa: E402
 from wizard.ui.main_wizard import SetupWizard  # noqa: E402
-from wizard.ui.pages import environment_page  # noqa: E402
+from wizard.ui.pages.environment import common as env_common  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402
-from wizard.ui.pages.environment_page import (  # noqa: E402
-    MODE_EXISTING, MODE_EXISTING_CONDA, MODE_NEW_CONDA, MODE_NEW_VENV, MODE_RESUME, MODE_SKIP, register_install_pages,
-)
+from wizard.ui.pages.environment.common import MODE_EXISTING, MODE_EXISTING_CONDA, MODE_NEW_CONDA, MODE_NEW_VENV, MODE_RESUME, MODE_SKIP
+from wizard.ui.pages.environment_page import register_install_pages
 from wizard.ui.pages.install_page import STATE_CANCELLED, STATE_DONE, STATE_FAILED, STATE_REMOVED  # noqa: E402
 
 TORCH_PAYLOAD = 3_000_000
@@ -55,7 +56,8 @@ def env_python(path: Path) -> Path:
 @pytest.fixture(scope="module")
 def build():
     """The build the recommender picks for torch 2.13 CPU on this Python, as in the CLI tests."""
-    from wizard.core.recommend.recommender import MachineFacts, Wishes, recommend
+    from wizard.core.recommend.inputs import MachineFacts, Wishes
+    from wizard.core.recommend.recommender import recommend
 
     minor = f"{sys.version_info[0]}.{sys.version_info[1]}"
     rec = recommend(MachineFacts("linux", "x86_64", minor), Wishes(torch="2.13.0", variant="cpu"))
@@ -85,9 +87,14 @@ def index(wheels):
 
 @pytest.fixture()
 def root(tmp_path, monkeypatch):
-    """A home with Hangul and a space; the user cache and state folders inside the test's folder."""
+    """A home with Hangul and a space; the user cache and state folders inside the test's folder.
+
+    HOME too: the default environment folder (<home>/GPU-Setup-Wizard/envs/torch-cpu) is
+    numbered past folders that an earlier test left there."""
     base = tmp_path / "김철수 학생"
     base.mkdir()
+    monkeypatch.setenv("HOME", str(base))
+    monkeypatch.setenv("USERPROFILE", str(base))
     monkeypatch.setenv("XDG_CACHE_HOME", str(base / "cache home"))
     monkeypatch.setenv("XDG_STATE_HOME", str(base / "state home"))
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
@@ -108,8 +115,8 @@ def make_session(build, conda: list[CondaInstall] | None = None) -> Session:
     session = Session(host=RealHost(), lang="en")
     py = this_python()
     session.detection = Detection(SystemInfo(os="linux"), NvidiaInfo(), pythons=[py], conda=conda or [])
-    session.results["recommendation"] = PythonChoice(f"{sys.version_info[0]}.{sys.version_info[1]}", py, build)
-    session.results["candidate"] = build.best
+    session.recommendation = PythonChoice(f"{sys.version_info[0]}.{sys.version_info[1]}", py, build)
+    session.candidate = build.best
     return session
 
 
@@ -190,7 +197,7 @@ def test_environment_page_shows_the_plan_sizes_space_and_checks(qtbot, build, in
     window, page, _install = open_pages(qtbot, make_session(build), root, index)
     assert page.mode() == MODE_NEW_VENV
     default = page.venv_path.text()
-    assert default.endswith(os.path.join("GPU-Setup-Wizard", "envs", "torch-cpu"))
+    assert default == str(root / "GPU-Setup-Wizard" / "envs" / "torch-cpu")
     assert page.python_combo.currentData()[1] == sys.executable  # the recommendation's interpreter
     choose_new_venv(qtbot, page, root / "envs" / "가상 환경")
     assert page.plan is not None and page.plan_error is None
@@ -237,21 +244,21 @@ def test_refused_targets_need_an_explicit_confirmation(qtbot, build, root, monke
     page.existing_combo.setCurrentIndex(own)
     wait_plan(qtbot, page)
     ids = {c.id for c in page.checks.preflight.needs_confirmation}
-    assert envs.CHECK_OWN_RUNTIME in ids
+    assert CHECK_OWN_RUNTIME in ids
     assert not page.isComplete() and page.confirm_button.isVisible()
     assert not window.button(QWizard.WizardButton.CommitButton).isEnabled()
     asked = []
-    monkeypatch.setattr(environment_page, "ask_yes_no", lambda *a: asked.append(a) or False)
+    monkeypatch.setattr(env_common, "ask_yes_no", lambda *a: asked.append(a) or False)
     page.confirm_button.click()  # "No": nothing changes
     assert asked and "runs from" in asked[0][2] and not page.confirmed
-    monkeypatch.setattr(environment_page, "ask_yes_no", lambda *a: True)
+    monkeypatch.setattr(env_common, "ask_yes_no", lambda *a: True)
     page.confirm_button.click()
     qtbot.waitUntil(lambda: page.checks is not None and not page.checks_running, timeout=WAIT_MS)
-    assert envs.CHECK_OWN_RUNTIME in page.confirmed
+    assert CHECK_OWN_RUNTIME in page.confirmed
     if page.checks.preflight.ok:  # (a read-only test environment would fail on writability instead)
         assert page.isComplete()
         assert page.validatePage()
-        assert envs.CHECK_OWN_RUNTIME in window.model.session.results["install_request"].options.confirmed
+        assert CHECK_OWN_RUNTIME in window.model.session.install_request.options.confirmed
     # conda: names are checked as conda checks them; base needs confirming
     page.set_mode(MODE_NEW_CONDA)
     page.conda_name.setText("my env")
@@ -260,12 +267,12 @@ def test_refused_targets_need_an_explicit_confirmation(qtbot, build, root, monke
     page.conda_name.setText("dl")
     wait_plan(qtbot, page)
     assert "already exists" in page.conda_note.text()
-    assert page.target.kind == envs.KIND_NEW_CONDA and page.plan is None
+    assert page.target.kind == KIND_NEW_CONDA and page.plan is None
     assert "once the environment exists" in page.plan_status.text()
     page.set_mode(MODE_EXISTING_CONDA)
     page.conda_env_combo.setCurrentIndex(0)  # base
     wait_plan(qtbot, page)
-    assert envs.CHECK_CONDA_BASE in {c.id for c in page.checks.preflight.checks}
+    assert CHECK_CONDA_BASE in {c.id for c in page.checks.preflight.checks}
     assert not page.isComplete()
 
 
@@ -294,7 +301,7 @@ def test_full_install_into_a_hangul_path_with_a_responsive_window(qtbot, build, 
     lines = page.log.lines()
     assert any(line.startswith("$ ") and "venv" in line for line in lines) and len(lines) > 20
     assert "Successfully installed" in "\n".join(lines)
-    result = window.model.session.results["install"]
+    result = window.model.session.install
     assert Path(result["env_python"]) == env_python(env_dir)
     assert {i["name"]: i["version"] for i in result["installed"]} == {
         "torch": f"{build.best.torch}+cpu", "torchvision": f"{build.best.torchvision}+cpu",
@@ -303,7 +310,7 @@ def test_full_install_into_a_hangul_path_with_a_responsive_window(qtbot, build, 
     out = subprocess.run([str(env_python(env_dir)), "-c", "import torch, sys; print(torch.__file__)"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "김철수 학생" in out.stdout, out.stderr
-    assert not envs.is_incomplete(str(env_dir))
+    assert not is_incomplete(str(env_dir))
     saved = root / "설치 로그.log"
     page.save_log(saved)
     assert "Successfully installed" in saved.read_text(encoding="utf-8")
@@ -312,7 +319,7 @@ def test_full_install_into_a_hangul_path_with_a_responsive_window(qtbot, build, 
     assert button.isEnabled() and button.text() == "Next >"
     button.click()
     assert window.currentId() == PageId.VERIFY
-    assert window.model.session.results["target_python"] == result["env_python"]
+    assert window.model.session.target_python == result["env_python"]
     # the heartbeat kept running through the download (a worker thread) and the install (QProcess)
     for step in ("download", "install"):
         assert beat.ticks.get(step, 0) >= 3, beat.ticks
@@ -380,7 +387,7 @@ def test_a_corrupted_file_fails_clearly_and_remove_cleans_up(qtbot, build, index
     assert page.resume_button.isVisible() and page.resume_button.text() == "Resume"
     assert page.remove_button.isVisible() and not page.isComplete()
     assert StateStore(root / "state").load(str(env_dir)).status == STATUS_FAILED
-    monkeypatch.setattr(environment_page, "ask_yes_no", lambda *a: False)
+    monkeypatch.setattr(env_common, "ask_yes_no", lambda *a: False)
     monkeypatch.setattr("wizard.ui.pages.install_page.ask_yes_no", lambda *a: True)
     page.remove_button.click()
     qtbot.waitUntil(lambda: page.state == STATE_REMOVED, timeout=WAIT_MS)
@@ -451,7 +458,7 @@ def test_a_failed_install_into_an_existing_environment_is_restored(qtbot, build,
         window, env_page, page = open_pages(qtbot, make_session(build), root, idx)
         assert env_page.add_existing_folder(str(env_dir))
         wait_plan(qtbot, env_page)
-        assert env_page.target.kind == envs.KIND_EXISTING_VENV and env_page.isComplete()
+        assert env_page.target.kind == KIND_EXISTING_VENV and env_page.isComplete()
         replaced = [f for f in env_page.plan.files if f.name == "typing-extensions"][0]
         assert replaced.installed_version == "4.0.0" and not replaced.satisfied
         commit(window)
@@ -480,12 +487,12 @@ def test_closing_the_window_during_a_download_stops_it_and_keeps_it_resumable(qt
     window.reject()  # the window's own Cancel / close
     qtbot.waitUntil(lambda: not page.runner.running, timeout=WAIT_MS)
     state = StateStore(root / "state").load(str(env_dir))
-    assert state.status == STATUS_CANCELLED and envs.is_incomplete(str(env_dir))
+    assert state.status == STATUS_CANCELLED and is_incomplete(str(env_dir))
     assert any(p.stat().st_size > 200_000 for p in (root / "cache" / "partial").glob("*.part"))
 
 
 def test_a_python_from_uv_says_what_it_downloads_and_from_where(qtbot, build, root, monkeypatch):
-    uv = envs.find_uv()
+    uv = find_uv()
     if not uv:
         pytest.skip("uv is not installed (pip install uv)")
     monkeypatch.setenv("UV_PYTHON_INSTALL_DIR", str(root / "uv pythons"))  # uv has no Python of its own here
@@ -496,18 +503,18 @@ def test_a_python_from_uv_says_what_it_downloads_and_from_where(qtbot, build, ro
     page.python_mirror_edit.editingFinished.emit()
     combo = page.python_combo
     uv_item = next(i for i in range(combo.count()) if combo.itemData(i)[0] == "uv")
-    assert combo.itemData(uv_item)[1] == session.results["recommendation"].version
+    assert combo.itemData(uv_item)[1] == session.recommendation.version
     assert "with uv" in combo.itemText(uv_item)
     page.python_combo.setCurrentIndex(uv_item)
     wait_plan(qtbot, page)
     qtbot.waitUntil(lambda: "Asking uv" not in page.venv_note.text(), timeout=WAIT_MS)
     note = page.venv_note.text()
     assert "uv will download Python" in note and "mirror.example.org" in note, note
-    assert page.target.creator == envs.CREATOR_UV and page.target.python_version
+    assert page.target.creator == CREATOR_UV and page.target.python_version
     assert page.plan is None and "once the environment exists" in page.plan_status.text()
     assert page.isComplete()
     assert page.validatePage()
-    options = session.results["install_request"].options
+    options = session.install_request.options
     assert options.uv_python_mirror == "https://mirror.example.org/pbs"
 
 
@@ -533,7 +540,7 @@ def _run_spec(qtbot, spec, cancel_after_first_line: bool = False):
 
 
 def test_process_runner_decodes_split_hangul_and_cp949(qtbot):
-    from wizard.core.install.runner import ProcessSpec
+    from wizard.core.base.process import ProcessSpec
     from wizard.core.base.host import child_env
 
     code = ("import sys, time\n"
@@ -553,7 +560,7 @@ def test_process_runner_cancel_stops_the_whole_tree_and_reports_it(qtbot):
     import psutil
 
     from wizard.core.base.host import child_env
-    from wizard.core.install.runner import ProcessSpec
+    from wizard.core.base.process import ProcessSpec
 
     code = ("import subprocess, sys, time; "
             "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
@@ -570,7 +577,7 @@ def test_process_runner_cancel_stops_the_whole_tree_and_reports_it(qtbot):
 
 def test_process_runner_timeout_exit_code_and_missing_program(qtbot):
     from wizard.core.base.host import child_env
-    from wizard.core.install.runner import ProcessSpec
+    from wizard.core.base.process import ProcessSpec
 
     _lines, slow = _run_spec(qtbot, ProcessSpec([sys.executable, "-c", "import time; time.sleep(30)"],
                                                 child_env(), None, 0.5))
@@ -590,7 +597,7 @@ def test_skipping_the_install_goes_to_verify_and_back(qtbot, build, root):
     assert not window.button(QWizard.WizardButton.CommitButton).isVisible()
     next_button.click()
     assert window.currentId() == PageId.VERIFY
-    assert "install_request" not in window.model.session.results
+    assert window.model.session.install_request is None
     window.back()  # nothing was committed
     assert window.currentId() == PageId.ENVIRONMENT
     page.set_mode(MODE_NEW_VENV)

@@ -14,7 +14,6 @@ from PySide6.QtGui import QGuiApplication  # noqa: E402
 from PySide6.QtWidgets import QDialog, QLabel  # noqa: E402
 
 from tests import report_sessions as rs  # noqa: E402
-from wizard.core.base.i18n import set_language  # noqa: E402
 from wizard.core.report.remote import machine_from_text  # noqa: E402
 from wizard.core.report.as_json import loads  # noqa: E402
 from wizard.core.report.render import render_markdown  # noqa: E402
@@ -31,7 +30,6 @@ def history_dir(tmp_path, monkeypatch):
 
 
 def open_page(qtbot, session=None, lang="ko"):
-    set_language(lang)
     session = session or rs.full_session(lang)
     window = SetupWizard(session)
     qtbot.addWidget(window)
@@ -119,7 +117,6 @@ def test_add_and_remove_a_colab_result(qtbot, history_dir):
 
 
 def test_the_add_dialog(qtbot, tmp_path):
-    set_language("en")
     dialog = RemoteDialog()
     qtbot.addWidget(dialog)
     dialog.text.setPlainText("this is not nvidia-smi")
@@ -180,7 +177,7 @@ def test_sweep_plot():
     from PySide6.QtGui import QImage
 
     session = rs.full_session("en")
-    png = sweep_plot_png(session.results["bench"], "en")
+    png = sweep_plot_png(session.bench, "en")
     image = QImage.fromData(png, "PNG")
     assert image.width() == 1280 and image.height() == 600
     assert sweep_plot_png(None) is None

@@ -57,14 +57,14 @@ def test_pdf_first_page(tmp_path, qapp):
         pytest.skip("poppler-utils (pdftoppm) is not installed")
     from tests import report_sessions as rs
     from wizard.core.report.remote import machine_from_text
-    from wizard.core.report.model import build_report
+    from wizard.app.report import build as build_report
     from wizard.core.report.render import render_html
     from wizard.report_pdf import render_pdf
 
     OUT.mkdir(parents=True, exist_ok=True)
     for lang in ("ko", "en"):
         session = rs.full_session(lang)
-        session.results["remotes"] = [machine_from_text(rs.colab_smi_text(), label="colab.txt")]
+        session.remotes = [machine_from_text(rs.colab_smi_text(), label="colab.txt")]
         report = build_report(session, lang=lang, now=rs.NOW)
         pdf = render_pdf(render_html(report, for_qt=True), tmp_path / f"report-{lang}.pdf", title=report.title)
         stem = OUT / f"report-pdf-{lang}-page"

@@ -24,8 +24,7 @@ from tests.integration.index_server import LoopbackIndex, make_wheel  # noqa: E4
 from wizard.core.base.host import RealHost  # noqa: E402
 from wizard.app.session import Session  # noqa: E402
 from wizard.ui.main_wizard import SetupWizard  # noqa: E402
-from wizard.ui.pages.base import PageId  # noqa: E402
-from wizard.ui.pages.environment_page import MODE_NEW_VENV  # noqa: E402
+from wizard.ui.pages.environment.common import MODE_NEW_VENV  # noqa: E402
 
 pytestmark = pytest.mark.slow
 WAIT_MS = 600_000
@@ -51,7 +50,7 @@ def test_a_student_goes_through_the_whole_wizard(qtbot, torch_wheels, root, tmp_
         window.start()
     assert session.detection.nvidia.status == "no-driver"
     window.next()  # GPU & driver
-    session.results["requested_build"] = {"torch": "2.13.0", "variant": "cpu"}  # the course's pin
+    session.requested_build = {"torch": "2.13.0", "variant": "cpu"}  # the course's pin
     window.next()  # Recommendation
     chosen = window.recommend_page.selected
     assert (chosen.torch, chosen.variant, chosen.kind) == ("2.13.0", "cpu", "cpu")
@@ -72,7 +71,7 @@ def test_a_student_goes_through_the_whole_wizard(qtbot, torch_wheels, root, tmp_
         install = window.install_page
         wait_end(qtbot, install)
         assert install.state == "done", install.log.toPlainText()[-3000:] if hasattr(install.log, "toPlainText") else ""
-    env_python = session.results["install"]["env_python"]
+    env_python = session.install["env_python"]
     assert "딥러닝 환경" in env_python
 
     window.next()  # Verify, in the new environment
@@ -80,7 +79,7 @@ def test_a_student_goes_through_the_whole_wizard(qtbot, torch_wheels, root, tmp_
     assert verify.picker.path() == env_python
     with qtbot.waitSignal(verify.probe.finished, timeout=WAIT_MS):
         verify.run_button.click()
-    report = session.results["verify"]
+    report = session.verify
     assert report.check("torch.import").status == "pass"
     assert report.check("cpu.matmul").status == "pass"
 
@@ -89,7 +88,7 @@ def test_a_student_goes_through_the_whole_wizard(qtbot, torch_wheels, root, tmp_
     bench.extra_args = ["--max-size", "512", "--mlp-batch", "32", "--max-bytes", str(8 * 1024 * 1024)]
     with qtbot.waitSignal(bench.probe.finished, timeout=WAIT_MS):
         bench.run_button.click()
-    assert session.results["bench"].sweep("cpu")
+    assert session.bench.sweep("cpu")
 
     window.next()  # VRAM: a typed-in 8 GB card
     vram = window.vram_page

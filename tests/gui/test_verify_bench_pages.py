@@ -8,6 +8,7 @@ import venv
 import pytest
 
 pytest.importorskip("pytestqt")
+pytestmark = pytest.mark.slow  # real probes in real venvs
 
 from tests import scenarios  # noqa: E402
 from tests.gui.test_wizard import go_to, open_wizard  # noqa: E402
@@ -22,13 +23,13 @@ def _plain_python(tmp_path):
 
 def test_verify_page_without_torch_says_install_it(qtbot, tmp_path):
     window = open_wizard(qtbot, scenarios.linux_host())
-    window.model.session.results["target_python"] = _plain_python(tmp_path)
+    window.model.session.target_python = _plain_python(tmp_path)
     go_to(window, PageId.VERIFY)
     page = window.verify_page
-    assert page.picker.path() == window.model.session.results["target_python"]
+    assert page.picker.path() == window.model.session.target_python
     with qtbot.waitSignal(page.probe.finished, timeout=120000):
         page.run_button.click()
-    report = window.model.session.results["verify"]
+    report = window.model.session.verify
     assert report.status == "fail"
     titles = [page.tree.topLevelItem(i).text(0) for i in range(page.tree.topLevelItemCount())]
     assert "✖" in titles
@@ -42,12 +43,12 @@ def test_verify_page_without_torch_says_install_it(qtbot, tmp_path):
 @pytest.mark.slow
 def test_verify_and_benchmark_pages_on_real_torch(qtbot, torch_python):
     window = open_wizard(qtbot, scenarios.linux_host())
-    window.model.session.results["target_python"] = str(torch_python)
+    window.model.session.target_python = str(torch_python)
     go_to(window, PageId.VERIFY)
     page = window.verify_page
     with qtbot.waitSignal(page.probe.finished, timeout=300000):
         page.run_button.click()
-    report = window.model.session.results["verify"]
+    report = window.model.session.verify
     assert report.check("torch.import").status == "pass"
     assert report.status in ("pass", "warn")
     window.next()
@@ -56,7 +57,7 @@ def test_verify_and_benchmark_pages_on_real_torch(qtbot, torch_python):
     assert bench.picker.path() == str(torch_python)
     with qtbot.waitSignal(bench.probe.finished, timeout=300000):
         bench.run_button.click()
-    result = window.model.session.results["bench"]
+    result = window.model.session.bench
     assert result.results and bench.table.rowCount() == len(result.results)
     assert result.sweep("cpu") and bench.plots is not None
     assert "GFLOP" in bench.summary.text() or "CPU" in bench.summary.text()
@@ -81,13 +82,13 @@ def test_diagnosis_with_actions_after_verify(qtbot, tmp_path, monkeypatch):
     """A GPU machine whose environment has no torch: the diagnosis appears with an action; the
     action asks first (declined here: nothing changes)."""
     window = open_wizard(qtbot, scenarios.windows_rtx2080super())
-    window.model.session.results["target_python"] = _plain_python(tmp_path)
+    window.model.session.target_python = _plain_python(tmp_path)
     go_to(window, PageId.VERIFY)
     page = window.verify_page
     with qtbot.waitSignal(page.probe.finished, timeout=120000):
         page.run_button.click()
     qtbot.waitUntil(lambda: page.diagnosis_box.isVisible(), timeout=30000)
-    found = window.model.session.results["diagnosis"]
+    found = window.model.session.diagnosis
     assert found and all(f.title("en") for f in found)
     assert found[0].id == "torch-not-installed" and found[0].action.kind == "reinstall_cuda_build"
     card = page.diagnosis.cards[0]

@@ -32,10 +32,20 @@ def test_this_machine_json_contract():
     for key in ("torch", "variant", "index_url", "reasons", "warnings", "commands"):
         assert key in best
     assert set(best["commands"]) == {"pip", "uv", "conda"}
-    assert best["variant"] == "cpu"  # this build machine has no NVIDIA GPU
     assert best["index_url"].startswith("https://")
     for r in doc["rejected"]:
         assert {"torch", "variant", "reason"} <= set(r)
+
+
+def test_a_machine_without_an_nvidia_gpu_gets_the_cpu_build(tmp_path):
+    """A recorded machine (Ubuntu 22.04, no NVIDIA card), not whatever machine runs the tests."""
+    detection = detect(scenarios.linux_host(), pythons=False, conda=False)
+    path = tmp_path / "no gpu doctor.json"
+    path.write_text(json.dumps(detection_to_json(detection, "en")), encoding="utf-8")
+    out = run_cli("--from-doctor", str(path), "--python", "3.11", "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["machine"]["gpu_ccs"] == [] and doc["candidates"][0]["variant"] == "cpu"
 
 
 def test_what_if_rtx5090_old_driver_needs_update():

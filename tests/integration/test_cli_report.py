@@ -1,9 +1,5 @@
-"""`gpu-setup-wizard report` as a student runs it: real process, real output, real files.
-
-Until the command is listed by the main parser (wizard/cli.py wires ``add_report_parser``), the
-same command runs as ``python -m wizard.cli_report report``; once it is, the tests run it as
-``python -m wizard report``.
-"""
+"""`gpu-setup-wizard report` as a student runs it (``python -m wizard report``): real process,
+real output, real files."""
 
 from __future__ import annotations
 
@@ -23,14 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
 
-def _wired() -> bool:
-    from wizard.cli import build_parser
-
-    sub = next(a for a in build_parser()._actions if a.dest == "command")
-    return "report" in sub.choices
-
-
-ENTRY = ["-m", "wizard"] if _wired() else ["-m", "wizard.cli_report"]
+ENTRY = ["-m", "wizard"]
 
 
 def run_cli(*args: str, lang: str = "en", env: dict | None = None, cwd: Path = REPO) -> subprocess.CompletedProcess:

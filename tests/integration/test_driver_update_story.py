@@ -14,13 +14,15 @@ import datetime as dt
 import json
 
 from tests import fake_nvml, scenarios
-from wizard.cli_history import EXIT_OK, add_history_parser, compare_last, explain_text
+from wizard.cli.doctor import compare_last, explain_text
+from wizard.cli.exit_status import ExitStatus
+from wizard.cli.parser import add_history_parser
 from wizard.core.machine import nvidia_smi
 from wizard.core.machine.detect import detect
 from wizard.core.diagnosis.rules import diagnose
 from wizard.core.diagnosis.facts import TorchFacts, gather_env_facts
 from wizard.core.history.store import BenchHeadline, HistoryStore, build_snapshot
-from wizard.core.base.host import RecordedHost
+from tests.recorded_host import RecordedHost
 from wizard.core.history.diff import diff_snapshots
 
 T0 = dt.datetime(2026, 11, 1, 9, 0, tzinfo=dt.timezone.utc)
@@ -102,7 +104,7 @@ def test_driver_update_story(tmp_path, capsys):
     # the same error pasted by the student is recognised the same way
     pasted, code = explain_text("$ nvidia-smi\r\nFailed to initialize NVML: Driver/library version mismatch\r\n"
                                 "NVML library version: 581.15\r\n>>> import torch\r\n" + MISMATCH_WARNING, "ko")
-    assert code == EXIT_OK and [f.id for f in pasted] == ["nvml-driver-library-version-mismatch"]
+    assert code == ExitStatus.SUCCESS and [f.id for f in pasted] == ["nvml-driver-library-version-mismatch"]
     assert pasted[0].title("ko") == mismatch.title("ko")
 
     # 3. after the restart
@@ -137,7 +139,7 @@ def test_driver_update_story(tmp_path, capsys):
     parser = argparse.ArgumentParser(prog="gpu-setup-wizard", parents=[common])
     add_history_parser(parser.add_subparsers(dest="command"), common)
     args = parser.parse_args(["history", "diff", "1", "3", "--json", "--dir", str(store.root)])
-    assert args.handler(args) == EXIT_OK
+    assert args.handler(args) == ExitStatus.SUCCESS
     doc = json.loads(capsys.readouterr().out)
     kinds = [c["kind"] for c in doc["changes"]]
     assert kinds[:4] == ["driver", "cuda", "torch_fit", "newer_build"]

@@ -20,7 +20,8 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
-from wizard.core.recommend.recommender import MachineFacts, Wishes, recommend
+from wizard.core.recommend.inputs import MachineFacts, Wishes
+from wizard.core.recommend.recommender import recommend
 from wizard.core.recommend.wheel_index import (
     PEP691_JSON, STATUS_FOUND, STATUS_MISSING, STATUS_NOT_FOUND, STATUS_OFFLINE, WheelIndex, parse_simple_html,
     parse_simple_json, project_url, target_tags,

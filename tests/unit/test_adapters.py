@@ -15,7 +15,8 @@ from wizard.core.machine.adapters import (
     parse_system_profiler_displays,
     pci_ids_names,
 )
-from wizard.core.base.host import CommandResult, RealHost, RecordedHost
+from wizard.core.base.host import CommandResult, RealHost
+from tests.recorded_host import RecordedHost
 from wizard.core.machine.models import DisplayAdapter
 
 RECORDED = Path(__file__).resolve().parents[1] / "data" / "recorded"

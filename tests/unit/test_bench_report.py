@@ -12,22 +12,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import reference_file
-from wizard.core.verify.benchmark import (
-    PEAK_FIELD,
-    SCHEMA,
-    BenchReport,
-    BenchResult,
-    GpuSampling,
-    bench_args,
-    find_gpu_spec,
-    normalise_gpu_name,
-    progress_text,
-    result_title,
-    sample_during,
-    summarise_samples,
-)
+from wizard.core.verify.benchmark import SCHEMA, BenchReport, BenchResult, bench_args, progress_text, result_title
+from wizard.core.verify.gpu_sampling import GpuSampling, sample_during, summarise_samples
+from wizard.core.verify.gpu_specs import PEAK_FIELD, find_gpu_spec, normalise_gpu_name
 from wizard.core.base.i18n import catalogue
-from wizard.core.machine.nvml import GpuSample
+from wizard.core.machine.nvml_sampler import GpuSample
 from wizard.core.base.resources import load_json
 
 REPO = Path(__file__).resolve().parents[2]
@@ -303,6 +292,7 @@ class FakeSampler:
         self.error = None if ok else "NVML Shared Library Not Found"
         self.opened = self.closed = False
         self.n = 0
+        self.three_taken = threading.Event()  # set at the third sample: a test waits on it, not on a clock
 
     def open(self):
         self.opened = True
@@ -310,6 +300,8 @@ class FakeSampler:
 
     def sample(self):
         self.n += 1
+        if self.n >= 3:
+            self.three_taken.set()
         return [GpuSample(index=0, t=time.monotonic(), temperature_c=60.0 + self.n, clock_sm_mhz=1800.0 - self.n,
                           power_w=150.0, utilization_gpu=99.0)]
 
@@ -319,7 +311,9 @@ class FakeSampler:
 
 def test_sampling_while_a_function_runs():
     sampler = FakeSampler()
-    result, samples, error = sample_during(lambda: time.sleep(0.35) or "done", sampler, interval_s=0.05)
+    # the work lasts until three samples were taken, however slowly a loaded machine schedules the thread
+    work = lambda: "done" if sampler.three_taken.wait(60) else "no third sample within 60 s"  # noqa: E731
+    result, samples, error = sample_during(work, sampler, interval_s=0.05)
     assert result == "done" and error is None and sampler.closed
     assert len(samples) >= 3
     summary = summarise_samples(samples)[0]
@@ -359,4 +353,4 @@ def test_noisy_measurements_are_flagged():
     noisy = BenchReport.from_events(evs)
     assert all(r.noisy for r in noisy.results if r.unit != "s")
     assert noisy.summary("en").startswith(quiet.summary("en")) and "busy" in noisy.summary("en")
-    assert noisy.to_json()["results"][2]["noisy"] is True
+    assert noisy.to_json("en")["results"][2]["noisy"] is True

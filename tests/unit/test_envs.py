@@ -15,10 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from wizard.core.install import targets as envs
+from wizard.core.install.env_commands import conda_remove_argv, create_argvs, describe_uv_python_download, parse_conda_env_location, parse_conda_failure, parse_uv_failure, parse_uv_python_downloads, uv_env, uv_python_install_argv
+from wizard.core.install.environments import EnvTarget, KINDS, KIND_EXISTING_CONDA, KIND_EXISTING_VENV, MARKER_SCHEMA, existing_conda_env, existing_python, existing_targets, existing_venv, find_uv, is_incomplete, new_conda_env, new_uv_venv, new_venv, read_incomplete_marker, remove_incomplete_marker, write_incomplete_marker
+from wizard.core.install.preflight import CHECK_CONDA_BASE, CHECK_EXTERNALLY_MANAGED, CHECK_OWN_RUNTIME, CONFIRMABLE, Check, LONG_PATHS_KEY, PreflightResult, SEVERITY_WARNING, TORCH_DEEPEST_MEMBER, conda_name_problem, deepest_path_length, max_env_path_length, probe_writable, unpacked_size
+from wizard.core.install import preflight
 from wizard.core.machine.conda import parse_conda_env_list
-from wizard.core.base.host import CommandResult, RecordedHost
-from wizard.core.install.runner import CondaCreateParser
+from wizard.core.base.host import CommandResult
+from tests.recorded_host import RecordedHost
+from wizard.core.install.parsers import CondaCreateParser
 from wizard.core.machine.models import CondaInstall, PythonInterpreter
 
 RECORDED = Path(__file__).resolve().parents[1] / "data" / "recorded"
@@ -37,7 +41,7 @@ def _writable(_path: str) -> None:
     return None
 
 
-def checks_by_id(result: envs.PreflightResult) -> dict[str, envs.Check]:
+def checks_by_id(result: PreflightResult) -> dict[str, Check]:
     return {c.id: c for c in result.checks}
 
 
@@ -45,51 +49,51 @@ def checks_by_id(result: envs.PreflightResult) -> dict[str, envs.Check]:
 # Targets and commands
 # --------------------------------------------------------------------------------------------
 def test_interpreter_paths_per_kind_and_os():
-    assert envs.new_venv("/home/s/envs/dl", "/usr/bin/python3", os_name="linux").python_exe == \
+    assert new_venv("/home/s/envs/dl", "/usr/bin/python3", os_name="linux").python_exe == \
         "/home/s/envs/dl/bin/python"
-    win = envs.new_venv("C:\\Users\\김철수\\GPU-Setup-Wizard\\envs\\dl", "C:\\Python312\\python.exe", os_name="windows")
+    win = new_venv("C:\\Users\\김철수\\GPU-Setup-Wizard\\envs\\dl", "C:\\Python312\\python.exe", os_name="windows")
     assert win.python_exe == "C:\\Users\\김철수\\GPU-Setup-Wizard\\envs\\dl\\Scripts\\python.exe"
     conda = CondaInstall(exe="C:\\Users\\김철수\\miniconda3\\Scripts\\conda.exe",
                          base_prefix="C:\\Users\\김철수\\miniconda3")
-    t = envs.new_conda_env("torch-cu126", "3.12", conda, os_name="windows")
+    t = new_conda_env("torch-cu126", "3.12", conda, os_name="windows")
     assert t.path == "C:\\Users\\김철수\\miniconda3\\envs\\torch-cu126"
     assert t.python_exe == "C:\\Users\\김철수\\miniconda3\\envs\\torch-cu126\\python.exe"  # conda: no Scripts
-    assert envs.existing_python("/opt/py/bin/python3.12", os_name="linux").python_exe == "/opt/py/bin/python3.12"
+    assert existing_python("/opt/py/bin/python3.12", os_name="linux").python_exe == "/opt/py/bin/python3.12"
 
 
 def test_target_json_round_trip():
-    t = envs.new_uv_venv("/home/student/a b/환경", "3.12", uv_exe="/x/uv", os_name="linux")
+    t = new_uv_venv("/home/student/a b/환경", "3.12", uv_exe="/x/uv", os_name="linux")
     assert t.python_version == "3.12" and t.base_python is None and t.creator == "uv"
-    back = envs.EnvTarget.from_json(json.loads(json.dumps(t.to_json(), ensure_ascii=False)))
+    back = EnvTarget.from_json(json.loads(json.dumps(t.to_json(), ensure_ascii=False)))
     assert back == t
     with pytest.raises(ValueError):
-        envs.EnvTarget("sideways", "/x")
+        EnvTarget("sideways", "/x")
 
 
 def test_create_commands():
-    assert envs.create_argvs(envs.new_venv("/e", "/usr/bin/python3.11", os_name="linux")) == \
+    assert create_argvs(new_venv("/e", "/usr/bin/python3.11", os_name="linux")) == \
         [["/usr/bin/python3.11", "-m", "venv", "/e"]]
-    uv = envs.create_argvs(envs.new_uv_venv("/e", "3.12", uv_exe="/x/uv", os_name="linux"))
+    uv = create_argvs(new_uv_venv("/e", "3.12", uv_exe="/x/uv", os_name="linux"))
     assert uv == [["/x/uv", "venv", "--no-config", "--allow-existing", "--python", "3.12", "/e"],
                   ["/e/bin/python", "-m", "ensurepip", "--default-pip"]]  # no --seed: that needs PyPI
     conda = CondaInstall(exe="/home/s/miniconda3/bin/conda", base_prefix="/home/s/miniconda3")
-    assert envs.create_argvs(envs.new_conda_env("dl", "3.11", conda, os_name="linux")) == \
+    assert create_argvs(new_conda_env("dl", "3.11", conda, os_name="linux")) == \
         [["/home/s/miniconda3/bin/conda", "create", "-n", "dl", "python=3.11", "-y"]]
-    assert envs.create_argvs(envs.existing_venv("/e", os_name="linux")) == []
-    assert envs.conda_remove_argv("conda", "/p") == ["conda", "env", "remove", "-p", "/p", "-y"]
+    assert create_argvs(existing_venv("/e", os_name="linux")) == []
+    assert conda_remove_argv("conda", "/p") == ["conda", "env", "remove", "-p", "/p", "-y"]
 
 
 def test_uv_python_commands_and_mirror():
-    assert envs.uv_python_install_argv("uv", "3.12") == ["uv", "python", "install", "3.12"]
-    assert envs.uv_python_install_argv("uv", "3.12", "/d", "https://m/pbs") == \
+    assert uv_python_install_argv("uv", "3.12") == ["uv", "python", "install", "3.12"]
+    assert uv_python_install_argv("uv", "3.12", "/d", "https://m/pbs") == \
         ["uv", "python", "install", "3.12", "--install-dir", "/d", "--mirror", "https://m/pbs"]
-    assert envs.uv_env("https://m/pbs") == {"UV_PYTHON_INSTALL_MIRROR": "https://m/pbs"}
-    assert envs.uv_env() == {}
+    assert uv_env("https://m/pbs") == {"UV_PYTHON_INSTALL_MIRROR": "https://m/pbs"}
+    assert uv_env() == {}
 
 
 def test_find_uv_uses_the_packaged_binary():
     uv_pkg = pytest.importorskip("uv", reason="the uv package is not installed here")
-    found = envs.find_uv()
+    found = find_uv()
     assert found is not None and os.path.samefile(found, uv_pkg.find_uv_bin())
 
 
@@ -97,28 +101,28 @@ def test_find_uv_uses_the_packaged_binary():
 # uv output (captured)
 # --------------------------------------------------------------------------------------------
 def test_uv_download_list_says_what_and_where():
-    downloads = envs.parse_uv_python_downloads(recorded("uv", "python_list_downloads_3.12.json"))
+    downloads = parse_uv_python_downloads(recorded("uv", "python_list_downloads_3.12.json"))
     assert [d.key for d in downloads] == ["cpython-3.12.16-linux-x86_64-gnu"]  # pypy/graalpy left out
     assert downloads[0].url.endswith("x86_64-unknown-linux-gnu-install_only_stripped.tar.gz")
-    mirrored = envs.parse_uv_python_downloads(recorded("uv", "python_list_downloads_3.12_mirror.json"))
+    mirrored = parse_uv_python_downloads(recorded("uv", "python_list_downloads_3.12_mirror.json"))
     assert mirrored[0].host == "mirror.example.kr"
     assert mirrored[0].url.startswith("https://mirror.example.kr/python-build-standalone/")
 
 
 def test_uv_offline_error_is_recognised():
-    f = envs.parse_uv_failure(recorded("uv", "python_install_offline_linux.txt"))
+    f = parse_uv_failure(recorded("uv", "python_install_offline_linux.txt"))
     assert f.kind == "offline" and f.host == "github.com"
     assert "UV_PYTHON_INSTALL_MIRROR" in f.message.text("en") and "github.com" in f.message.text("ko")
 
 
 def test_uv_mirror_refused_names_the_mirror():
-    f = envs.parse_uv_failure(recorded("uv", "python_install_mirror_refused.txt"))
+    f = parse_uv_failure(recorded("uv", "python_install_mirror_refused.txt"))
     assert f.kind == "refused" and f.host == "127.0.0.1"
     assert f.url.startswith("http://127.0.0.1:9/pbs/")
 
 
 def test_uv_unknown_version():
-    f = envs.parse_uv_failure(recorded("uv", "python_install_no_download.txt"))
+    f = parse_uv_failure(recorded("uv", "python_install_no_download.txt"))
     assert f.kind == "not-found" and "cpython-3.99" in f.message.text("en")
 
 
@@ -131,7 +135,7 @@ def test_uv_unknown_version():
 ])
 def test_conda_create_output(name, location):
     text = recorded("conda", name)
-    assert envs.parse_conda_env_location(text) == location
+    assert parse_conda_env_location(text) == location
     parser = CondaCreateParser("create")
     fractions = [p.fraction for p in (parser.feed_line(line) for line in text.splitlines()) if p is not None]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0 and len(fractions) >= 5
@@ -143,7 +147,7 @@ def test_conda_create_output(name, location):
     ("create_prefix_exists.txt", "exists", None),
 ])
 def test_conda_failures(name, kind, host):
-    f = envs.parse_conda_failure(recorded("conda", name))
+    f = parse_conda_failure(recorded("conda", name))
     assert f.kind == kind
     assert f.host == host
     assert f.message.text("ko") != f.message.text("en")
@@ -152,15 +156,15 @@ def test_conda_failures(name, kind, host):
 def test_new_conda_env_prefix_from_recorded_env_list():
     base, found = parse_conda_env_list(recorded("conda", "env_list_json_linux_info_style.json"))
     conda = CondaInstall(exe=f"{base}/bin/conda", base_prefix=base, envs=found)
-    t = envs.new_conda_env("course", "3.11", conda, os_name="linux")
+    t = new_conda_env("course", "3.11", conda, os_name="linux")
     assert t.path == f"{base}/envs/course"
     names = [e.name for e in found]
-    assert envs.conda_name_problem(names[-1], names) is not None  # an existing name is refused
+    assert conda_name_problem(names[-1], names) is not None  # an existing name is refused
     base_env = next(e for e in found if e.is_base)
-    existing = envs.existing_conda_env(base_env, conda, os_name="linux")
+    existing = existing_conda_env(base_env, conda, os_name="linux")
     host = RecordedHost(disks={"/": (500 * GB, 1000 * GB)})
-    result = envs.preflight(existing, host, conda_base_prefix=base, writable=_writable, folder_state=_missing)
-    assert checks_by_id(result)[envs.CHECK_CONDA_BASE].blocks
+    result = preflight.preflight(existing, host, conda_base_prefix=base, writable=_writable, folder_state=_missing)
+    assert checks_by_id(result)[CHECK_CONDA_BASE].blocks
 
 
 # --------------------------------------------------------------------------------------------
@@ -168,7 +172,7 @@ def test_new_conda_env_prefix_from_recorded_env_list():
 # --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", ["dl", "torch-2.6_cu126", "course.v2", "딥러닝"])
 def test_good_conda_names(name):
-    assert envs.conda_name_problem(name) is None
+    assert conda_name_problem(name) is None
 
 
 @pytest.mark.parametrize("name,key", [
@@ -179,17 +183,17 @@ def test_good_conda_names(name):
     ("dl", "install.check.conda_name.exists"),
 ])
 def test_bad_conda_names(name, key):
-    problem = envs.conda_name_problem(name, existing=["dl"])
+    problem = conda_name_problem(name, existing=["dl"])
     assert problem is not None and problem.key == key
 
 
 def test_max_path_arithmetic():
-    limit = envs.max_env_path_length()
-    assert limit == 259 - len("\\Lib\\site-packages\\") - envs.TORCH_DEEPEST_MEMBER == 69
+    limit = max_env_path_length()
+    assert limit == 259 - len("\\Lib\\site-packages\\") - TORCH_DEEPEST_MEMBER == 69
     ok = "C:\\Users\\김철수\\GPU-Setup-Wizard\\envs\\torch"
-    assert envs.deepest_path_length(ok) <= 259
-    assert envs.deepest_path_length("C:\\" + "x" * 66) == 259  # 69 characters: the limit
-    assert envs.deepest_path_length("C:\\" + "x" * 67) == 260
+    assert deepest_path_length(ok) <= 259
+    assert deepest_path_length("C:\\" + "x" * 66) == 259  # 69 characters: the limit
+    assert deepest_path_length("C:\\" + "x" * 67) == 260
 
 
 LONG = "C:\\Users\\김철수\\Documents\\대학교 3학년 2학기\\딥러닝 실습 과제 모음\\week 03 environment setup\\torch"
@@ -198,7 +202,7 @@ REG_LONG_PATHS = ("\r\nHKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Control\\F
 
 
 def _windows_host(long_paths: str | None) -> RecordedHost:
-    key = "reg query " + envs.LONG_PATHS_KEY + " /v LongPathsEnabled"
+    key = "reg query " + LONG_PATHS_KEY + " /v LongPathsEnabled"
     if long_paths is None:
         result = CommandResult([], 1, "", recorded("windows", "reg_value_not_found.txt"))
     else:
@@ -208,43 +212,43 @@ def _windows_host(long_paths: str | None) -> RecordedHost:
 
 @pytest.mark.parametrize("value,blocks", [(None, True), ("0x0", True), ("0x1", False)])
 def test_windows_path_length(value, blocks):
-    target = envs.new_venv(LONG, "C:\\Python312\\python.exe", os_name="windows")
-    assert envs.deepest_path_length(LONG) > 259
-    result = envs.preflight(target, _windows_host(value), writable=_writable, folder_state=_missing)
+    target = new_venv(LONG, "C:\\Python312\\python.exe", os_name="windows")
+    assert deepest_path_length(LONG) > 259
+    result = preflight.preflight(target, _windows_host(value), writable=_writable, folder_state=_missing)
     check = checks_by_id(result).get("path-too-long")
     assert (check is not None and check.blocks) == blocks
     if blocks:
         text = check.text("ko")
-        assert "LongPathsEnabled" in text and str(envs.max_env_path_length()) in text
+        assert "LongPathsEnabled" in text and str(max_env_path_length()) in text
 
 
 def test_short_hangul_path_with_spaces_raises_nothing():
     path = "C:\\Users\\김철수\\GPU Setup Wizard\\envs\\torch 2"
-    target = envs.new_venv(path, "C:\\Python312\\python.exe", os_name="windows")
+    target = new_venv(path, "C:\\Python312\\python.exe", os_name="windows")
     host = _windows_host(None)
-    result = envs.preflight(target, host, download_bytes=3 * GB, writable=_writable, folder_state=_missing)
+    result = preflight.preflight(target, host, download_bytes=3 * GB, writable=_writable, folder_state=_missing)
     assert result.ok, [c.text() for c in result.blocking]
-    assert not [c for c in result.checks if c.severity == envs.SEVERITY_WARNING]
+    assert not [c for c in result.checks if c.severity == SEVERITY_WARNING]
     assert host.calls == []  # short enough: the registry is not even asked
 
 
 def test_disk_space_same_volume_counts_download_and_unpacked():
     host = RecordedHost(disks={"/": (8 * GB, 100 * GB)})
-    target = envs.new_venv("/home/s/GPU-Setup-Wizard/envs/dl", "/usr/bin/python3", os_name="linux")
+    target = new_venv("/home/s/GPU-Setup-Wizard/envs/dl", "/usr/bin/python3", os_name="linux")
     # 3 GB download + 6 GB unpacked (2x) does not fit in 8 GB
-    short = envs.preflight(target, host, download_bytes=3 * GB, cache_dir="/home/s/.cache/gsw",
+    short = preflight.preflight(target, host, download_bytes=3 * GB, cache_dir="/home/s/.cache/gsw",
                            writable=_writable, folder_state=_missing)
     check = checks_by_id(short)["disk-space"]
     assert check.blocks and "8.0 GB" in check.text("en") and "GB" in check.text("ko")
-    fits = envs.preflight(target, host, download_bytes=1 * GB, cache_dir="/home/s/.cache/gsw",
+    fits = preflight.preflight(target, host, download_bytes=1 * GB, cache_dir="/home/s/.cache/gsw",
                           writable=_writable, folder_state=_missing)
     assert fits.ok
 
 
 def test_disk_space_separate_volumes_are_checked_separately():
     host = RecordedHost(disks={"/home": (5 * GB, 100 * GB), "/cache": (1 * GB, 10 * GB)})
-    target = envs.new_venv("/home/s/env", "/usr/bin/python3", os_name="linux")
-    result = envs.preflight(target, host, download_bytes=2 * GB, unpacked_bytes=4 * GB, cache_dir="/cache/gsw",
+    target = new_venv("/home/s/env", "/usr/bin/python3", os_name="linux")
+    result = preflight.preflight(target, host, download_bytes=2 * GB, unpacked_bytes=4 * GB, cache_dir="/cache/gsw",
                             writable=_writable, folder_state=_missing)
     by_id = checks_by_id(result)
     assert not by_id["disk-space"].blocks  # 4 GB + venv fits in 5 GB
@@ -256,23 +260,23 @@ def test_new_venv_location_must_be_new_or_empty(tmp_path):
     occupied = tmp_path / "과제 폴더"
     occupied.mkdir()
     (occupied / "report.hwp").write_text("x", encoding="utf-8")
-    t = envs.new_venv(str(occupied), sys.executable)
-    assert checks_by_id(envs.preflight(t, host))["path-not-empty"].blocks
+    t = new_venv(str(occupied), sys.executable)
+    assert checks_by_id(preflight.preflight(t, host))["path-not-empty"].blocks
     empty = tmp_path / "빈 폴더"
     empty.mkdir()
-    assert "path-not-empty" not in checks_by_id(envs.preflight(envs.new_venv(str(empty), sys.executable), host))
-    not_venv = envs.existing_venv(str(occupied))
-    assert checks_by_id(envs.preflight(not_venv, host))["not-a-venv"].blocks
+    assert "path-not-empty" not in checks_by_id(preflight.preflight(new_venv(str(empty), sys.executable), host))
+    not_venv = existing_venv(str(occupied))
+    assert checks_by_id(preflight.preflight(not_venv, host))["not-a-venv"].blocks
 
 
 def test_writable_probe_really_writes(tmp_path):
-    assert envs.probe_writable(str(tmp_path / "new" / "deeper")) is None
+    assert probe_writable(str(tmp_path / "new" / "deeper")) is None
     blocker = tmp_path / "a file"
     blocker.write_text("x", encoding="utf-8")
-    reason = envs.probe_writable(str(blocker / "env"))
+    reason = probe_writable(str(blocker / "env"))
     assert reason is not None and "file" in reason
     host = RecordedHost(disks={"/": (100 * GB, 200 * GB)})
-    result = envs.preflight(envs.new_venv(str(blocker / "env"), sys.executable), host)
+    result = preflight.preflight(new_venv(str(blocker / "env"), sys.executable), host)
     assert checks_by_id(result)["not-writable"].blocks
 
 
@@ -281,29 +285,29 @@ def test_own_runtime_is_refused_unless_confirmed(tmp_path):
     venv = tmp_path / "wizard env"
     venv.mkdir()
     (venv / "pyvenv.cfg").write_text("home = /usr/bin\n", encoding="utf-8")
-    t = envs.existing_venv(str(venv))
-    refused = envs.preflight(t, host, own_prefixes=[str(venv)])
-    assert [c.id for c in refused.blocking] == [envs.CHECK_OWN_RUNTIME]
+    t = existing_venv(str(venv))
+    refused = preflight.preflight(t, host, own_prefixes=[str(venv)])
+    assert [c.id for c in refused.blocking] == [CHECK_OWN_RUNTIME]
     assert refused.needs_confirmation
-    accepted = envs.preflight(t, host, own_prefixes=[str(venv)], confirmed=[envs.CHECK_OWN_RUNTIME])
-    assert accepted.ok and accepted.get(envs.CHECK_OWN_RUNTIME).confirmed
-    assert envs.preflight(t, host, own_prefixes=[str(tmp_path / "other")]).ok
+    accepted = preflight.preflight(t, host, own_prefixes=[str(venv)], confirmed=[CHECK_OWN_RUNTIME])
+    assert accepted.ok and accepted.get(CHECK_OWN_RUNTIME).confirmed
+    assert preflight.preflight(t, host, own_prefixes=[str(tmp_path / "other")]).ok
     # the running interpreter's own environment, picked as an interpreter
-    mine = envs.existing_python(sys.executable)
-    assert envs.preflight(mine, host, own_prefixes=[sys.prefix]).get(envs.CHECK_OWN_RUNTIME) is not None
+    mine = existing_python(sys.executable)
+    assert preflight.preflight(mine, host, own_prefixes=[sys.prefix]).get(CHECK_OWN_RUNTIME) is not None
 
 
 def test_externally_managed_python_is_refused_unless_confirmed():
     host = RecordedHost(disks={"/": (100 * GB, 200 * GB)})
     system = PythonInterpreter(path="/usr/bin/python3", version="3.12.3", externally_managed=True)
-    t = envs.existing_python("/usr/bin/python3", os_name="linux")
-    result = envs.preflight(t, host, interpreter=system, own_prefixes=[], writable=_writable)
-    check = result.get(envs.CHECK_EXTERNALLY_MANAGED)
+    t = existing_python("/usr/bin/python3", os_name="linux")
+    result = preflight.preflight(t, host, interpreter=system, own_prefixes=[], writable=_writable)
+    check = result.get(CHECK_EXTERNALLY_MANAGED)
     assert check is not None and check.blocks and "PEP 668" in check.text("ko")
-    assert envs.preflight(t, host, interpreter=system, own_prefixes=[], confirmed=envs.CONFIRMABLE).ok
+    assert preflight.preflight(t, host, interpreter=system, own_prefixes=[], confirmed=CONFIRMABLE).ok
     # a new venv made FROM that Python is fine: the venv is not externally managed
-    new = envs.new_venv("/home/s/env", "/usr/bin/python3", os_name="linux")
-    assert envs.preflight(new, host, interpreter=system, own_prefixes=[], writable=_writable,
+    new = new_venv("/home/s/env", "/usr/bin/python3", os_name="linux")
+    assert preflight.preflight(new, host, interpreter=system, own_prefixes=[], writable=_writable,
                           folder_state=_missing).ok
 
 
@@ -311,32 +315,34 @@ def test_conda_base_by_name():
     host = RecordedHost(disks={"/": (100 * GB, 200 * GB)})
     from wizard.core.machine.models import CondaEnv
 
-    t = envs.existing_conda_env(CondaEnv("base", "/home/s/miniconda3", True), os_name="linux")
-    result = envs.preflight(t, host, own_prefixes=[], writable=_writable, folder_state=_missing)
-    assert [c.id for c in result.blocking] == [envs.CHECK_CONDA_BASE]
-    assert envs.preflight(t, host, own_prefixes=[], writable=_writable, folder_state=_missing,
-                          confirmed=[envs.CHECK_CONDA_BASE]).ok
+    t = existing_conda_env(CondaEnv("base", "/home/s/miniconda3", True), os_name="linux")
+    result = preflight.preflight(t, host, own_prefixes=[], writable=_writable, folder_state=_missing)
+    assert [c.id for c in result.blocking] == [CHECK_CONDA_BASE]
+    assert preflight.preflight(t, host, own_prefixes=[], writable=_writable, folder_state=_missing,
+                          confirmed=[CHECK_CONDA_BASE]).ok
 
 
 def test_new_conda_name_checked_in_preflight():
     host = RecordedHost(disks={"/": (100 * GB, 200 * GB)})
     conda = CondaInstall(exe="/c/bin/conda", base_prefix="/c")
-    bad = envs.new_conda_env("my env", "3.12", conda, os_name="linux")
-    result = envs.preflight(bad, host, writable=_writable, folder_state=_missing)
+    bad = new_conda_env("my env", "3.12", conda, os_name="linux")
+    result = preflight.preflight(bad, host, writable=_writable, folder_state=_missing)
     assert checks_by_id(result)["conda-name"].blocks
 
 
 def test_every_check_message_exists_in_both_languages():
     from wizard.core.base.i18n import catalogue
 
-    src = (Path(envs.__file__)).read_text(encoding="utf-8")
+    from wizard.core.install import env_commands, environments, preflight
+
+    src = "".join(Path(m.__file__).read_text(encoding="utf-8") for m in (environments, env_commands, preflight))
     import re
 
     keys = set(re.findall(r'msg\(\s*"(install\.[a-z0-9_.\-]+)"', src))
     assert len(keys) > 20
     missing = [k for k in keys if k not in catalogue()]
     assert not missing, missing
-    for kind in envs.KINDS:
+    for kind in KINDS:
         assert f"install.target.{kind}" in catalogue()
 
 
@@ -346,12 +352,12 @@ def test_every_check_message_exists_in_both_languages():
 def test_incomplete_marker(tmp_path):
     env = tmp_path / "가상 환경"
     env.mkdir()
-    assert not envs.is_incomplete(str(env))
-    envs.write_incomplete_marker(str(env), {"requirements": ["torch==2.6.0"]})
-    data = envs.read_incomplete_marker(str(env))
-    assert data["schema"] == envs.MARKER_SCHEMA and data["requirements"] == ["torch==2.6.0"]
-    assert envs.is_incomplete(str(env))
-    assert envs.remove_incomplete_marker(str(env)) and not envs.remove_incomplete_marker(str(env))
+    assert not is_incomplete(str(env))
+    write_incomplete_marker(str(env), {"requirements": ["torch==2.6.0"]})
+    data = read_incomplete_marker(str(env))
+    assert data["schema"] == MARKER_SCHEMA and data["requirements"] == ["torch==2.6.0"]
+    assert is_incomplete(str(env))
+    assert remove_incomplete_marker(str(env)) and not remove_incomplete_marker(str(env))
 
 
 def test_unpacked_size_reads_the_zip_directory(tmp_path):
@@ -362,7 +368,7 @@ def test_unpacked_size_reads_the_zip_directory(tmp_path):
     with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("x/__init__.py", "A = 1\n" * 1000)
         zf.writestr(deep, b"\0" * 5000)
-    total, longest = envs.unpacked_size([wheel])
+    total, longest = unpacked_size([wheel])
     assert total == 6000 + 5000 and longest == len(deep)
     assert wheel.stat().st_size < total
 
@@ -373,15 +379,15 @@ def test_describe_uv_python_download_from_recorded_output():
             CommandResult([], 0, recorded("uv", "python_list_downloads_3.12_mirror.json")),
         "uv python dir": CommandResult([], 0, "/home/student/.local/share/uv/python\n"),
     })
-    download, folder = envs.describe_uv_python_download(host, "/opt/gsw/uv", "3.12", "https://mirror.example.kr/pbs")
+    download, folder = describe_uv_python_download(host, "/opt/gsw/uv", "3.12", "https://mirror.example.kr/pbs")
     assert download.version == "3.12.16" and download.host == "mirror.example.kr"
     assert folder == "/home/student/.local/share/uv/python"
-    from wizard.core.recommend.recommender import msg
+    from wizard.core.base.i18n import msg
 
     line = msg("install.uv.download_info", version=download.version, url=download.url, folder=folder).text("ko")
     assert "3.12.16" in line and "mirror.example.kr" in line
     offline = RecordedHost()  # uv missing or failing: the page says it cannot tell, nothing crashes
-    assert envs.describe_uv_python_download(offline, "uv", "3.12") == (None, None)
+    assert describe_uv_python_download(offline, "uv", "3.12") == (None, None)
 
 
 def test_existing_targets_lists_venvs_conda_envs_and_the_wizard_folder(tmp_path):
@@ -394,20 +400,21 @@ def test_existing_targets_lists_venvs_conda_envs_and_the_wizard_folder(tmp_path)
     made.mkdir(parents=True)
     (made / "pyvenv.cfg").write_text("home = /usr/bin\n", encoding="utf-8")
     (tmp_path / "envs" / "not an env").mkdir()
-    targets = envs.existing_targets(pythons, [conda], os_name="linux", extra_roots=[str(tmp_path / "envs")])
+    targets = existing_targets(pythons, [conda], os_name="linux", extra_roots=[str(tmp_path / "envs")])
     kinds = [(t.kind, t.path) for t in targets]
-    assert kinds[0] == (envs.KIND_EXISTING_VENV, "/home/s/proj/.venv")
-    assert sum(1 for k in kinds if k[0] == envs.KIND_EXISTING_CONDA) == len(found)
-    assert kinds[-1] == (envs.KIND_EXISTING_VENV, str(made))
+    assert kinds[0] == (KIND_EXISTING_VENV, "/home/s/proj/.venv")
+    assert sum(1 for k in kinds if k[0] == KIND_EXISTING_CONDA) == len(found)
+    assert kinds[-1] == (KIND_EXISTING_VENV, str(made))
     assert len(kinds) == 1 + len(found) + 1  # the duplicate venv and the plain folder are left out
 
 
 def test_proxy_setting_reaches_the_children(tmp_path):
-    from wizard.core.install.runner import InstallJob, InstallOptions
+    from wizard.core.install.runner import InstallJob
+    from wizard.core.install.job import InstallOptions
 
     opts = InstallOptions(["x==1"], proxies={"https": "http://proxy.campus.ac.kr:3128"},
                           state_dir=str(tmp_path / "s"), cache_dir=str(tmp_path / "c"))
-    job = InstallJob(envs.new_venv(str(tmp_path / "e"), sys.executable), opts, RecordedHost())
+    job = InstallJob(new_venv(str(tmp_path / "e"), sys.executable), opts, RecordedHost())
     env = job.child_env()
     assert env["HTTPS_PROXY"] == env["https_proxy"] == "http://proxy.campus.ac.kr:3128"
     assert env["PYTHONUTF8"] == "1" and env["PYTHONIOENCODING"] == "utf-8"

@@ -13,16 +13,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import REFERENCE, reference_file
-from wizard.cli_history import (
-    EXIT_BAD_INPUT,
-    EXIT_NOTHING_RECOGNISED,
-    EXIT_OK,
+from wizard.cli.doctor import (
     cmd_explain,
     explain_json,
     explain_text,
     format_explain,
 )
-from wizard.core.diagnosis.rules import has_messages
+from wizard.cli.exit_status import ExitStatus
+from wizard.core.diagnosis.model import has_messages
 from wizard.core.diagnosis.explain import (
     PatternDataError,
     clean_lines,
@@ -463,10 +461,10 @@ def test_known_symptoms_in_noise_are_still_found(data):
 # doctor --explain (the helpers the CLI uses)
 # ---------------------------------------------------------------------------------------------
 def test_explain_text_exit_codes():
-    assert explain_text("   \n", "en") == ([], EXIT_BAD_INPUT)
-    assert explain_text("all good here", "en") == ([], EXIT_NOTHING_RECOGNISED)
+    assert explain_text("   \n", "en") == ([], ExitStatus.BAD_INPUT)
+    assert explain_text("all good here", "en") == ([], ExitStatus.NOTHING_RECOGNISED)
     findings, code = explain_text("NVMLError_GpuIsLost: GPU is lost", "en")
-    assert code == EXIT_OK and findings[0].id == "gpu-is-lost"
+    assert code == ExitStatus.SUCCESS and findings[0].id == "gpu-is-lost"
 
 
 def test_format_and_json_in_both_languages():
@@ -484,16 +482,16 @@ def test_format_and_json_in_both_languages():
 def test_cmd_explain_reads_a_file_and_stdin(tmp_path, capsys, monkeypatch):
     path = tmp_path / "error.txt"
     path.write_bytes("Failed to initialize NVML: Driver/library version mismatch\r\n".encode("utf-16"))
-    assert cmd_explain(str(path), "en", as_json=True) == EXIT_OK
+    assert cmd_explain(str(path), "en", as_json=True) == ExitStatus.SUCCESS
     doc = json.loads(capsys.readouterr().out)
     assert doc["findings"][0]["action"]["kind"] == "restart"
 
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO("hello world\n".encode("utf-8"))))
-    assert cmd_explain("-", "en") == EXIT_NOTHING_RECOGNISED
+    assert cmd_explain("-", "en") == ExitStatus.NOTHING_RECOGNISED
     assert "No known error text" in capsys.readouterr().out
 
-    assert cmd_explain(str(tmp_path / "missing.txt"), "en") == EXIT_BAD_INPUT
+    assert cmd_explain(str(tmp_path / "missing.txt"), "en") == ExitStatus.BAD_INPUT
     assert "missing.txt" in capsys.readouterr().err
     empty = tmp_path / "empty.txt"
     empty.write_bytes(b"")
-    assert cmd_explain(str(empty), "en") == EXIT_BAD_INPUT
+    assert cmd_explain(str(empty), "en") == ExitStatus.BAD_INPUT

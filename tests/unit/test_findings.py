@@ -6,7 +6,8 @@ import pytest
 
 from tests import scenarios
 from wizard.core.machine.findings import detection_findings
-from wizard.core.base.host import CommandResult, RecordedHost
+from wizard.core.base.host import CommandResult
+from tests.recorded_host import RecordedHost
 from wizard.core.machine.models import (
     STATUS_OK, Detection, DisplayAdapter, GpuInfo, NvidiaInfo, SourceResult, SystemInfo,
 )

@@ -12,19 +12,13 @@ import stat
 import pytest
 
 from tests import scenarios
-from wizard.cli_history import EXIT_BAD_INPUT, EXIT_OK, add_history_parser
+from wizard.cli.exit_status import ExitStatus
+from wizard.cli.parser import add_history_parser
 from wizard.core.machine.detect import detect
-from wizard.core.diagnosis.rules import Diagnosis, diagnose
+from wizard.core.diagnosis.model import Diagnosis
+from wizard.core.diagnosis.rules import diagnose
 from wizard.core.diagnosis.facts import TorchFacts
-from wizard.core.history.store import (
-    SCHEMA,
-    BenchHeadline,
-    HistoryStore,
-    Snapshot,
-    benchmark_headlines,
-    build_snapshot,
-    default_history_dir,
-)
+from wizard.core.history.store import SCHEMA, BenchHeadline, HistoryStore, Snapshot, benchmark_headlines, build_snapshot, default_history_dir
 from wizard.core.machine.models import Detection, GpuInfo, NvidiaInfo, SystemInfo
 
 T0 = dt.datetime(2026, 11, 1, 9, 0, tzinfo=dt.timezone.utc)
@@ -280,43 +274,40 @@ def cli(*argv):
 
 def test_history_commands(tmp_path, capsys):
     store = HistoryStore(tmp_path)
-    assert cli("history", "--dir", str(tmp_path)) == EXIT_OK
+    assert cli("history", "--dir", str(tmp_path)) == ExitStatus.SUCCESS
     assert "No saved runs yet" in capsys.readouterr().out
     store.save(snap())
     store.save(snap(minutes=30, driver="581.15", cuda="13.0"))
     (tmp_path / "snapshot-20200101T000000Z.json").write_text("{", encoding="utf-8")
 
-    assert cli("history", "list", "--dir", str(tmp_path)) == EXIT_OK
+    assert cli("history", "list", "--dir", str(tmp_path)) == ExitStatus.SUCCESS
     out = capsys.readouterr()
     rows = [ln for ln in out.out.splitlines() if ln.strip()[:2] in ("1.", "2.")]
     assert len(rows) == 2 and "566.36" in rows[0] and "581.15" in rows[1] and "2.6.0+cu126" in rows[0]
     assert "snapshot-20200101T000000Z.json" in out.err  # the skipped file is named
 
-    assert cli("history", "show", "1", "--dir", str(tmp_path)) == EXIT_OK
+    assert cli("history", "show", "1", "--dir", str(tmp_path)) == ExitStatus.SUCCESS
     shown = capsys.readouterr().out
     assert "566.36" in shown and "NVIDIA GeForce RTX 4070 Laptop GPU" in shown and "61.2 TFLOP/s" in shown
 
-    assert cli("history", "diff", "--dir", str(tmp_path)) == EXIT_OK
+    assert cli("history", "diff", "--dir", str(tmp_path)) == ExitStatus.SUCCESS
     diff = capsys.readouterr().out
     assert "Driver 566.36 → 581.15" in diff and "12.7 → 13.0" in diff
 
-    assert cli("history", "diff", "2", "1", "--json", "--dir", str(tmp_path)) == EXIT_OK
+    assert cli("history", "diff", "2", "1", "--json", "--dir", str(tmp_path)) == ExitStatus.SUCCESS
     doc = json.loads(capsys.readouterr().out)
     assert doc["old_number"] == 2 and doc["new_number"] == 1 and doc["significant"] is True
     assert {"kind": "driver", "tone": "neutral"}.items() <= doc["changes"][0].items()
 
-    assert cli("history", "show", "7", "--dir", str(tmp_path)) == EXIT_BAD_INPUT
+    assert cli("history", "show", "7", "--dir", str(tmp_path)) == ExitStatus.BAD_INPUT
     assert "there are 2" in capsys.readouterr().err
-    assert cli("history", "diff", "1", "2", "3", "--dir", str(tmp_path)) == EXIT_BAD_INPUT
+    assert cli("history", "diff", "1", "2", "3", "--dir", str(tmp_path)) == ExitStatus.BAD_INPUT
 
 
 def test_history_list_json_and_korean(tmp_path, capsys):
-    from wizard.core.base.i18n import set_language
-
     HistoryStore(tmp_path).save(snap())
-    assert cli("history", "list", "--json", "--dir", str(tmp_path)) == EXIT_OK
+    assert cli("history", "list", "--json", "--dir", str(tmp_path)) == ExitStatus.SUCCESS
     doc = json.loads(capsys.readouterr().out)
     assert doc["snapshots"][0]["number"] == 1 and doc["snapshots"][0]["nvidia"]["driver_version"] == "566.36"
-    set_language("ko")
-    assert cli("history", "diff", "--dir", str(tmp_path)) == EXIT_BAD_INPUT
+    assert cli("history", "diff", "--lang", "ko", "--dir", str(tmp_path)) == ExitStatus.BAD_INPUT
     assert "두 개" in capsys.readouterr().err

@@ -75,17 +75,21 @@ def test_detect_lang_from_injected_environment():
     assert detect_lang({}) == "en"
 
 
-def test_t_formats_and_switches_language():
-    i18n.set_language("ko")
-    assert t("page.gpu.rescan") == "다시 검사"
+def test_t_formats_in_the_language_it_is_given():
+    assert t("page.gpu.rescan", "ko") == "다시 검사"
     assert t("page.gpu.rescan", "en") == "Rescan"
-    assert "3.2" in t("doctor.duration", seconds="3.2")
-    i18n.set_language("en")
-    assert t("page.gpu.rescan") == "Rescan"
+    assert t("page.gpu.rescan", None) == "Rescan"  # no language given: English, never a global
+    assert "3.2" in t("doctor.duration", "ko", seconds="3.2")
+
+
+def test_there_is_no_process_wide_language():
+    assert not hasattr(i18n, "set_language") and not hasattr(i18n, "language")
+    with pytest.raises(TypeError):
+        t("page.gpu.rescan")  # the language is not optional
 
 
 def test_unknown_key_is_visible_not_a_crash():
-    assert t("no.such.key") == "no.such.key"
+    assert t("no.such.key", "ko") == "no.such.key"
 
 
 def test_duplicate_key_across_files_is_an_error(tmp_path, monkeypatch):
@@ -114,3 +118,135 @@ def test_message_families_built_at_run_time_are_complete():
                                      "benchmark", "vram", "report")]
     missing = [k for k in keys if k not in catalogue()]
     assert not missing, missing
+
+
+# ---------------------------------------------------------------------------------------------
+# Message: the one deferred translation
+# ---------------------------------------------------------------------------------------------
+def test_message_renders_in_the_language_asked_with_nested_messages():
+    inner = i18n.msg("common.na")
+    outer = i18n.msg("doctor.duration", seconds=inner)
+    assert outer.text("ko") == t("doctor.duration", "ko", seconds=t("common.na", "ko"))
+    assert outer.text("en") == t("doctor.duration", "en", seconds=t("common.na", "en"))
+    assert i18n.Message.from_json(outer.to_json()) == outer  # the stored form (history files) reads back
+
+
+def test_finding_params_hold_messages_and_their_stored_form():
+    """A finding made now (Message) and one read from a history file ({"$t": ...}) say the same."""
+    from wizard.core.machine.models import Finding, to_jsonable
+
+    made = Finding("macos-no-cuda", "info", {"detail": i18n.msg("finding.macos-no-cuda.apple")})
+    stored = Finding("macos-no-cuda", "info", to_jsonable(made.params))
+    assert stored.params["detail"] == {"$t": "finding.macos-no-cuda.apple", "params": {}}
+    for lang in ("ko", "en"):
+        assert made.title(lang) == stored.title(lang) and made.cause(lang) == stored.cause(lang)
+        assert made.to_json(lang) == stored.to_json(lang)
+        assert made.to_json(lang)["params"]["detail"] == t("finding.macos-no-cuda.apple", lang)
+
+
+# ---------------------------------------------------------------------------------------------
+# The language is passed, not global: core, app and cli name it wherever they render text
+# (test_there_is_no_process_wide_language proves there is nothing else to fall back on)
+# ---------------------------------------------------------------------------------------------
+def _renders_without_language(node) -> bool:
+    import ast
+
+    if not isinstance(node, ast.Call) or node.keywords and not node.args and isinstance(node.func, ast.Attribute):
+        return False
+    func = node.func
+    if isinstance(func, ast.Name) and func.id == "t":
+        return len(node.args) < 2
+    return isinstance(func, ast.Attribute) and func.attr == "text" and not node.args and not node.keywords
+
+
+def test_core_and_cli_pass_the_language_where_they_render_text():
+    import ast
+
+    found = []
+    for folder in ("wizard/core", "wizard/app", "wizard/cli"):
+        for path in sorted((REPO / folder).rglob("*.py")):
+            rel = path.relative_to(REPO).as_posix()
+            found += [f"{rel}:{n.lineno}" for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                      if _renders_without_language(n)]
+    assert not found, "t(key) / Message.text() without a language: " + ", ".join(found)
+
+
+# ---------------------------------------------------------------------------------------------
+# The command line's help: every string from the catalogue, in both languages
+# ---------------------------------------------------------------------------------------------
+HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+
+def _parsers(parser):
+    """(name, parser) for the parser and every sub-parser under it."""
+    import argparse
+
+    out = [(parser.prog, parser)]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                out += _parsers(child)
+    return out
+
+
+def _help_texts(parser):
+    import argparse
+
+    texts = [parser.description] if parser.description else []
+    for action in parser._actions:
+        if action.help and action.help != argparse.SUPPRESS:
+            texts.append(action.help)
+        if isinstance(action, argparse._SubParsersAction):
+            texts += [choice.help for choice in action._choices_actions]
+    return texts
+
+
+def test_every_help_string_exists_in_both_languages():
+    from wizard.cli.parser import build_parser
+
+    english = {e["en"] for e in catalogue().values()}
+    korean = {e["ko"] for e in catalogue().values()}
+    problems = []
+    for lang, known in (("en", english), ("ko", korean)):
+        for prog, parser in _parsers(build_parser(lang)):
+            for text in _help_texts(parser):
+                if text not in known:
+                    problems.append(f"{lang} {prog}: not from the catalogue: {text!r}")
+                elif (lang == "ko") != bool(HANGUL.search(text)):
+                    problems.append(f"{lang} {prog}: in the wrong language: {text!r}")
+    assert not problems, "\n".join(problems)
+
+
+COMMANDS = [["doctor"], ["recommend"], ["verify"], ["bench"], ["vram"], ["install"], ["report"], ["history"],
+            ["history", "list"], ["history", "show"], ["history", "diff"], []]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "(window)")
+def test_lang_ko_help_is_korean_for_every_command(command, capsys, monkeypatch):
+    from wizard.cli import main
+    from wizard.cli.parser import build_parser
+
+    monkeypatch.setenv("COLUMNS", "400")  # one line per option, so each help text is found whole
+    with pytest.raises(SystemExit) as exited:
+        main(["--lang", "ko", *command, "--help"])
+    assert exited.value.code == 0
+    out = capsys.readouterr().out
+    parser = dict(_parsers(build_parser("ko")))[" ".join(["gpu-setup-wizard", *command])]
+    assert out.startswith("사용법: ") and "옵션:" in out
+    missing = [text for text in _help_texts(parser) if " ".join(text.split()) not in " ".join(out.split())]
+    assert not missing, missing
+    english = [line for line in out.splitlines() if re.search(r"\b[a-z]{4,} [a-z]{4,} [a-z]{4,}\b", line)
+               and not HANGUL.search(line)]
+    assert not english, english
+
+
+def test_lang_ko_install_help_in_a_real_process():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "wizard", "--lang", "ko", "install", "--help"], cwd=REPO,
+                         capture_output=True, text=True, encoding="utf-8", timeout=60,
+                         env={**__import__("os").environ, "GSW_LANG": "en", "PYTHONUTF8": "1"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("사용법: gpu-setup-wizard install")
+    assert t("install.cli.plan_only.help", "ko") in " ".join(out.stdout.split())

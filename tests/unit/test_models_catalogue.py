@@ -14,13 +14,8 @@ from pathlib import Path
 import pytest
 
 from wizard.core.base.resources import load_json, resource_path
-from wizard.core.vram.estimate import (
-    SWIGLU_FAMILIES,
-    catalogue_models,
-    find_model,
-    model_parameter_count,
-    parameter_breakdown,
-)
+from wizard.core.vram.catalogue import SWIGLU_FAMILIES, catalogue_models, find_model
+from wizard.core.vram.memory import model_parameter_count, parameter_breakdown
 
 REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
 

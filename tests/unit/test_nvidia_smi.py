@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from wizard.core.machine import nvidia_smi as smi
+from wizard.core.machine.nvidia_smi.values import cuda_version_from_int, name_is_truncated, normalise_bus_id, normalise_cc, parse_float, parse_mib
 from wizard.core.machine.models import (
     STATUS_DRIVER_NOT_LOADED,
     STATUS_ERROR,
@@ -347,7 +348,7 @@ def test_capture_01_sections_agree():
     assert table.smi_version == "591.86"
     assert q.gpus[0].name == csv.gpus[0].name == "NVIDIA GeForce RTX 2080 SUPER"
     short = table.gpus[0].name
-    assert short == "NVIDIA GeForce RTX 2080 ..." and smi.name_is_truncated(short)
+    assert short == "NVIDIA GeForce RTX 2080 ..." and name_is_truncated(short)
     assert "truncated" in table.detail
     assert q.gpus[0].name.startswith(short.removesuffix("..."))
     assert csv.gpus[0].compute_capability == "7.5"
@@ -520,7 +521,7 @@ def _check_colab(result: SourceResult) -> None:
     assert (gpu.power_draw_w, gpu.power_limit_w, gpu.utilization_gpu_percent) == (9, 70, 0)
     assert gpu.driver_model is None  # Persistence-M column on Linux
     assert gpu.mig_mode is None and gpu.processes == []
-    assert not smi.name_is_truncated(gpu.name)
+    assert not name_is_truncated(gpu.name)
 
 
 PASTED_VARIANTS = {
@@ -551,7 +552,7 @@ def test_wsl2_table_keeps_smi_and_driver_versions_apart():
     result = smi.parse_any(WSL2_4070)
     assert (result.smi_version, result.driver_version, result.cuda_version) == ("565.77.01", "566.36", "12.7")
     gpu = result.gpus[0]
-    assert gpu.name == "NVIDIA GeForce RTX 4070 ..." and smi.name_is_truncated(gpu.name)
+    assert gpu.name == "NVIDIA GeForce RTX 4070 ..." and name_is_truncated(gpu.name)
     assert "truncated" in result.detail
     assert (gpu.memory_used_mib, gpu.memory_total_mib, gpu.display_active) == (790, 8188, "Enabled")
     assert [(p.pid, p.kind, p.name, p.used_memory_mib) for p in gpu.processes] == [(33, "G", "/Xwayland", None)]
@@ -786,7 +787,7 @@ def test_unrecognised(text):
     ("Not available in WDDM driver model", None), ("", None), (None, None), ("lots", None),
 ])
 def test_parse_mib(value, expected):
-    assert smi.parse_mib(value) == expected
+    assert parse_mib(value) == expected
 
 
 @pytest.mark.parametrize("value, expected", [
@@ -794,7 +795,7 @@ def test_parse_mib(value, expected):
     ("[Requested functionality has been deprecated]", None), ("ERR!", None), ("P8", None), ("9" * 400, None),
 ])
 def test_parse_float(value, expected):
-    assert smi.parse_float(value) == expected
+    assert parse_float(value) == expected
 
 
 @pytest.mark.parametrize("value, expected", [
@@ -802,7 +803,7 @@ def test_parse_float(value, expected):
     ("[N/A]", None), ("8", None), ("8.6.1", None), ("abc", None), ("0.0", None),
 ])
 def test_normalise_cc(value, expected):
-    assert smi.normalise_cc(value) == expected
+    assert normalise_cc(value) == expected
 
 
 @pytest.mark.parametrize("value, expected", [
@@ -810,10 +811,10 @@ def test_normalise_cc(value, expected):
     (0, None), (-1, None), (None, None), (True, None), (12080.5, None),
 ])
 def test_cuda_version_from_int(value, expected):
-    assert smi.cuda_version_from_int(value) == expected
+    assert cuda_version_from_int(value) == expected
 
 
 def test_normalise_bus_id():
-    assert smi.normalise_bus_id("0000:03:00.0") == "00000000:03:00.0"
-    assert smi.normalise_bus_id("00000000:0c:00.0") == "00000000:0C:00.0"
-    assert smi.normalise_bus_id("N/A") is None and smi.normalise_bus_id("GPU-1") is None
+    assert normalise_bus_id("0000:03:00.0") == "00000000:03:00.0"
+    assert normalise_bus_id("00000000:0c:00.0") == "00000000:0C:00.0"
+    assert normalise_bus_id("N/A") is None and normalise_bus_id("GPU-1") is None

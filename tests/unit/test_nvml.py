@@ -27,6 +27,7 @@ from tests.fake_nvml import (
     rtx2080super_windows,
 )
 from wizard.core.machine import nvml as nv
+from wizard.core.machine import nvml_calls, nvml_sampler
 from wizard.core.machine.models import (
     STATUS_DRIVER_NOT_LOADED,
     STATUS_ERROR,
@@ -92,10 +93,10 @@ def test_init_failure_becomes_status_with_exact_text(code, status, text):
 
 
 def test_classify_init_error_uses_the_generated_classes():
-    assert nv.classify_init_error(pynvml.NVMLError_LibraryNotFound()) == STATUS_NO_DRIVER
-    assert nv.classify_init_error(pynvml.NVMLError(pynvml.NVML_ERROR_DRIVER_NOT_LOADED)) == STATUS_DRIVER_NOT_LOADED
-    assert nv.classify_init_error(pynvml.NVMLError(12345)) == STATUS_ERROR  # a code newer than the bindings
-    assert nv.describe_error(pynvml.NVMLError(12345)) == "NVMLError: NVML Error with code 12345"
+    assert nvml_calls.classify_init_error(pynvml.NVMLError_LibraryNotFound()) == STATUS_NO_DRIVER
+    assert nvml_calls.classify_init_error(pynvml.NVMLError(pynvml.NVML_ERROR_DRIVER_NOT_LOADED)) == STATUS_DRIVER_NOT_LOADED
+    assert nvml_calls.classify_init_error(pynvml.NVMLError(12345)) == STATUS_ERROR  # a code newer than the bindings
+    assert nvml_calls.describe_error(pynvml.NVMLError(12345)) == "NVMLError: NVML Error with code 12345"
 
 
 # ---------------------------------------------------------------------------- whole machines
@@ -255,7 +256,7 @@ def test_cuda_driver_version_falls_back_to_v1():
 @pytest.mark.parametrize("value, text", [(12080, "12.8"), (13010, "13.1"), (10010, "10.1"), (12020, "12.2"),
                                          (11000, "11.0"), (0, None), (None, None)])
 def test_cuda_version_string(value, text):
-    assert nv.cuda_version_string(value) == text
+    assert nvml_calls.cuda_version_string(value) == text
 
 
 # ---------------------------------------------------------------------------- one field at a time
@@ -438,23 +439,23 @@ def test_attribute_error_inside_the_session_is_a_conflict_and_still_shuts_down()
 
 
 def test_check_bindings_accepts_the_installed_nvidia_ml_py():
-    assert nv.check_bindings(pynvml) is None
-    assert nv.check_bindings(FakeNvml()) is None
+    assert nvml_calls.check_bindings(pynvml) is None
+    assert nvml_calls.check_bindings(FakeNvml()) is None
 
 
 def test_check_bindings_names_the_gpuopenanalytics_package():
-    message = nv.check_bindings(gpuopenanalytics_layout())
+    message = nvml_calls.check_bindings(gpuopenanalytics_layout())
     assert message is not None and "gpuopenanalytics" in message and "nvidia-ml-py" in message
     assert "site-packages/pynvml/__init__.py" in message
 
 
 def test_check_bindings_names_nvidia_ml_py3():
-    message = nv.check_bindings(nvidia_ml_py3_layout())
+    message = nvml_calls.check_bindings(nvidia_ml_py3_layout())
     assert message is not None and "nvidia-ml-py3" in message and "outdated" in message
 
 
 def test_check_bindings_on_an_unrelated_module():
-    message = nv.check_bindings(types.ModuleType("pynvml"))
+    message = nvml_calls.check_bindings(types.ModuleType("pynvml"))
     assert message is not None and "not NVIDIA's nvidia-ml-py" in message
 
 
@@ -482,7 +483,7 @@ def test_real_pynvml_with_a_driver_answers():
 
 @pytest.mark.skipif(HAS_NVML_LIBRARY, reason="an NVIDIA driver is installed here")
 def test_real_pynvml_sampler_does_not_open_without_a_driver():
-    sampler = nv.NvmlSampler(pynvml)
+    sampler = nvml_sampler.NvmlSampler(pynvml)
     assert sampler.open() is False
     assert sampler.error == "NVMLError_LibraryNotFound: NVML Shared Library Not Found"
     sampler.close()  # harmless after a failed open
@@ -498,11 +499,11 @@ def _ticks():
 
 def test_sampler_values_and_cost():
     fake = FakeNvml(rtx2080super_windows())
-    sampler = nv.NvmlSampler(fake, clock=_ticks())
+    sampler = nvml_sampler.NvmlSampler(fake, clock=_ticks())
     assert sampler.open() is True and sampler.error is None
     before = len(fake.calls)
     [s] = sampler.sample()
-    assert s == nv.GpuSample(index=0, t=100.0, utilization_gpu=7, memory_used_mib=1296, memory_total_mib=8192,
+    assert s == nvml_sampler.GpuSample(index=0, t=100.0, utilization_gpu=7, memory_used_mib=1296, memory_total_mib=8192,
                              temperature_c=45, power_w=pytest.approx(97.43), clock_sm_mhz=2055)
     asked = [name for name, _ in fake.calls[before:]]
     assert len(asked) == 5  # one call per value, handles cached
@@ -514,7 +515,7 @@ def test_sampler_values_and_cost():
 
 def test_sampler_does_not_ask_again_what_is_not_supported():
     fake = FakeNvml(a100_mig_linux())  # utilization: N/A under MIG
-    sampler = nv.NvmlSampler(fake)
+    sampler = nvml_sampler.NvmlSampler(fake)
     assert sampler.open()
     first, second = sampler.sample()[0], sampler.sample()[0]
     assert first.utilization_gpu is None and second.utilization_gpu is None
@@ -528,7 +529,7 @@ def test_sampler_asks_again_after_a_passing_error():
     desc = a100_mig_linux()
     desc["gpus"][0]["errors"] = {"temperature_c": "UNKNOWN"}
     fake = FakeNvml(desc)
-    sampler = nv.NvmlSampler(fake)
+    sampler = nvml_sampler.NvmlSampler(fake)
     assert sampler.open()
     sampler.sample()
     desc_gpu = fake.gpus[0]
@@ -539,7 +540,7 @@ def test_sampler_asks_again_after_a_passing_error():
 
 def test_sampler_uses_memory_v1_after_function_not_found():
     fake = FakeNvml(gtx1660ti_418())
-    sampler = nv.NvmlSampler(fake)
+    sampler = nvml_sampler.NvmlSampler(fake)
     assert sampler.open()
     first, second = sampler.sample()[0], sampler.sample()[0]
     assert (first.memory_used_mib, first.memory_total_mib) == (0, 5912)
@@ -551,7 +552,7 @@ def test_sampler_stops_asking_a_lost_gpu():
     desc = _two_a100s()
     desc["gpus"][0]["errors"] = {"utilization": "GPU_IS_LOST"}
     fake = FakeNvml(desc)
-    sampler = nv.NvmlSampler(fake)
+    sampler = nvml_sampler.NvmlSampler(fake)
     assert sampler.open()
     lost, other = sampler.sample()
     assert lost.memory_total_mib is None and other.memory_total_mib == 81920
@@ -565,7 +566,7 @@ def test_sampler_stops_asking_a_lost_gpu():
 def test_sampler_skips_a_gpu_without_a_handle():
     desc = _two_a100s()
     desc["gpus"][0]["handle_error"] = "GPU_IS_LOST"
-    sampler = nv.NvmlSampler(FakeNvml(desc))
+    sampler = nvml_sampler.NvmlSampler(FakeNvml(desc))
     assert sampler.open()
     assert [s.index for s in sampler.sample()] == [1]
     assert sampler.error == "GPU 0: NVMLError_GpuIsLost: GPU is lost"
@@ -577,7 +578,7 @@ def test_sampler_skips_a_gpu_without_a_handle():
 ])
 def test_sampler_open_fails_without_nvml(code, text):
     fake = FakeNvml(rtx2080super_windows(), init_error=code)
-    sampler = nv.NvmlSampler(fake)
+    sampler = nvml_sampler.NvmlSampler(fake)
     assert sampler.open() is False and sampler.error == text
     with pytest.raises(RuntimeError):
         sampler.sample()
@@ -587,20 +588,20 @@ def test_sampler_open_fails_without_nvml(code, text):
 
 def test_sampler_open_fails_on_count_error_and_shuts_down():
     fake = FakeNvml(rtx2080super_windows(), count_error="NO_PERMISSION")
-    sampler = nv.NvmlSampler(fake)
+    sampler = nvml_sampler.NvmlSampler(fake)
     assert sampler.open() is False and "NoPermission" in sampler.error
     assert fake.refcount == 0
 
 
 def test_sampler_open_fails_on_foreign_bindings():
-    sampler = nv.NvmlSampler(types.ModuleType("pynvml"))
+    sampler = nvml_sampler.NvmlSampler(types.ModuleType("pynvml"))
     assert sampler.open() is False
     assert sampler.error.startswith("AttributeError: module 'pynvml' has no attribute 'NVMLError'")
 
 
 def test_sampler_as_context_manager_closes_once():
     fake = FakeNvml(rtx2080super_windows())
-    with nv.NvmlSampler(fake) as sampler:
+    with nvml_sampler.NvmlSampler(fake) as sampler:
         assert sampler.is_open and len(sampler.sample()) == 1
     assert not sampler.is_open and fake.refcount == 0
     sampler.close()

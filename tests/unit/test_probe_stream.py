@@ -20,7 +20,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wizard.core.base.host import CommandResult, RecordedHost
+from wizard.core.base.host import CommandResult
+from tests.recorded_host import RecordedHost
 from wizard.core.verify.probe_runner import (
     PROTOCOL,
     ProbeOutcome,

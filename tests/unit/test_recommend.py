@@ -20,11 +20,12 @@ from hypothesis import strategies as st
 from packaging.version import Version
 
 from wizard.core.recommend import compat
+from wizard.core.recommend.compat_model import parse_cc
 from wizard.core.base.i18n import catalogue
 from wizard.core.machine.models import Detection, DisplayAdapter, GpuInfo, NvidiaInfo, SystemInfo
-from wizard.core.recommend.recommender import (
-    RULE_DRIVER, RULE_EXISTS, RULE_GPU, RULES, MachineFacts, Wishes, check_candidate, recommend, rule_failures,
-)
+from wizard.core.recommend.rules import RULE_DRIVER, RULE_EXISTS, RULE_GPU, RULES
+from wizard.core.recommend.inputs import MachineFacts, Wishes
+from wizard.core.recommend.recommender import check_candidate, recommend, rule_failures
 
 KB = compat.load()
 
@@ -478,7 +479,7 @@ def independent_failures(facts: MachineFacts, torch: str, variant: str) -> set[s
             failed.add(RULE_GPU)
     if info.kind != "cuda":
         return failed
-    ccs = sorted({compat.parse_cc(c) for c in facts.gpu_ccs})
+    ccs = sorted({parse_cc(c) for c in facts.gpu_ccs})
     archs = KB.archs_for(variant, torch, platform)
     ptx_only = []
     if not facts.has_nvidia:
@@ -630,15 +631,12 @@ def test_mirror_forms(mirror, expected):
 
 
 def test_commands_argv_and_quoting():
-    from wizard.core.recommend.commands import conda_argvs, pip_install_argv, quote_arg, uv_install_argv
+    from wizard.core.recommend.commands import pip_install_argv, quote_arg, uv_install_argv
 
     best = recommend(lin(driver="581.57", cuda="13.0", ccs=["8.6"]),
                      Wishes(index_url="https://m.example/whl?token=a&b=c")).best
     assert pip_install_argv(best, "/opt/py/bin/python")[:4] == ["/opt/py/bin/python", "-m", "pip", "install"]
     assert uv_install_argv(best, "C:\\envs\\dl\\python.exe")[3:5] == ["--python", "C:\\envs\\dl\\python.exe"]
-    create, install = conda_argvs(best, "3.11", "dl")
-    assert create == ["conda", "create", "-n", "dl", "python=3.11", "-y"]
-    assert install[:5] == ["conda", "run", "-n", "dl", "python"] and install[-2] == "--index-url"
     # an index URL with & is quoted so cmd, PowerShell and sh do not split it
     assert f'"{best.index_url}"' in best.commands().pip[0]
     assert quote_arg("torch==2.14.1") == "torch==2.14.1"

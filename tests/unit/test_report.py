@@ -9,22 +9,13 @@ import json
 import pytest
 
 from tests import report_sessions as rs
-from wizard.core.base.i18n import set_language, t
+from wizard.core.base.i18n import t
 from wizard.core.machine.models import DisplayAdapter
-from wizard.core.report.model import (
-    FAIL,
-    INFO,
-    NOT_RUN,
-    PASS,
-    SECTION_ORDER,
-    SKIP,
-    WARN,
-    build_report,
-    detect_platform_hint,
-    fmt_duration,
-    fmt_seconds,
-)
+from wizard.core.report.document import FAIL, INFO, NOT_RUN, PASS, SECTION_ORDER, SKIP, WARN
+from wizard.core.report.text import detect_platform_hint, fmt_duration, fmt_seconds
 from wizard.core.report.render import render_markdown
+from wizard.app.report import build as build_report
+from wizard.app.report import report_inputs
 from wizard.app.session import Session
 
 CHECKLIST_IDS = ["date", "local_gpu", "nvidia_smi", "pytorch_cuda", "gpu_memory", "colab", "cloud"]
@@ -70,9 +61,9 @@ def test_every_checklist_line_is_filled_from_the_session():
     assert line["date"].value == "2026-11-29 10:00"
     assert d.nvidia.gpus[0].name in line["local_gpu"].value and "12.0 GiB" in line["local_gpu"].value
     assert d.nvidia.driver_version in line["nvidia_smi"].value and d.nvidia.cuda_version in line["nvidia_smi"].value
-    versions = s.results["verify"].versions
+    versions = s.verify.versions
     assert versions["torch"] in line["pytorch_cuda"].value and "is_available() = True" in line["pytorch_cuda"].value
-    mem = s.results["verify"].check("cuda.memory").evidence
+    mem = s.verify.check("cuda.memory").evidence
     assert f"{mem['total_bytes'] / 2**30:.1f} GiB" in line["gpu_memory"].value
     assert line["colab"].status == NOT_RUN and line["cloud"].status == NOT_RUN
 
@@ -103,10 +94,11 @@ def test_judgment_lines_come_from_the_vram_workloads():
 
 
 def test_a_typed_in_vram_size_is_the_basis_when_the_vram_page_had_one():
-    from wizard.core.vram.estimate import GIB, estimate
+    from wizard.core.vram.units import GIB
+    from wizard.core.vram.estimate import estimate
 
     s = rs.detection_only_session("en")
-    s.results["vram"] = estimate("llama-2-7b", mode="inference", precision="fp16", vram_total_bytes=8 * GIB)
+    s.vram = estimate("llama-2-7b", mode="inference", precision="fp16", vram_total_bytes=8 * GIB)
     report = build(s, lang="en")
     assert "8.0 GiB" in report.section("judgment").paragraphs[0]
     assert "typed in" in report.section("judgment").paragraphs[0]
@@ -125,7 +117,7 @@ def _with_verify(name: str):
     from wizard.core.verify.checklist import VerifyReport
 
     s = rs.full_session("en")
-    s.results["verify"] = VerifyReport.from_events(rs.probe_events(name), detection=s.detection, python_exe="python")
+    s.verify = VerifyReport.from_events(rs.probe_events(name), detection=s.detection, python_exe="python")
     return s
 
 
@@ -217,8 +209,8 @@ def test_an_nvidia_card_without_driver_is_a_failure_line():
 
 def test_unknown_result_shapes_count_as_not_run_never_as_passed():
     s = rs.detection_only_session("en")
-    s.results["verify"] = object()
-    s.results["bench"] = 42
+    s.verify = object()
+    s.bench = 42
     report = build(s, lang="en")
     assert report.item("checklist", "pytorch_cuda").status == NOT_RUN
     assert report.item("benchmark", "cpu_time").status == NOT_RUN
@@ -226,8 +218,8 @@ def test_unknown_result_shapes_count_as_not_run_never_as_passed():
 
 def test_results_given_as_json_documents_are_read_too():
     s = rs.full_session("en")
-    s.results["verify"] = json.loads(json.dumps(s.results["verify"].to_json("en")))
-    s.results["bench"] = json.loads(json.dumps(s.results["bench"].to_json("en")))
+    s.verify = json.loads(json.dumps(s.verify.to_json("en")))
+    s.bench = json.loads(json.dumps(s.bench.to_json("en")))
     a, b = build(rs.full_session("en"), lang="en"), build(s, lang="en")
     assert render_markdown(a) == render_markdown(b)
 
@@ -243,7 +235,7 @@ def test_install_where_and_what():
 
 def test_a_failed_install_says_so_with_the_message():
     s = rs.full_session("en")
-    s.results["install"] = dict(s.results["install"], ok=False, status="failed",
+    s.install = dict(s.install, ok=False, status="failed",
                                 error={"step": "download", "kind": "network", "message": "The download stopped."})
     item = build(s, lang="en").item("install", "installed")
     assert item.status == FAIL and item.details == ["The download stopped."]
@@ -265,9 +257,9 @@ def test_the_verify_pages_diagnosis_replaces_the_detection_findings():
     from wizard.core.diagnosis.facts import TorchFacts
 
     s = _with_verify("verify_rtx5090_cu126_windows.jsonl")
-    found = diagnose(s.detection, TorchFacts.from_probe_events(s.results["verify"].events))
+    found = diagnose(s.detection, TorchFacts.from_probe_events(s.verify.events))
     assert found, "the recorded 5090 run should give a diagnosis"
-    s.results["diagnosis"] = found
+    s.diagnosis = found
     items = build(s, lang="en").section("findings").items
     for f in found:
         item = next(i for i in items if i.id == f.id)
@@ -278,16 +270,15 @@ def test_changes_since_the_last_run():
     s = rs.full_session("en")
     report = build(s, lang="en")
     texts = [i.value for i in report.section("changes").items]
-    assert texts == [c.text("en") for c in s.results["changes"].changes]
+    assert texts == [c.text("en") for c in s.changes.changes]
     assert any("550.120" in x and "570.133.07" in x for x in texts)
     assert "2026-11-17 21:30" in report.section("changes").paragraphs[0]
-    s.results["changes"] = None
+    s.changes, s.changes_checked = None, True
     assert build(s, lang="en").section("changes").paragraphs == [t("report.changes.nothing", "en")]
 
 
 def test_language_follows_the_argument():
     s = rs.full_session("en")
-    set_language("en")
     ko = build(s, lang="ko")
     assert ko.title == "GPU/Cloud 환경 점검 결과" and ko.lang == "ko"
     assert build(s, lang="en").title == "GPU/Cloud environment check results"
@@ -316,7 +307,25 @@ def test_colab_is_recognised_from_its_environment():
 
 def test_building_does_not_change_the_session():
     s = rs.full_session("en")
-    before = copy.deepcopy(s.results["install"])
+    before = copy.deepcopy(s.install)
     build(s, lang="en")
     build(s, lang="en", include_private=True)
-    assert s.results["install"] == before and "remotes" not in s.results
+    assert s.install == before and s.remotes == []
+
+
+# ------------------------------------------------------------------- explicit inputs, no session
+def test_the_builder_takes_explicit_typed_inputs():
+    """The report stage reads a ReportInputs, not the application's session: the same facts give
+    the same report either way, and a bare ReportInputs is a report of nothing run."""
+    from wizard.core.report.document import report_to_dict
+    from wizard.core.report.build import build_report as core_build
+    from wizard.core.report.inputs import ReportInputs
+
+    s = rs.full_session("en")
+    inputs = report_inputs(s)
+    assert isinstance(inputs, ReportInputs) and inputs.changes_checked and inputs.verify is s.verify
+    assert report_to_dict(core_build(inputs, lang="en", now=rs.NOW)) == report_to_dict(build(s, lang="en"))
+    bare = core_build(ReportInputs(started_at=rs.STARTED, lang="en"), include_private=True, now=rs.NOW)
+    assert {sec.id for sec in bare.sections if sec.status == NOT_RUN} >= {"benchmark", "judgment", "system",
+                                                                           "changes"}
+    assert bare.item("checklist", "date").value == "2026-11-29 10:00"

@@ -17,9 +17,8 @@ import pytest
 
 from tests import report_sessions as rs
 from wizard import __version__
-from wizard.core.base.i18n import set_language
 from wizard.core.report.remote import machine_from_text
-from wizard.core.report.model import build_report
+from wizard.app.report import build as build_report
 from wizard.core.report.render import Plot, render_html, render_markdown
 
 REGEN = os.environ.get("GSW_REGEN_GOLDEN") == "1"
@@ -27,9 +26,8 @@ VERSION_MARK = "{version}"
 
 
 def report_of(lang: str):
-    set_language(lang)
     session = rs.full_session(lang)
-    session.results["remotes"] = [machine_from_text(rs.colab_smi_text(), label="colab.txt")]
+    session.remotes = [machine_from_text(rs.colab_smi_text(), label="colab.txt")]
     return build_report(session, lang=lang, now=rs.NOW)
 
 
@@ -75,7 +73,7 @@ def test_the_html_is_one_self_contained_file_with_the_plots():
 
 
 def test_text_is_escaped_in_html_and_markdown():
-    from wizard.core.report.model import Item
+    from wizard.core.report.document import Item
 
     report = report_of("en")
     report.section("checklist").items.append(Item("x", "<b>label</b>", "a <script>alert(1)</script> & *b* `code`"))

@@ -9,14 +9,16 @@ import pytest
 
 from tests import report_sessions as rs
 from wizard.core.report.remote import machine_from_text
-from wizard.core.report.model import SCHEMA, build_report
-from wizard.core.report.as_json import ReportSchemaError, dumps, loads, report_from_dict, report_to_dict
+from wizard.app.report import build as build_report
+from wizard.core.report.document import SCHEMA
+from wizard.core.report.document import ReportSchemaError, report_from_dict, report_to_dict
+from wizard.core.report.as_json import dumps, loads
 from wizard.core.report.render import render_html, render_markdown
 
 
 def sessions():
     full = rs.full_session("ko")
-    full.results["remotes"] = [machine_from_text(rs.colab_smi_text(), label="colab.txt")]
+    full.remotes = [machine_from_text(rs.colab_smi_text(), label="colab.txt")]
     return {"full-ko": (full, "ko"), "no-gpu-en": (rs.no_gpu_session("en"), "en"),
             "detection-only-en": (rs.detection_only_session("en"), "en")}
 

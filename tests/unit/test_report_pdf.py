@@ -13,11 +13,12 @@ pytest.importorskip("PySide6")
 
 from tests import report_sessions as rs  # noqa: E402
 from wizard.core.report.remote import machine_from_text  # noqa: E402
-from wizard.core.report.model import build_report  # noqa: E402
+from wizard.app.report import build as build_report  # noqa: E402
 from wizard.core.report.render import render_html  # noqa: E402
 
 POPPLER = shutil.which("pdftotext") and shutil.which("pdffonts")
-pytestmark = pytest.mark.skipif(not POPPLER, reason="poppler-utils (pdftotext, pdffonts) is not installed")
+pytestmark = [pytest.mark.gui,  # the PDF is drawn by Qt
+              pytest.mark.skipif(not POPPLER, reason="poppler-utils (pdftotext, pdffonts) is not installed")]
 
 
 @pytest.fixture(autouse=True)
@@ -32,7 +33,7 @@ def pdf_of(tmp_path: Path, lang: str, name: str = "report.pdf", **kw) -> tuple[P
     from wizard.report_pdf import hangul_font_available, render_pdf
 
     session = rs.full_session(lang)
-    session.results["remotes"] = [machine_from_text(rs.colab_smi_text(), label="colab.txt")]
+    session.remotes = [machine_from_text(rs.colab_smi_text(), label="colab.txt")]
     report = build_report(session, lang=lang, now=rs.NOW, **kw)
     path = render_pdf(render_html(report, for_qt=True), tmp_path / name, title=report.title)
     if lang == "ko" and not hangul_font_available():

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from tests import report_sessions as rs
-from wizard.core.base.host import RecordedHost
-from wizard.core.report.model import build_report
+from tests.recorded_host import RecordedHost
+from wizard.app.report import build as build_report
 from wizard.core.report.as_json import dumps
 from wizard.core.report.render import render_html, render_markdown
 
@@ -48,9 +48,9 @@ def test_windows_hangul_profile_with_a_space():
     session.host = RecordedHost(os_name="windows", env={"USERNAME": "김 철수", "USERPROFILE": home},
                                 platform={"node": "DESKTOP-7Q2K9LM"}, home_dir=home)
     session.detection.system.hostname = "DESKTOP-7Q2K9LM"
-    session.results["install"] = rs.install_summary(home + "\\envs\\dl", "2.8.0+cu128", "0.23.0+cu128",
+    session.install = rs.install_summary(home + "\\envs\\dl", "2.8.0+cu128", "0.23.0+cu128",
                                                     "https://download.pytorch.org/whl/cu128")
-    session.results["install"]["env_python"] = home.replace("\\", "/") + "/envs/dl/Scripts/python.exe"
+    session.install["env_python"] = home.replace("\\", "/") + "/envs/dl/Scripts/python.exe"
     texts = exports(build_report(session, lang="ko", now=rs.NOW))
     for fmt, text in texts.items():
         for secret in ("김 철수", "DESKTOP-7Q2K9LM", "C:\\Users", "C:\\\\Users", "C:/Users"):
@@ -64,6 +64,6 @@ def test_remote_machines_pass_through_the_same_redaction():
 
     session = rs.full_session("en")
     pasted = rs.colab_smi_text() + f"\nGPU 0: Tesla T4 (UUID: {rs.GPU_UUID})\n"
-    session.results["remotes"] = [machine_from_text(pasted, label="colab.txt")]
+    session.remotes = [machine_from_text(pasted, label="colab.txt")]
     text = dumps(build_report(session, lang="en", now=rs.NOW))
     assert rs.GPU_UUID.split("-", 1)[1] not in text and "GPU-<hidden>" in text

@@ -17,7 +17,9 @@ from wizard.core.report.remote import (
     machine_from_text,
     split_kind,
 )
-from wizard.core.report.model import NOT_RUN, PASS, build_report, fmt_seconds
+from wizard.app.report import build as build_report
+from wizard.core.report.document import NOT_RUN, PASS
+from wizard.core.report.text import fmt_seconds
 from wizard.core.report.as_json import dumps
 
 
@@ -27,7 +29,7 @@ def test_colab_paste_fills_the_colab_line():
     assert (machine.driver_version, machine.cuda_version) == ("550.54.15", "12.4")
     assert machine.gpus == [{"name": "Tesla T4", "memory_total_mib": 15360, "compute_capability": None}]
     session = rs.full_session("en")
-    session.results["remotes"] = [machine]
+    session.remotes = [machine]
     report = build_report(session, lang="en", now=rs.NOW)
     colab = report.item("checklist", "colab")
     assert colab.status == PASS and colab.value.startswith("yes — Tesla T4 (15.0 GiB), driver 550.54.15, CUDA 12.4")
@@ -68,7 +70,7 @@ def test_report_json_of_another_machine(colab, kind):
     assert machine.cpu_s == medians["cpu"] and machine.gpu_s == medians["cuda:0"]
     assert machine.raw_nvidia_smi and "Driver Version: 570.133.07" in machine.raw_nvidia_smi
     session = rs.no_gpu_session("en")
-    session.results["remotes"] = [machine]
+    session.remotes = [machine]
     report = build_report(session, lang="en", now=rs.NOW)
     assert report.item("checklist", kind).status == PASS
     rows = report.section("benchmark").tables[0].rows
@@ -124,6 +126,6 @@ def test_reference_capture_of_an_a100_server():
     assert len(machine.gpus) == path.read_text(encoding="utf-8").count("<gpu id=")
     assert machine.gpus[0]["name"] == "NVIDIA A100-SXM4-80GB" and machine.gpus[0]["memory_total_mib"] == 81920
     session = rs.no_gpu_session("en")
-    session.results["remotes"] = [machine]
+    session.remotes = [machine]
     line = build_report(session, lang="en", now=rs.NOW).item("checklist", "cloud")
     assert line.status == PASS and "A100-SXM4-80GB (80.0 GiB)" in line.value

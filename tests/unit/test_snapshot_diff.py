@@ -8,7 +8,7 @@ import datetime as dt
 
 import pytest
 
-from wizard.cli_history import compare_last
+from wizard.cli.doctor import compare_last
 from wizard.core.diagnosis.facts import TorchFacts
 from wizard.core.history.store import BenchHeadline, FindingSummary, GpuSummary, HistoryStore, Snapshot
 from wizard.core.machine.models import Detection, GpuInfo, NvidiaInfo, SystemInfo

@@ -21,16 +21,9 @@ import pytest
 from wizard.core.base.i18n import catalogue, t
 from wizard.core.machine.models import Detection, DisplayAdapter, GpuInfo, NvidiaInfo, SystemInfo
 from wizard.core.verify.probe_runner import ProbeOutcome
-from wizard.core.verify.checklist import (
-    SCHEMA,
-    Check,
-    VerifyReport,
-    arch_coverage,
-    cuda_from_found_version,
-    parse_arch_list,
-    progress_text,
-    worst,
-)
+from wizard.core.verify.checklist import SCHEMA, VerifyReport, progress_text
+from wizard.core.verify.checks import ORDER, Check, worst
+from wizard.core.verify.rules import arch_coverage, cuda_from_found_version, parse_arch_list
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data" / "probe"
@@ -102,7 +95,7 @@ def test_rtx5090_with_cu126_is_the_no_kernel_image_trap():
     # the probe's own kernel launch failed with the real error text; the GPU checks after it were skipped
     kernel = r.check("cuda.kernel", 0)
     assert kernel.status == "fail" and kernel.cause == "no_kernel_image"
-    assert kernel.detail_text().startswith("CUDA error: no kernel image is available")
+    assert kernel.detail_text("en").startswith("CUDA error: no kernel image is available")
     assert status(r, "cuda.matmul.fp32", 0) == "skip"
     assert status(r, "nccl") == "skip"  # Windows wheels have no NCCL: not a failure
     assert status(r, "cuda.driver") == "pass"  # 12.6 wheel on a 12.9 driver
@@ -129,7 +122,7 @@ def test_cpu_only_build_on_a_machine_with_an_nvidia_gpu():
     assert c.evidence["nvidia_seen_by"] == "detection"
     assert status(r, "cuda.available") == "skip"
     assert r.check("cuda.arch") is None and r.check("cuda.driver") is None
-    assert "RTX 4070" in json.dumps(c.to_json())  # the GPU named in the params
+    assert "RTX 4070" in json.dumps(c.to_json("en"))  # the GPU named in the params
     assert not r.ok
 
 
@@ -293,7 +286,7 @@ def test_torch_missing_as_the_probe_reports_it():
     r = VerifyReport.from_events(evs)
     c = r.check("torch.import")
     assert c.status == "fail" and c.cause == "torch_missing"
-    assert c.detail_text() == "No module named 'torch'"
+    assert c.detail_text("en") == "No module named 'torch'"
     assert r.check("cuda.build") is None and r.check("cuda.available") is None
     assert r.check("probe") is None  # the probe itself worked
 
@@ -341,7 +334,7 @@ def test_a_newer_probe_protocol_is_refused():
 
 def test_complete_run_has_no_probe_check():
     r = VerifyReport.from_outcome(_outcome(events("verify_rtx3060_cu128_linux.jsonl"), returncode=0))
-    assert r.check("probe") is None and r.to_json()["complete"]
+    assert r.check("probe") is None and r.to_json("en")["complete"]
 
 
 # --------------------------------------------------------------------------- incremental use (GUI)
@@ -357,7 +350,7 @@ def test_feeding_events_one_by_one_fills_the_checklist():
     r.finish(None)
     assert r.ok
     assert progress_text({"step": "import_torch"}, "ko").startswith("PyTorch")
-    assert progress_text({"step": "some.new.step"}) == "some.new.step"
+    assert progress_text({"step": "some.new.step"}, "en") == "some.new.step"
 
 
 # --------------------------------------------------------------------------- output
@@ -441,7 +434,8 @@ def _message_ids(source: str) -> dict[str, set[str]]:
 def test_every_message_id_used_by_the_probe_and_the_rules_exists():
     cat = catalogue()
     problems = []
-    for path in (PROBE / "verify.py", PROBE / "_common.py", REPO / "wizard" / "core" / "verify" / "checklist.py"):
+    for path in (PROBE / "verify.py", PROBE / "_common.py", REPO / "wizard" / "core" / "verify" / "rules.py",
+                 REPO / "wizard" / "core" / "verify" / "checklist.py"):
         for kind, ids in _message_ids(path.read_text(encoding="utf-8")).items():
             for mid in ids:
                 if f"verify.{kind}.{mid}" not in cat:
@@ -472,8 +466,6 @@ def test_causes_and_fixes_have_no_placeholders():
 
 
 def test_every_check_id_has_a_title():
-    from wizard.core.verify.checklist import ORDER
-
     missing = [cid for cid in ORDER if f"verify.check.{cid}.title" not in catalogue()]
     assert not missing
     seen = {e.get("id") for name in DATA.glob("verify_*.jsonl") for e in events(name.name) if e.get("type") == "check"}
@@ -518,5 +510,5 @@ def test_check_from_event_rejects_malformed_lines():
     assert Check.from_event({"status": "pass"}) is None
     c = Check.from_event({"id": "x", "status": "pass", "device": "0", "params": [], "evidence": "text"})
     assert c.device is None and c.params == {} and c.evidence == {}
-    assert c.title() == "x"  # an unknown id shows as itself, not a crash
+    assert c.title("en") == "x"  # an unknown id shows as itself, not a crash
     assert t("verify.status.pass", "ko") == "통과"

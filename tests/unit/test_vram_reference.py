@@ -14,16 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from wizard.core.vram.estimate import (
-    GB,
-    GIB,
-    accelerate_estimate,
-    accelerate_size_string,
-    estimate,
-    find_model,
-    kv_cache_bytes,
-    serving_rule_bytes,
-)
+from wizard.core.vram.accelerate import accelerate_estimate, accelerate_size_string
+from wizard.core.vram.catalogue import find_model
+from wizard.core.vram.estimate import estimate
+from wizard.core.vram.memory import kv_cache_bytes, serving_rule_bytes
+from wizard.core.vram.units import GB, GIB
 
 REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
 REF_FILE = REFERENCE / "vram-reference.json"

@@ -1,6 +1,8 @@
-"""The session: what every page of one run has learned, in one place.
+"""The session: what every step of one run has learned, in typed fields.
 
-Pages read and write it; the report and history are built from it. Nothing else is global.
+Both faces fill the same fields through the use cases of :mod:`wizard.app`; the report and the
+history are built from them. A step that has not run leaves its field ``None`` (the report then
+says "not run"), so there is no string-keyed bag to misspell.
 """
 
 from __future__ import annotations
@@ -12,16 +14,44 @@ from typing import TYPE_CHECKING, Any
 from wizard.core.base.host import Host, RealHost
 
 if TYPE_CHECKING:  # the models load with the first detection, not at start-up
+    from wizard.app.install import InstallRequest
+    from wizard.core.history.diff import SnapshotDiff
     from wizard.core.machine.models import Detection
+    from wizard.core.recommend.choose_python import PythonChoice
+    from wizard.core.recommend.recommender import Candidate
+    from wizard.core.report.document import MachineRecord
+    from wizard.core.verify.benchmark import BenchReport
+    from wizard.core.verify.checklist import VerifyReport
+
+
+def _now() -> str:
+    return _dt.datetime.now().astimezone().isoformat(timespec="seconds")
 
 
 @dataclass
 class Session:
     host: Host = field(default_factory=RealHost)
     lang: str = "en"
-    started_at: str = field(default_factory=lambda: _dt.datetime.now().astimezone().isoformat(timespec="seconds"))
+    started_at: str = field(default_factory=_now)
+    # machine
     detection: Detection | None = None
     detection_error: str | None = None
-    # Later steps (recommendation, environment, install, verify, benchmark, VRAM) add their
-    # results here under their own keys, so the report can say "not run" for the missing ones.
-    results: dict[str, Any] = field(default_factory=dict)
+    changes: SnapshotDiff | None = None  # what differs from the last saved run
+    changes_checked: bool = False  # compared once per run, even when there was nothing to compare
+    # recommendation: the chosen Python and build, the build the student picked, and why it may not fit
+    recommendation: PythonChoice | None = None
+    candidate: Candidate | None = None
+    override_failures: list[Any] = field(default_factory=list)
+    requested_build: dict[str, str] | None = None  # {"torch", "variant"} from a diagnosis action
+    # target environment and install outcome
+    install_request: InstallRequest | None = None
+    install: dict[str, Any] | None = None  # the install job's summary (env_python, installed, ...)
+    target_python: str | None = None  # the interpreter Verify and Benchmark check
+    # verification, benchmark, VRAM
+    verify: VerifyReport | None = None
+    diagnosis: list[Any] | None = None
+    bench: BenchReport | None = None
+    bench_plots: list[tuple[str, bytes]] | None = None  # (caption, PNG) the window drew
+    vram: Any = None  # VramEstimate of the workload the student chose
+    # other machines (Colab, cloud) the report compares with
+    remotes: list[MachineRecord] = field(default_factory=list)

@@ -12,7 +12,7 @@ import time
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication
 
-from wizard.core.base.i18n import language, t
+from wizard.core.base.i18n import detect_lang, t
 from wizard.core.base.resources import resource_path
 from wizard.app.session import Session
 
@@ -39,11 +39,11 @@ class _FirstPaint(QObject):
         return False
 
 
-def create_app(argv: list[str] | None = None) -> QApplication:
+def create_app(argv: list[str] | None = None, lang: str = "en") -> QApplication:
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
     app.setApplicationName("GPU Setup Wizard")
     app.setOrganizationName("GPU Setup Wizard")
-    app.setApplicationDisplayName(t("app.title"))
+    app.setApplicationDisplayName(t("app.title", lang))
     app.setDesktopFileName("gpu-setup-wizard")  # matches the Linux .desktop entry
     icon = resource_path("icons", "app.png")
     if icon.is_file():
@@ -53,11 +53,14 @@ def create_app(argv: list[str] | None = None) -> QApplication:
     return app  # type: ignore[return-value]
 
 
-def run(smoke_test: bool = False) -> int:
+def run(smoke_test: bool = False, lang: str | None = None) -> int:
+    """Open the window in ``lang`` (the command line's choice; until it passes one, the
+    process-wide language it sets) and run until it closes."""
     from wizard.ui.main_wizard import SetupWizard
 
-    app = create_app()
-    session = Session(lang=language())
+    lang = lang or detect_lang()
+    app = create_app(lang=lang)
+    session = Session(lang=lang)
     window = SetupWizard(session)
     if smoke_test:
         page = window.page(window.startId())

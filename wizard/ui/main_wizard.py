@@ -63,18 +63,23 @@ class SetupWizard(QWizard):
         self.model.language_changed.connect(lambda _lang: self.retranslate())
         self.retranslate()
 
+    @property
+    def lang(self) -> str:
+        return self.model.lang
+
     def start(self) -> None:
         """Begin detection; called once the window is on screen so it opens at once."""
         self.model.start_detection()
 
     def _update_steps(self) -> None:
         current = max(0, self.currentId())
-        self.steps.set_steps(t("app.title"), [t("step." + p.name.lower()) for p in PageId], current)
+        self.steps.set_steps(t("app.title", self.lang), [t("step." + p.name.lower(), self.lang) for p in PageId],
+                             current)
 
     def retranslate(self) -> None:
-        self.setWindowTitle(t("app.title"))
+        self.setWindowTitle(t("app.title", self.lang))
         for button, key in _BUTTONS.items():
-            self.setButtonText(button, t(key))
+            self.setButtonText(button, t(key, self.lang))
         self._update_steps()
 
     def rerun_diagnostics(self) -> None:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from wizard.core.base.i18n import set_language
 from wizard.core.machine.models import Detection
+from wizard.app import detect as app_detect
+from wizard.app import history as app_history
 from wizard.app.session import Session
 from wizard.ui.workers import submit
 
@@ -27,11 +28,15 @@ class SessionModel(QObject):
         self.detecting = False
         self._task = None  # keeps the running task's signals alive
 
+    @property
+    def lang(self) -> str:
+        """The language every page renders in (the session's, not a process-wide one)."""
+        return self.session.lang
+
     def set_language(self, lang: str) -> None:
         if lang == self.session.lang:
             return
         self.session.lang = lang
-        set_language(lang)
         self.language_changed.emit(lang)
 
     def start_detection(self) -> None:
@@ -46,29 +51,23 @@ class SessionModel(QObject):
 
     def _done(self, detection: Detection) -> None:
         self.detecting = False
-        self.session.detection = detection
-        self.session.detection_error = None
+        app_detect.record_detection(self.session, detection)
         self.detection_finished.emit(detection)
-        if "changes" not in self.session.results:  # once per run: against the run before this one
+        if not self.session.changes_checked:  # once per run: against the run before this one
             from wizard.core.history.diff import changes_since_last
 
             self._changes_task = submit(changes_since_last, detection, on_done=self._changes)
 
     def _changes(self, diff) -> None:
-        self.session.results["changes"] = diff
+        app_history.record_changes(self.session, diff)
         if diff is not None:
             self.changes_found.emit(diff)
 
     def save_snapshot(self):
-        """Save this run to the history (the next run compares with it). Never raises."""
-        from wizard.core.history.store import HistoryStore, build_snapshot
-
-        d = self.session.detection
-        if d is None:
-            return None
-        return HistoryStore().save(build_snapshot(d))
+        """Save this run to the history (the next run compares with it)."""
+        return app_history.save_snapshot(self.session)
 
     def _failed(self, text: str) -> None:
         self.detecting = False
-        self.session.detection_error = text
+        app_detect.record_failure(self.session, text)
         self.detection_failed.emit(text)

@@ -11,11 +11,13 @@ is over (dropping it inside its own emission destroyed the sender mid-signal: a 
 
 from __future__ import annotations
 
+import threading
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, QTimer, Signal
+import shiboken6
+from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
 
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="wizard-worker")
 _ACTIVE: set["Task"] = set()
@@ -58,3 +60,26 @@ def submit(fn: Callable[..., Any], *args: Any, on_done: Callable[[Any], None] | 
     _ACTIVE.add(task)
     _POOL.submit(task._run)
     return task
+
+
+class WorkerAdapter(QObject):
+    """The base of the Qt adapters over the core's runners (``StepRunner``, ``ProcessRunner``,
+    ``ProbeProcess``): a cancel token the worker honours, a running flag, guarded emission.
+    The GUI thread never waits: :meth:`cancel` only sets the token."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.cancel_event = threading.Event()
+        self.running = False
+        self._task: Task | None = None
+
+    def _emit(self, signal: SignalInstance, *values: Any) -> None:
+        """Emit from the worker unless Qt has deleted this object (the window closed while
+        the worker finished): the core's own record is kept, the signal goes nowhere."""
+        if shiboken6.isValid(self):
+            signal.emit(*values)
+
+    def cancel(self) -> None:
+        """Ask the worker to stop (the child and everything it started); the end follows as usual."""
+        if self.running:
+            self.cancel_event.set()

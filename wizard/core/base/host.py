@@ -2,103 +2,33 @@
 
 Every probe of the machine in ``wizard.core`` goes through a :class:`Host`, in the spirit of
 httpie's injectable ``Environment``: the CLI and the GUI pass :class:`RealHost`, tests pass a
-:class:`RecordedHost` filled with real captured outputs, so detection logic is exercised on
-Windows, WSL and GPU machines that this build machine is not.
+recorded host (``tests/recorded_host.py``) filled with real captured outputs, so detection logic
+is exercised on Windows, WSL and GPU machines that this build machine is not.
 """
 
 from __future__ import annotations
 
-import locale
 import os
 import shutil
-import signal
-import subprocess
 import sys
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
+
+from wizard.core.base.process import (
+    ProcessResult, ProcessSpec, child_env, decode_bytes, locale_fallbacks, run_process,
+)
 
 DEFAULT_TIMEOUT = 10.0
 
 
-@dataclass
-class CommandResult:
-    """What a child process did. ``returncode`` is None when it never ran or timed out."""
-
-    argv: list[str]
-    returncode: int | None
-    stdout: str = ""
-    stderr: str = ""
-    timed_out: bool = False
-    error: str | None = None  # e.g. "not found" when the executable does not exist
-    duration_s: float = 0.0
-
-    @property
-    def ok(self) -> bool:
-        return self.returncode == 0 and not self.timed_out and self.error is None
-
-    @property
-    def not_found(self) -> bool:
-        return self.error == "not found"
+# What a child process did: the one result type of :mod:`wizard.core.base.process`.
+CommandResult = ProcessResult
 
 
 def decode_output(data: bytes) -> str:
-    """Decode child output: UTF-8 first (we force it), else the locale's code page.
-
-    Korean Windows tools that ignore PYTHONUTF8 write cp949; a strict UTF-8 decode of that
-    fails, and the locale encoding gets it right. Never raises.
-    """
-    if not data:
-        return ""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
-    enc = locale.getpreferredencoding(False) or "utf-8"
-    try:
-        return data.decode(enc)
-    except (UnicodeDecodeError, LookupError):
-        return data.decode("utf-8", errors="replace")
-
-
-def child_env(base: Mapping[str, str] | None = None, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Environment for a child: UTF-8 forced, pip's version check off."""
-    env = dict(os.environ if base is None else base)
-    env["PYTHONUTF8"] = "1"
-    env["PYTHONIOENCODING"] = "utf-8"
-    env.setdefault("PIP_DISABLE_PIP_VERSION_CHECK", "1")
-    if extra:
-        env.update(extra)
-    return env
-
-
-def kill_tree(proc: subprocess.Popen, grace_s: float = 2.0) -> None:
-    """Terminate, then kill, then the whole process tree (psutil), within a few seconds."""
-    import psutil  # small, and only needed when something must die
-
-    try:
-        parent = psutil.Process(proc.pid)
-        children = parent.children(recursive=True)
-    except psutil.Error:
-        children = []
-    try:
-        proc.terminate()
-        proc.wait(timeout=grace_s)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    except OSError:
-        pass
-    for child in children:
-        try:
-            child.kill()
-        except psutil.Error:
-            pass
-    if os.name != "nt":
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
+    """Decode captured output: UTF-8 first (we force it), else the locale's code page, then
+    cp949 (Korean Windows tools that ignore PYTHONUTF8 write it). Never raises."""
+    return decode_bytes(data, locale_fallbacks())
 
 
 class Host:
@@ -169,32 +99,8 @@ class RealHost(Host):
 
     def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT,
             env: Mapping[str, str] | None = None) -> CommandResult:
-        args = [str(a) for a in argv]
-        start = time.monotonic()
-        kwargs: dict[str, Any] = {}
-        if os.name == "nt":
-            kwargs["creationflags"] = getattr(subprocess, "CREATE_NO_WINDOW", 0)
-        else:
-            kwargs["start_new_session"] = True  # so a timeout can kill the whole group
-        try:
-            proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, env=child_env(extra=env), **kwargs)
-        except FileNotFoundError:
-            return CommandResult(args, None, error="not found", duration_s=time.monotonic() - start)
-        except OSError as exc:
-            return CommandResult(args, None, error=str(exc), duration_s=time.monotonic() - start)
-        try:
-            out, err = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            kill_tree(proc)
-            try:
-                out, err = proc.communicate(timeout=2)
-            except (subprocess.TimeoutExpired, ValueError):
-                out, err = b"", b""
-            return CommandResult(args, None, decode_output(out or b""), decode_output(err or b""),
-                                 timed_out=True, duration_s=time.monotonic() - start)
-        return CommandResult(args, proc.returncode, decode_output(out), decode_output(err),
-                             duration_s=time.monotonic() - start)
+        """Run through the one process runner: output captured whole, decoded line by line."""
+        return run_process(ProcessSpec([str(a) for a in argv], child_env(extra=env), None, timeout))
 
     def read_text(self, path: str | os.PathLike[str]) -> str | None:
         try:
@@ -280,94 +186,3 @@ class RealHost(Host):
         import pynvml  # nvidia-ml-py
 
         return pynvml
-
-
-@dataclass
-class RecordedHost(Host):
-    """A machine described by recorded facts, for tests and for replaying a student's outputs.
-
-    ``commands`` maps a command key to a :class:`CommandResult` (or a callable returning one).
-    The key is the argv joined by spaces with the executable reduced to its base name without
-    ``.exe`` (``"nvidia-smi --query-gpu=... --format=csv"``); a key may also end in ``*`` to
-    match any arguments after that prefix. Unknown commands behave as "not found".
-    """
-
-    os_name: str = "linux"
-    commands: dict[str, CommandResult | Callable[[list[str]], CommandResult]] = field(default_factory=dict)
-    files: dict[str, str] = field(default_factory=dict)
-    dirs: dict[str, list[str]] = field(default_factory=dict)
-    env: dict[str, str] = field(default_factory=dict)
-    on_path: dict[str, str] = field(default_factory=dict)
-    platform: dict[str, Any] = field(default_factory=dict)
-    machine_resources: dict[str, Any] = field(default_factory=dict)
-    disks: dict[str, tuple[int, int]] = field(default_factory=dict)
-    admin: bool = False
-    home_dir: str = "/home/student"
-    nvml_module: Any = None
-    calls: list[list[str]] = field(default_factory=list)
-
-    @staticmethod
-    def key_of(argv: Sequence[str]) -> str:
-        exe = str(argv[0]).replace("\\", "/").rsplit("/", 1)[-1]
-        if exe.lower().endswith(".exe"):
-            exe = exe[:-4]
-        return " ".join([exe, *[str(a) for a in argv[1:]]])
-
-    def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT,
-            env: Mapping[str, str] | None = None) -> CommandResult:
-        args = [str(a) for a in argv]
-        self.calls.append(args)
-        key = self.key_of(args)
-        full = " ".join(args)
-        entry = self.commands.get(full) or self.commands.get(key)
-        if entry is None:
-            for pattern, value in self.commands.items():
-                if pattern.endswith("*") and (key.startswith(pattern[:-1]) or full.startswith(pattern[:-1])):
-                    entry = value
-                    break
-        if entry is None:
-            return CommandResult(args, None, error="not found")
-        result = entry(args) if callable(entry) else entry
-        return CommandResult(args, result.returncode, result.stdout, result.stderr,
-                             result.timed_out, result.error, result.duration_s)
-
-    def read_text(self, path: str | os.PathLike[str]) -> str | None:
-        return self.files.get(str(path))
-
-    def exists(self, path: str | os.PathLike[str]) -> bool:
-        p = str(path)
-        return p in self.files or p in self.dirs or p in self.on_path.values()
-
-    def listdir(self, path: str | os.PathLike[str]) -> list[str]:
-        return list(self.dirs.get(str(path), []))
-
-    @property
-    def environ(self) -> Mapping[str, str]:
-        return self.env
-
-    def which(self, name: str) -> str | None:
-        return self.on_path.get(name)
-
-    def platform_facts(self) -> dict[str, Any]:
-        return dict(self.platform)
-
-    def resources(self) -> dict[str, Any]:
-        return dict(self.machine_resources)
-
-    def disk_free(self, path: str | os.PathLike[str]) -> tuple[int, int] | None:
-        best = None
-        for prefix, value in self.disks.items():
-            if str(path).startswith(prefix) and (best is None or len(prefix) > len(best[0])):
-                best = (prefix, value)
-        return best[1] if best else None
-
-    def is_admin(self) -> bool:
-        return self.admin
-
-    def home(self) -> str:
-        return self.home_dir
-
-    def nvml(self) -> Any:
-        if self.nvml_module is None:
-            raise ImportError("no NVML bindings recorded for this host")
-        return self.nvml_module

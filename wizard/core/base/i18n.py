@@ -5,6 +5,10 @@ lines are written there. So every user-visible string lives in ``resources/i18n/
 as ``{"key": {"en": "...", "ko": "..."}}`` (one file per area, so features do not collide),
 and both front ends call :func:`t`. Placeholders use ``str.format`` names: ``{driver}``.
 
+There is no current language for the core or the command line: whoever renders text passes the
+language (``t(key, lang)``, ``Message.text(lang)``); code that builds a sentence before it is
+shown keeps a :class:`Message` instead of text.
+
 tests/unit/test_i18n.py checks that every key has both languages with the same
 placeholders, and that every ``t("...")`` literal in the source exists in the catalogue.
 """
@@ -14,13 +18,13 @@ from __future__ import annotations
 import json
 import locale
 import os
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Mapping
+from typing import Any, Mapping
 
 from wizard.core.base.resources import resource_path
 
 LANGUAGES = ("ko", "en")
-_current = "en"
 
 
 class CatalogueError(RuntimeError):
@@ -73,29 +77,86 @@ def detect_lang(environ: Mapping[str, str] | None = None) -> str:
     return normalise_lang(loc)
 
 
-def set_language(lang: str) -> None:
-    """Set the process-wide language ('ko' or 'en')."""
-    global _current
-    _current = normalise_lang(lang)
+def t(key: str, lang: str | None, /, **params: object) -> str:
+    """The message ``key`` in ``lang`` ('ko' or 'en'; None means English), formatted with params.
 
-
-def language() -> str:
-    return _current
-
-
-def t(key: str, lang: str | None = None, /, **params: object) -> str:
-    """The message ``key`` in ``lang`` (default: the current language), formatted with params.
-
-    An unknown key returns the key itself, so a missing translation shows up in the UI and
+    There is no current language: whoever renders passes it. An unknown key returns the key itself, so a missing translation shows up in the UI and
     in tests instead of crashing a student's run.
     """
     entry = catalogue().get(key)
     if entry is None:
         return key
-    text = entry.get(normalise_lang(lang) if lang else _current) or entry.get("en") or key
+    text = entry.get(normalise_lang(lang)) or entry.get("en") or key
     if params:
         try:
             return text.format(**params)
         except (KeyError, IndexError, ValueError):
             return text
     return text
+
+
+@dataclass(frozen=True)
+class Message:
+    """A sentence kept as key + parameters, rendered in either language when it is shown.
+
+    Core code builds Messages instead of text so that the language is chosen by whoever renders
+    (a CLI command, a page, the report), never at the moment a finding or an error is made.
+    Parameters are kept as text; a parameter may itself be a Message (a reason inside a
+    sentence), rendered in the same language as the sentence around it.
+    """
+
+    key: str
+    params: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def of(cls, key: str, **params: Any) -> "Message":
+        return cls(key, tuple(sorted(
+            (k, v if isinstance(v, Message) else str(v)) for k, v in params.items())))
+
+    def text(self, lang: str | None) -> str:
+        return t(self.key, lang, **self.rendered_params(lang))
+
+    def rendered_params(self, lang: str | None) -> dict[str, str]:
+        """The parameters as text in ``lang`` (a nested Message is rendered, not repr'd)."""
+        return {k: (v.text(lang) if isinstance(v, Message) else v) for k, v in self.params}
+
+    def param(self, name: str) -> Any:
+        return dict(self.params).get(name)
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored form, ``{"$t": key, "params": {...}}`` (history files keep findings so)."""
+        return {"$t": self.key, "params": {k: (v.to_json() if isinstance(v, Message) else v)
+                                           for k, v in self.params}}
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> "Message":
+        params = {k: (cls.from_json(v) if is_message_json(v) else v) for k, v in (doc.get("params") or {}).items()}
+        return cls.of(str(doc["$t"]), **params)
+
+
+def is_message_json(value: object) -> bool:
+    """True for the stored form of a :class:`Message` (see :meth:`Message.to_json`)."""
+    return isinstance(value, Mapping) and "$t" in value
+
+
+def msg(key: str, **params: Any) -> Message:
+    """Shorthand for :meth:`Message.of`; also lets the i18n test find every literal key used."""
+    return Message.of(key, **params)
+
+
+class MessageError(Exception):
+    """An error whose explanation is a :class:`Message`, so whoever shows it picks the language.
+
+    ``error.text(lang)`` is what a student reads; ``str(error)`` is English, for logs and
+    tracebacks. Subclasses add the built-in base a caller catches (ValueError, IndexError, …).
+    """
+
+    def __init__(self, message: Message) -> None:
+        self.message = message
+        super().__init__(message.key)
+
+    def text(self, lang: str | None) -> str:
+        return self.message.text(lang)
+
+    def __str__(self) -> str:
+        return self.message.text("en")

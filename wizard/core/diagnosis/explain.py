@@ -3,7 +3,7 @@ output — and explain them: one finding per failure mode, with the line that ga
 
 Why pattern data and not code: the texts come from torch, NVML, nvidia-smi, pip and the
 kernel, and new ones turn up; ``resources/failure_patterns.json`` holds them with the source
-of each, and a test checks every symptom of the reference failure catalogue. Two things need
+of each, and a test checks every symptom of the failure catalogue the data was written from. Two things need
 code: ``python -m torch.utils.collect_env`` reports (their fields only mean something together:
 "CUDA used to build PyTorch: None" with "Is CUDA available: False" is a CPU-only build) and the
 three different "CUDA versions" (driver, toolkit, wheel) a paste may show side by side.
@@ -26,10 +26,11 @@ from typing import Any, Iterable, Mapping
 
 from packaging.version import Version
 
-from wizard.core.diagnosis.rules import Diagnosis, action_for, driver_vs_build
-from wizard.core.diagnosis.facts import parse_conda_list, parse_pip_list
-from wizard.core.machine.nvidia_smi.values import cuda_version_from_int
+from wizard.core.base.i18n import msg
 from wizard.core.base.resources import load_json
+from wizard.core.diagnosis.facts import parse_conda_list, parse_pip_list
+from wizard.core.diagnosis.model import Diagnosis, action_for, driver_vs_build
+from wizard.core.machine.nvidia_smi.values import cuda_version_from_int
 
 PATTERNS_FILE = "failure_patterns.json"
 PATTERNS_SCHEMA = "gsw-failure-patterns/1"
@@ -426,7 +427,7 @@ def python_support(python: str, os_name: str, arch: str = "x86_64", bits: int | 
     or only releases older than the newest confirmed one (warning: an old torch only).
     """
     from wizard.core.recommend import compat
-    from wizard.core.recommend.recommender import MachineFacts
+    from wizard.core.recommend.inputs import MachineFacts
 
     if bits == 32:
         return "error", "32bit", {"python": python}
@@ -524,8 +525,6 @@ def version_findings(v: CudaVersions) -> list[Diagnosis]:
 
 
 def cuda_version_params(driver: str | None, toolkit: str | None, torch: str | None) -> dict[str, Any]:
-    from wizard.core.machine.models import msg
-
     na = msg("common.na")
     return {"driver": driver or na, "toolkit": toolkit or na, "torch": torch or na}
 

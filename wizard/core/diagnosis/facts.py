@@ -27,7 +27,8 @@ VISIBILITY_VARS = ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER")
 WSL_LIB_DIR = "/usr/lib/wsl/lib"
 WSL_LIBS = ("libcuda.so.1", "libnvidia-ml.so.1", "nvidia-smi")
 # Linux driver packages that must not be inside WSL: they shadow the libraries the Windows
-# driver projects into /usr/lib/wsl/lib (failure-modes.json, wsl2-gpu-setup).
+# driver projects into /usr/lib/wsl/lib (NVIDIA's CUDA on WSL user guide: do not install a Linux
+# display driver inside WSL 2).
 WSL_FORBIDDEN_PACKAGES = ("nvidia-driver-*", "libnvidia-compute-*", "cuda-drivers", "cuda-drivers-*")
 
 _LOCAL = re.compile(r"\+(?P<local>[A-Za-z0-9_.]+)$")

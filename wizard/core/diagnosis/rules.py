@@ -12,224 +12,40 @@ The detection rules of :mod:`wizard.core.machine.findings` run first, unchanged;
 what needs the environment or the machine facts. More rules can be added with
 :func:`register_rule` (the verification step does, for what only it knows). Rules only read
 their inputs; :func:`wizard.core.diagnosis.facts.gather_env_facts` does the probing.
+
+The types (:class:`Diagnosis`, :class:`Action`, :class:`DiagnosisInput`) live in
+:mod:`wizard.core.diagnosis.model`, shared with the paste explainer whose recognisers the rules
+use.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from packaging.version import InvalidVersion, Version
 
+from wizard.core.base.i18n import msg
+from wizard.core.diagnosis.explain import cuda_version_params, python_support, recognise
 from wizard.core.diagnosis.facts import EnvFacts, TorchFacts, variant_to_cuda
-from wizard.core.base.i18n import catalogue, t
-from wizard.core.machine.models import (
-    STATUS_DRIVER_NOT_LOADED,
-    STATUS_NO_DRIVER,
-    STATUS_OK,
-    Detection,
-    Finding,
+from wizard.core.diagnosis.model import (
+    ACTION_REINSTALL,
+    ACTION_SWITCH,
+    SCOPE_DETECTION,
+    SCOPE_ENV,
+    SCOPE_TORCH,
+    SEVERITY_ORDER,
+    Diagnosis,
+    DiagnosisInput,
+    Rule,
+    action_for,
+    candidate_action,
+    driver_vs_build,
 )
-
-SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
-
-# Where a finding's facts came from. History compares findings only within scopes that both
-# runs examined (a doctor run without torch facts does not "resolve" a torch finding).
-SCOPE_DETECTION = "detection"
-SCOPE_ENV = "env"
-SCOPE_TORCH = "torch"
-SCOPES = (SCOPE_DETECTION, SCOPE_ENV, SCOPE_TORCH)
-
-ACTION_REINSTALL = "reinstall_cuda_build"
-ACTION_SWITCH = "switch_variant"
-ACTION_OPEN_URL = "open_url"
-ACTION_RESTART = "restart"
-ACTION_KINDS = (ACTION_REINSTALL, ACTION_SWITCH, ACTION_OPEN_URL, ACTION_RESTART)
+from wizard.core.machine.models import STATUS_DRIVER_NOT_LOADED, STATUS_NO_DRIVER, STATUS_OK, Detection
 
 LOW_FREE_VRAM = 0.10  # less free GPU memory than this share: other programs hold it (as the verify probe)
 LAPTOP_NAME = re.compile(r"Laptop GPU|Max-Q|\bMobile\b|\d{3,4}M\b")
-
-
-# ---------------------------------------------------------------------------------------------
-# What a diagnosis carries
-# ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Action:
-    """Something the wizard can do to fix a finding, after asking. ``params`` are strings."""
-
-    kind: str  # one of ACTION_KINDS
-    label_key: str
-    confirm_key: str
-    params: tuple[tuple[str, str], ...] = ()
-
-    @classmethod
-    def of(cls, kind: str, label_key: str, confirm_key: str, **params: Any) -> "Action":
-        if kind not in ACTION_KINDS:
-            raise ValueError(f"unknown action kind {kind!r}")
-        return cls(kind, label_key, confirm_key, tuple(sorted((k, str(v)) for k, v in params.items() if v is not None)))
-
-    def param(self, name: str) -> str | None:
-        return dict(self.params).get(name)
-
-    def label(self, lang: str | None = None) -> str:
-        """The button text."""
-        return t(self.label_key, lang, **dict(self.params))
-
-    def confirm(self, lang: str | None = None) -> str:
-        """The question asked before doing it."""
-        return t(self.confirm_key, lang, **dict(self.params))
-
-    def to_json(self, lang: str | None = None) -> dict[str, Any]:
-        return {"kind": self.kind, "label": self.label(lang), "confirm": self.confirm(lang),
-                "params": dict(self.params)}
-
-
-def _driver_url() -> str:
-    from wizard.core.recommend import compat
-
-    return str(compat.load().advice["driver_download"]["url"])
-
-
-def action_for(name: str | None, **params: Any) -> Action | None:
-    """The action a name in the pattern data (or a rule) stands for; None for None.
-
-    ``reinstall_cuda_build`` / ``switch_variant`` without ``variant`` are generic: the front end
-    fills in its recommendation when the student accepts.
-    """
-    if name is None:
-        return None
-    if name == "restart":
-        return Action.of(ACTION_RESTART, "action.restart.label", "action.restart.confirm")
-    if name == "open_driver_page":
-        return Action.of(ACTION_OPEN_URL, "action.open_driver_page.label", "action.open_driver_page.confirm",
-                         url=params.get("url") or _driver_url())
-    if name in (ACTION_REINSTALL, ACTION_SWITCH):
-        if params.get("variant"):
-            return Action.of(name, f"action.{name}.label", f"action.{name}.confirm", **params)
-        return Action.of(name, f"action.{name}.generic", f"action.{name}.confirm_generic")
-    raise ValueError(f"unknown action {name!r}")
-
-
-@dataclass
-class Diagnosis(Finding):
-    """A finding with an optional action and the scope of facts it came from."""
-
-    action: Action | None = None
-    scope: str = SCOPE_DETECTION
-
-    @classmethod
-    def from_finding(cls, f: Finding, action: Action | None = None, scope: str = SCOPE_DETECTION) -> "Diagnosis":
-        if isinstance(f, Diagnosis):
-            return cls(f.id, f.severity, dict(f.params), f.evidence, f.variant, action or f.action, f.scope)
-        return cls(f.id, f.severity, dict(f.params), f.evidence, f.variant, action, scope)
-
-    def steps(self, lang: str | None = None) -> list[str]:
-        """The fix as steps (the messages put one step per line)."""
-        return [line.strip() for line in self.fix(lang).split("\n") if line.strip()]
-
-    def to_json(self, lang: str | None = None) -> dict[str, Any]:
-        doc = super().to_json(lang)
-        doc["steps"] = self.steps(lang)
-        doc["scope"] = self.scope
-        doc["action"] = self.action.to_json(lang) if self.action else None
-        return doc
-
-
-def has_messages(fid: str, variant: str | None = None) -> bool:
-    """Title, cause and fix exist for this id (and variant, falling back per part)."""
-    cat = catalogue()
-    for part in ("title", "cause", "fix"):
-        base = f"finding.{fid}.{part}"
-        var = f"finding.{fid}.{variant}.{part}" if variant else None
-        if base not in cat and (var is None or var not in cat):
-            return False
-    return True
-
-
-# ---------------------------------------------------------------------------------------------
-# Inputs
-# ---------------------------------------------------------------------------------------------
-@dataclass
-class DiagnosisInput:
-    """Everything the rules may read. ``torch``/``env`` None: that part was not examined."""
-
-    detection: Detection
-    torch: TorchFacts | None = None
-    env: EnvFacts | None = None
-    python_version: str | None = None  # the target environment's; defaults from torch/env facts
-    _recommendation: Any = field(default=None, repr=False)
-    _recommended: bool = field(default=False, repr=False)
-
-    @property
-    def python(self) -> str | None:
-        for value in (self.python_version, self.torch.python_version if self.torch else None,
-                      self.env.python_version if self.env else None):
-            if value:
-                return value
-        return None
-
-    @property
-    def scopes(self) -> list[str]:
-        return diagnosis_scopes(self.torch, self.env)
-
-    def has_nvidia(self) -> bool:
-        nv = self.detection.nvidia
-        return bool(nv.gpus or nv.driver_version or nv.status not in (STATUS_OK, STATUS_NO_DRIVER)
-                    or any(a.vendor == "nvidia" for a in self.detection.system.display_adapters))
-
-    def driver_cuda(self) -> str | None:
-        """The highest CUDA the driver supports: detection, the environment's libcuda, the table."""
-        nv = self.detection.nvidia
-        if nv.cuda_version:
-            return nv.cuda_version
-        if self.torch and self.torch.driver_cuda:
-            return self.torch.driver_cuda
-        if nv.driver_version:
-            from wizard.core.recommend import compat
-
-            os_name = "windows" if self.detection.system.os == "windows" or self.detection.system.is_wsl else "linux"
-            return compat.load().cuda_for_driver(nv.driver_version, os_name)
-        return None
-
-    def gpu_ccs(self) -> list[tuple[str, str]]:
-        """(name, "8.6") for each NVIDIA GPU: detection first, else what torch saw."""
-        out = [(g.name or f"GPU {g.index}", g.compute_capability) for g in self.detection.nvidia.gpus
-               if g.compute_capability]
-        if not out and self.torch:
-            names = self.torch.device_names + [""] * len(self.torch.device_ccs)
-            out = [(names[i] or f"GPU {i}", cc) for i, cc in enumerate(self.torch.device_ccs)]
-        return out
-
-    def recommendation(self) -> Any:
-        """The recommender's answer for this machine and Python (None when either is unknown)."""
-        if not self._recommended:
-            self._recommended = True
-            python = self.python
-            if python and self.detection.system.os in ("windows", "linux", "macos"):
-                from wizard.core.recommend.recommender import MachineFacts, recommend
-
-                try:
-                    self._recommendation = recommend(MachineFacts.from_detection(self.detection, python))
-                except (ValueError, KeyError):
-                    self._recommendation = None
-        return self._recommendation
-
-    def best_cuda(self) -> Any:
-        rec = self.recommendation()
-        if rec is None:
-            return None
-        return next((c for c in rec.candidates if c.kind == "cuda"), None)
-
-
-Rule = Callable[[DiagnosisInput], Iterable[Diagnosis]]
-
-
-def _candidate_action(kind: str, candidate: Any) -> Action:
-    if candidate is None:
-        return action_for(kind)  # type: ignore[return-value]
-    return action_for(kind, torch=candidate.torch, variant=candidate.variant, index_url=candidate.index_url,
-                      torchvision=candidate.torchvision)  # type: ignore[return-value]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -329,7 +145,7 @@ def rule_hybrid_laptop(ctx: DiagnosisInput) -> Iterable[Diagnosis]:
     laptop = _laptop_name(ctx)
     if laptop is not None and d.nvidia.status == STATUS_OK:
         limits = [g.power_limit_w for g in d.nvidia.gpus if g.power_limit_w]
-        power = f"{limits[0]:.0f} W" if limits else t("common.na")
+        power = f"{limits[0]:.0f} W" if limits else msg("common.na")
         yield Diagnosis("optimus-hybrid-laptop", "info", {"gpu": laptop, "power": power},
                         laptop + (f" ({igpu.name})" if igpu and igpu.name else ""), "laptop", scope=SCOPE_DETECTION)
 
@@ -350,7 +166,7 @@ def rule_torch_installed(ctx: DiagnosisInput) -> Iterable[Diagnosis]:
     candidate = ctx.best_cuda() if ctx.has_nvidia() else None
     yield Diagnosis("torch-not-installed", "warning", {"env": torch.env_path or "?"},
                     "\n".join(torch.messages[:2]) or "ModuleNotFoundError: No module named 'torch'",
-                    action=_candidate_action(ACTION_REINSTALL, candidate) if ctx.has_nvidia() else None,
+                    action=candidate_action(ACTION_REINSTALL, candidate) if ctx.has_nvidia() else None,
                     scope=SCOPE_TORCH)
 
 
@@ -366,23 +182,7 @@ def rule_cpu_only_torch(ctx: DiagnosisInput) -> Iterable[Diagnosis]:
     evidence = _torch_evidence(torch) + f"\n{gpu}" + (f", driver {d.nvidia.driver_version}" if driver_ok else "")
     yield Diagnosis("cpu-only-torch-installed", "error" if driver_ok else "warning",
                     {"torch": torch.version, "gpu": gpu}, evidence, None if driver_ok else "no-driver-yet",
-                    action=_candidate_action(ACTION_REINSTALL, candidate), scope=SCOPE_TORCH)
-
-
-def driver_vs_build(build: str, driver_cuda: str | None) -> str | None:
-    """'error' when the wheel's CUDA major is newer than the driver's, 'warning' for a newer minor
-    of the same major (minor-version compatibility usually runs it; PTX JIT may fail), else None."""
-    if not driver_cuda:
-        return None
-    try:
-        need, have = Version(build), Version(driver_cuda)
-    except InvalidVersion:
-        return None
-    if need.major > have.major:
-        return "error"
-    if need.major == have.major and need.minor > have.minor:
-        return "warning"
-    return None
+                    action=candidate_action(ACTION_REINSTALL, candidate), scope=SCOPE_TORCH)
 
 
 def rule_driver_too_old(ctx: DiagnosisInput) -> Iterable[Diagnosis]:
@@ -396,7 +196,7 @@ def rule_driver_too_old(ctx: DiagnosisInput) -> Iterable[Diagnosis]:
         return
     candidate = ctx.best_cuda()
     fits = candidate is not None and driver_vs_build(variant_to_cuda(candidate.variant) or "99.0", driver_cuda) is None
-    action = _candidate_action(ACTION_SWITCH, candidate) if fits else action_for("open_driver_page")
+    action = candidate_action(ACTION_SWITCH, candidate) if fits else action_for("open_driver_page")
     driver = ctx.detection.nvidia.driver_version or "?"
     evidence = (f"torch {torch.version}: torch.version.cuda = {torch.cuda}\n"
                 f"driver {driver}: CUDA ≤ {driver_cuda}")
@@ -408,7 +208,7 @@ def rule_driver_too_old(ctx: DiagnosisInput) -> Iterable[Diagnosis]:
 def rule_arch_coverage(ctx: DiagnosisInput) -> Iterable[Diagnosis]:
     """Each GPU's compute capability against torch.cuda.get_arch_list() (the rule torch's
     _check_cubins uses: a same-major kernel at or below the GPU's minor, or older PTX)."""
-    from wizard.core.recommend.compat import parse_cc, sm_name
+    from wizard.core.recommend.compat_model import parse_cc, sm_name
 
     torch = ctx.torch
     if torch is None or not torch.cuda or not torch.arch_list:
@@ -424,7 +224,7 @@ def rule_arch_coverage(ctx: DiagnosisInput) -> Iterable[Diagnosis]:
         archs = " ".join(str(a) for a in torch.arch_list)
         yield Diagnosis("no-kernel-image-sm-incompatible", "error", {"gpu": name, "sm": sm_name(cc), "archs": archs},
                         f"{name}: {sm_name(cc)}\ntorch.cuda.get_arch_list() = {archs}",
-                        action=_candidate_action(ACTION_SWITCH, ctx.best_cuda()), scope=SCOPE_TORCH)
+                        action=candidate_action(ACTION_SWITCH, ctx.best_cuda()), scope=SCOPE_TORCH)
         return
 
 
@@ -468,7 +268,7 @@ def rule_visible_devices(ctx: DiagnosisInput) -> Iterable[Diagnosis]:
         if torch is not None and torch.is_available and torch.device_count and gpus \
                 and ctx.detection.nvidia.status == STATUS_OK and torch.cuda and torch.device_count < len(gpus):
             yield Diagnosis("cuda-visible-devices-hides-gpus", "warning",
-                            {"value": t("common.na"), "visible": torch.device_count, "total": len(gpus)},
+                            {"value": msg("common.na"), "visible": torch.device_count, "total": len(gpus)},
                             f"NVML: {len(gpus)} GPU(s); torch.cuda.device_count() = {torch.device_count}",
                             "count", scope=SCOPE_TORCH)
         return
@@ -517,8 +317,6 @@ def rule_conda_pip_mix(ctx: DiagnosisInput) -> Iterable[Diagnosis]:
 
 def rule_python(ctx: DiagnosisInput) -> Iterable[Diagnosis]:
     """The target environment's Python against the wheels that exist (the compatibility table)."""
-    from wizard.core.diagnosis.explain import python_support
-
     python = ctx.python
     os_name = ctx.detection.system.os
     if not python or os_name not in ("windows", "linux", "macos"):
@@ -560,8 +358,6 @@ def rule_pynvml_dists(ctx: DiagnosisInput) -> Iterable[Diagnosis]:
 
 def rule_cuda_versions(ctx: DiagnosisInput) -> Iterable[Diagnosis]:
     """The three CUDA versions side by side, when a toolkit (nvcc) is installed to confuse them."""
-    from wizard.core.diagnosis.explain import cuda_version_params
-
     env = ctx.env
     if env is None or not env.nvcc_version:
         return
@@ -588,7 +384,7 @@ def rule_vram_held(ctx: DiagnosisInput) -> Iterable[Diagnosis]:
         if not total or free is None or free / total >= LOW_FREE_VRAM:
             continue
         holders = sorted((p for p in g.processes if p.name), key=lambda p: -(p.used_memory_mib or 0))[:3]
-        names = ", ".join(p.name.replace("\\", "/").rsplit("/", 1)[-1] for p in holders if p.name) or t("common.na")
+        names = ", ".join(p.name.replace("\\", "/").rsplit("/", 1)[-1] for p in holders if p.name) or msg("common.na")
         yield Diagnosis("cuda-out-of-memory", "warning",
                         {"gpu": g.name or f"GPU {g.index}", "free": f"{free:.0f}", "total": f"{total:.0f}",
                          "processes": names},
@@ -597,8 +393,6 @@ def rule_vram_held(ctx: DiagnosisInput) -> Iterable[Diagnosis]:
 
 def rule_torch_messages(ctx: DiagnosisInput) -> Iterable[Diagnosis]:
     """The failure texts torch itself printed (warnings, exceptions), recognised as pasted text is."""
-    from wizard.core.diagnosis.explain import recognise
-
     torch = ctx.torch
     if torch is None or not torch.messages:
         return
@@ -691,36 +485,4 @@ def diagnose(detection: Detection, torch: TorchFacts | None = None, env: EnvFact
     return sorted(found, key=lambda f: SEVERITY_ORDER.get(f.severity, 9))
 
 
-def diagnosis_scopes(torch: TorchFacts | None, env: EnvFacts | None) -> list[str]:
-    """Which scopes a diagnosis with these inputs examined (for history)."""
-    return [SCOPE_DETECTION] + ([SCOPE_ENV] if env is not None else []) + ([SCOPE_TORCH] if torch is not None else [])
-
-
-def format_diagnoses(findings: Iterable[Finding], lang: str | None = None) -> list[str]:
-    """Plain-text lines for a terminal: severity, title, cause, evidence, numbered steps, action."""
-    out: list[str] = []
-    for f in findings:
-        out.append(f"[{t('severity.' + f.severity, lang)}] {f.title(lang)}  ({f.id})")
-        out.append("    " + f.cause(lang))
-        if f.evidence:
-            out.append("    " + t("diagnose.seen", lang))
-            out += ["      > " + line for line in f.evidence.splitlines()]
-        steps = f.steps(lang) if isinstance(f, Diagnosis) else [f.fix(lang)]
-        for i, step in enumerate(steps, 1):
-            out.append(f"    {i}. {step}" if len(steps) > 1 else f"    → {step}")
-        if isinstance(f, Diagnosis) and f.action is not None:
-            out.append("    [" + t("diagnose.action", lang) + "] " + f.action.label(lang))
-        out.append("")
-    return out
-
-
-def findings_to_json(findings: Iterable[Finding], lang: str | None = None) -> list[dict[str, Any]]:
-    return [f.to_json(lang) if isinstance(f, Diagnosis) else Diagnosis.from_finding(f).to_json(lang)
-            for f in findings]
-
-
-__all__ = [
-    "Action", "Diagnosis", "DiagnosisInput", "Rule", "DIAGNOSIS_RULES", "register_rule", "diagnose", "action_for",
-    "format_diagnoses", "findings_to_json", "diagnosis_scopes", "has_messages", "driver_vs_build", "visible_devices",
-    "SCOPES", "SCOPE_DETECTION", "SCOPE_ENV", "SCOPE_TORCH", "ACTION_KINDS",
-]
+__all__ = ["DIAGNOSIS_RULES", "register_rule", "diagnose", "visible_devices"]

@@ -86,10 +86,10 @@ class Change:
             out[name] = value
         return out
 
-    def text(self, lang: str | None = None) -> str:
+    def text(self, lang: str | None) -> str:
         return t(self.key, lang, **self._rendered(lang))
 
-    def to_json(self, lang: str | None = None) -> dict[str, Any]:
+    def to_json(self, lang: str | None) -> dict[str, Any]:
         return {"kind": self.kind, "tone": self.tone, "text": self.text(lang), "data": self.data}
 
 
@@ -106,14 +106,14 @@ class SnapshotDiff:
     def of_kind(self, kind: str) -> list[Change]:
         return [c for c in self.changes if c.kind == kind]
 
-    def lines(self, lang: str | None = None) -> list[str]:
+    def lines(self, lang: str | None) -> list[str]:
         head = t("diff.heading", lang, old=_short_time(self.old.time), new=_short_time(self.new.time))
         if not self.changes:
             return [head, "  " + t("diff.none", lang)]
         marks = {TONE_BETTER: "+", TONE_WORSE: "!", TONE_NEUTRAL: "*"}
         return [head] + [f"  {marks[c.tone]} {c.text(lang)}" for c in self.changes]
 
-    def to_json(self, lang: str | None = None) -> dict[str, Any]:
+    def to_json(self, lang: str | None) -> dict[str, Any]:
         return {"schema": "gpu-setup-wizard/diff@1.0", "old": self.old.time, "new": self.new.time,
                 "significant": self.significant, "changes": [c.to_json(lang) for c in self.changes]}
 
@@ -149,7 +149,7 @@ class Fit:
 
 
 def _facts(snap: Snapshot, python: str | None) -> Any:
-    from wizard.core.recommend.recommender import MachineFacts
+    from wizard.core.recommend.inputs import MachineFacts
 
     if not python or snap.os not in ("windows", "linux", "macos") or snap.nvidia_status != STATUS_OK:
         return None
@@ -166,7 +166,8 @@ def torch_fit(snap: Snapshot, torch: Any, python: str | None, kb: Any = None) ->
     """Does ``torch`` (TorchFacts) run on the machine ``snap`` describes? Only the driver and GPU
     rules count: the wheel was installed, so it existed for that Python."""
     from wizard.core.recommend import compat
-    from wizard.core.recommend.recommender import RULE_DRIVER, RULE_GPU, rule_failures
+    from wizard.core.recommend.rules import RULE_DRIVER, RULE_GPU
+    from wizard.core.recommend.recommender import rule_failures
 
     if torch is None or not torch.installed or not torch.version:
         return Fit("unknown")
@@ -215,116 +216,152 @@ def _better(a: Any, b: Any, kb: Any) -> bool:
 # ---------------------------------------------------------------------------------------------
 def diff_snapshots(old: Snapshot, new: Snapshot, kb: Any = None) -> SnapshotDiff:
     from wizard.core.recommend import compat
+    """What differs between two runs, in the order a student reads it: the driver and GPUs, the
+    OS, the environment, whether the installed torch still fits, a newer build, findings, speed."""
 
     kb = kb or compat.load()
-    changes: list[Change] = []
-    add = changes.append
+    changes = [*_driver_changes(old, new), *_gpu_changes(old, new), *_os_changes(old, new), *_env_changes(old, new)]
+    machine_changed = any(c.kind in (KIND_DRIVER, KIND_CUDA, KIND_GPU_ADDED, KIND_GPU_REMOVED, KIND_DRIVER_STATUS)
+                          for c in changes)
+    if machine_changed:
+        changes += _fit_changes(old, new, kb)
+    changes += _finding_changes(old, new)
+    changes += _bench_changes(old, new)
+    return SnapshotDiff(old, new, changes)
 
-    # the driver
+
+def _driver_changes(old: Snapshot, new: Snapshot) -> list[Change]:
+    out: list[Change] = []
     if old.nvidia_status != new.nvidia_status:
         worse = new.nvidia_status != STATUS_OK
-        add(Change(KIND_DRIVER_STATUS, "diff.driver_status",
-                   {"old": _status_text(old.nvidia_status), "new": _status_text(new.nvidia_status)},
-                   TONE_WORSE if worse else TONE_BETTER, {"old": old.nvidia_status, "new": new.nvidia_status}))
+        out.append(Change(KIND_DRIVER_STATUS, "diff.driver_status",
+                          {"old": _status_text(old.nvidia_status), "new": _status_text(new.nvidia_status)},
+                          TONE_WORSE if worse else TONE_BETTER, {"old": old.nvidia_status, "new": new.nvidia_status}))
     new_driver = new.driver_version or new.pending_driver_version
     if old.driver_version and new_driver and old.driver_version != new_driver:
         pending = new.driver_version is None and new.pending_driver_version is not None
-        add(Change(KIND_DRIVER, "diff.driver_pending" if pending else "diff.driver",
-                   {"old": old.driver_version, "new": new_driver}, TONE_NEUTRAL,
-                   {"old": old.driver_version, "new": new_driver, "pending_restart": pending}))
+        out.append(Change(KIND_DRIVER, "diff.driver_pending" if pending else "diff.driver",
+                          {"old": old.driver_version, "new": new_driver}, TONE_NEUTRAL,
+                          {"old": old.driver_version, "new": new_driver, "pending_restart": pending}))
     elif not old.driver_version and new.driver_version:
         started = old.pending_driver_version == new.driver_version  # the restart after an update
-        add(Change(KIND_DRIVER, "diff.driver_started" if started else "diff.driver_installed",
-                   {"new": new.driver_version}, TONE_BETTER,
-                   {"old": None, "new": new.driver_version, "after_restart": started}))
+        out.append(Change(KIND_DRIVER, "diff.driver_started" if started else "diff.driver_installed",
+                          {"new": new.driver_version}, TONE_BETTER,
+                          {"old": None, "new": new.driver_version, "after_restart": started}))
     if old.cuda_version and new.cuda_version and old.cuda_version != new.cuda_version:
         up = _version_gt(new.cuda_version, old.cuda_version)
-        add(Change(KIND_CUDA, "diff.cuda", {"old": old.cuda_version, "new": new.cuda_version},
-                   TONE_BETTER if up else TONE_WORSE, {"old": old.cuda_version, "new": new.cuda_version}))
+        out.append(Change(KIND_CUDA, "diff.cuda", {"old": old.cuda_version, "new": new.cuda_version},
+                          TONE_BETTER if up else TONE_WORSE, {"old": old.cuda_version, "new": new.cuda_version}))
+    return out
 
-    # GPUs (only when both runs could see them: a driver that does not answer hides them all)
-    if old.nvidia_status == STATUS_OK and new.nvidia_status == STATUS_OK:
-        old_gpus = {g.key(): g for g in old.gpus}
-        new_gpus = {g.key(): g for g in new.gpus}
-        for key, g in new_gpus.items():
-            if key not in old_gpus:
-                add(Change(KIND_GPU_ADDED, "diff.gpu_added", {"name": g.name or key}, TONE_NEUTRAL,
-                           {"name": g.name, "uuid": g.uuid, "compute_capability": g.compute_capability}))
-        for key, g in old_gpus.items():
-            if key not in new_gpus:
-                add(Change(KIND_GPU_REMOVED, "diff.gpu_removed", {"name": g.name or key}, TONE_NEUTRAL,
-                           {"name": g.name, "uuid": g.uuid, "compute_capability": g.compute_capability}))
 
-    # the OS
+def _gpu_changes(old: Snapshot, new: Snapshot) -> list[Change]:
+    """GPUs added or removed, only when both runs could see them (a driver that does not answer
+    hides them all)."""
+    if old.nvidia_status != STATUS_OK or new.nvidia_status != STATUS_OK:
+        return []
+    out: list[Change] = []
+    old_gpus = {g.key(): g for g in old.gpus}
+    new_gpus = {g.key(): g for g in new.gpus}
+    for kind, key_text, ours, theirs in ((KIND_GPU_ADDED, "diff.gpu_added", new_gpus, old_gpus),
+                                         (KIND_GPU_REMOVED, "diff.gpu_removed", old_gpus, new_gpus)):
+        for key, g in ours.items():
+            if key not in theirs:
+                out.append(Change(kind, key_text, {"name": g.name or key}, TONE_NEUTRAL,
+                                  {"name": g.name, "uuid": g.uuid, "compute_capability": g.compute_capability}))
+    return out
+
+
+def _os_changes(old: Snapshot, new: Snapshot) -> list[Change]:
     if (old.os_build and new.os_build and old.os_build != new.os_build) or \
             (old.os_pretty and new.os_pretty and old.os_pretty != new.os_pretty):
-        add(Change(KIND_OS, "diff.os", {"old": _os_label(old), "new": _os_label(new)}, TONE_NEUTRAL,
-                   {"old": {"pretty": old.os_pretty, "build": old.os_build},
-                    "new": {"pretty": new.os_pretty, "build": new.os_build}}))
+        return [Change(KIND_OS, "diff.os", {"old": _os_label(old), "new": _os_label(new)}, TONE_NEUTRAL,
+                       {"old": {"pretty": old.os_pretty, "build": old.os_build},
+                        "new": {"pretty": new.os_pretty, "build": new.os_build}})]
+    return []
 
-    # the environment
+
+def _env_changes(old: Snapshot, new: Snapshot) -> list[Change]:
+    out: list[Change] = []
     ot, nt = old.torch, new.torch
-    if ot is not None and nt is not None:
-        if (ot.version, ot.installed) != (nt.version, nt.installed):
-            add(Change(KIND_TORCH, "diff.torch", {"old": ot.version or "-", "new": nt.version or "-"}, TONE_NEUTRAL,
-                       {"old": ot.version, "new": nt.version}))
-    if old.python_version and new.python_version and old.python_version != new.python_version:
-        add(Change(KIND_PYTHON, "diff.python", {"old": old.python_version, "new": new.python_version}, TONE_NEUTRAL,
-                   {"old": old.python_version, "new": new.python_version}))
-    if old.env_path and new.env_path and old.env_path != new.env_path:
-        add(Change(KIND_ENV, "diff.env", {"old": old.env_path, "new": new.env_path}, TONE_NEUTRAL,
-                   {"old": old.env_path, "new": new.env_path}))
+    if ot is not None and nt is not None and (ot.version, ot.installed) != (nt.version, nt.installed):
+        out.append(Change(KIND_TORCH, "diff.torch", {"old": ot.version or "-", "new": nt.version or "-"},
+                          TONE_NEUTRAL, {"old": ot.version, "new": nt.version}))
+    for kind, key, a, b in ((KIND_PYTHON, "diff.python", old.python_version, new.python_version),
+                            (KIND_ENV, "diff.env", old.env_path, new.env_path)):
+        if a and b and a != b:
+            out.append(Change(kind, key, {"old": a, "new": b}, TONE_NEUTRAL, {"old": a, "new": b}))
+    return out
 
-    # does the installed torch (this run's, else last run's) still fit the machine?
-    torch = nt if nt is not None else ot
+
+def _fit_changes(old: Snapshot, new: Snapshot, kb: Any) -> list[Change]:
+    """After the machine changed: does the installed torch (this run's, else last run's) still
+    fit, and is a newer build possible now?"""
+    torch = new.torch if new.torch is not None else old.torch
     python = new.python_version or old.python_version or (torch.python_version if torch else None)
-    machine_changed = any(c.kind in (KIND_DRIVER, KIND_CUDA, KIND_GPU_ADDED, KIND_GPU_REMOVED, KIND_DRIVER_STATUS)
-                          for c in changes)
-    if torch is not None and torch.installed and torch.version and machine_changed:
-        before = torch_fit(old, ot or torch, python, kb)
-        after = torch_fit(new, torch, python, kb)
-        data = {"torch": torch.version, "before": before.status, "after": after.status}
-        label = {"torch": torch.version, "driver": new_driver or "?"}
-        if after.status == "unknown" and new.nvidia_status != STATUS_OK:
-            add(Change(KIND_TORCH_FIT, "diff.torch_fit_unknown", label, TONE_NEUTRAL, data))
-        elif after.status == "fits":
-            key = "diff.torch_now_fits" if before.status == "fails" else "diff.torch_still_fits"
-            add(Change(KIND_TORCH_FIT, key, label, TONE_BETTER if before.status == "fails" else TONE_NEUTRAL, data))
-        elif after.status == "fails":
-            key = "diff.torch_still_fails" if before.status == "fails" else "diff.torch_no_longer_fits"
-            add(Change(KIND_TORCH_FIT, key, {**label, "reasons": after.reasons}, TONE_WORSE,
-                       {**data, "reasons": [r.data for r in after.reasons]}))
+    out: list[Change] = []
+    if torch is not None and torch.installed and torch.version:
+        out += _torch_fit_change(old, new, torch, python, kb)
+    if new.nvidia_status == STATUS_OK and python:
+        out += _newer_build_change(old, new, torch, python, kb)
+    return out
 
-    # a newer build possible now? (than last run's best; else than the installed one)
-    if machine_changed and new.nvidia_status == STATUS_OK and python:
-        was, now = _best(old, python, kb), _best(new, python, kb)
-        installed = torch.version if torch is not None and torch.installed else None
-        data = {"torch": now.torch if now else None, "variant": now.variant if now else None,
-                "index_url": now.index_url if now else None,
-                "was": {"torch": was.torch, "variant": was.variant} if was is not None else None,
-                "installed": installed}
-        if now is not None and was is not None and _better(now, was, kb):
-            add(Change(KIND_NEWER_BUILD, "diff.newer_build",
+
+def _torch_fit_change(old: Snapshot, new: Snapshot, torch: Any, python: str | None, kb: Any) -> list[Change]:
+    before = torch_fit(old, old.torch or torch, python, kb)
+    after = torch_fit(new, torch, python, kb)
+    data = {"torch": torch.version, "before": before.status, "after": after.status}
+    label = {"torch": torch.version, "driver": new.driver_version or new.pending_driver_version or "?"}
+    if after.status == "unknown" and new.nvidia_status != STATUS_OK:
+        return [Change(KIND_TORCH_FIT, "diff.torch_fit_unknown", label, TONE_NEUTRAL, data)]
+    if after.status == "fits":
+        key = "diff.torch_now_fits" if before.status == "fails" else "diff.torch_still_fits"
+        return [Change(KIND_TORCH_FIT, key, label, TONE_BETTER if before.status == "fails" else TONE_NEUTRAL, data)]
+    if after.status == "fails":
+        key = "diff.torch_still_fails" if before.status == "fails" else "diff.torch_no_longer_fits"
+        return [Change(KIND_TORCH_FIT, key, {**label, "reasons": after.reasons}, TONE_WORSE,
+                       {**data, "reasons": [r.data for r in after.reasons]})]
+    return []
+
+
+def _newer_build_change(old: Snapshot, new: Snapshot, torch: Any, python: str, kb: Any) -> list[Change]:
+    """A newer build than last run's best; else than the installed one."""
+    was, now = _best(old, python, kb), _best(new, python, kb)
+    installed = torch.version if torch is not None and torch.installed else None
+    data = {"torch": now.torch if now else None, "variant": now.variant if now else None,
+            "index_url": now.index_url if now else None,
+            "was": {"torch": was.torch, "variant": was.variant} if was is not None else None,
+            "installed": installed}
+    if now is not None and was is not None and _better(now, was, kb):
+        return [Change(KIND_NEWER_BUILD, "diff.newer_build",
                        {"torch": now.torch, "variant": now.variant, "was": f"{was.torch} {was.variant}"},
-                       TONE_BETTER, data))
-        elif now is not None and was is None and torch is not None and _newer_than_installed(now, torch):
-            add(Change(KIND_NEWER_BUILD, "diff.newer_than_installed",
-                       {"torch": now.torch, "variant": now.variant, "installed": installed or "-"}, TONE_BETTER, data))
+                       TONE_BETTER, data)]
+    if now is not None and was is None and torch is not None and _newer_than_installed(now, torch):
+        return [Change(KIND_NEWER_BUILD, "diff.newer_than_installed",
+                       {"torch": now.torch, "variant": now.variant, "installed": installed or "-"}, TONE_BETTER, data)]
+    return []
 
-    # findings (a scope counts only if the new run examined it)
+
+def _finding_changes(old: Snapshot, new: Snapshot) -> list[Change]:
+    """New findings, and resolved ones (a scope counts only if the new run examined it)."""
+    out: list[Change] = []
     old_ids = {f.id: f for f in old.findings}
     new_ids = {f.id: f for f in new.findings}
     for fid, f in new_ids.items():
         if fid not in old_ids:
             tone = TONE_WORSE if f.severity in ("error", "warning") else TONE_NEUTRAL
-            add(Change(KIND_FINDING_NEW, "diff.finding_new", {"title": _title(f)}, tone,
-                       {"id": fid, "severity": f.severity}))
+            out.append(Change(KIND_FINDING_NEW, "diff.finding_new", {"title": _title(f)}, tone,
+                              {"id": fid, "severity": f.severity}))
     for fid, f in old_ids.items():
         if fid not in new_ids and f.scope in new.scopes:
-            add(Change(KIND_FINDING_RESOLVED, "diff.finding_resolved", {"title": _title(f)}, TONE_BETTER,
-                       {"id": fid, "severity": f.severity}))
+            out.append(Change(KIND_FINDING_RESOLVED, "diff.finding_resolved", {"title": _title(f)}, TONE_BETTER,
+                              {"id": fid, "severity": f.severity}))
+    return out
 
-    # benchmark headline numbers beyond noise
+
+def _bench_changes(old: Snapshot, new: Snapshot) -> list[Change]:
+    """Benchmark headline numbers that moved beyond noise."""
+    out: list[Change] = []
     for name in sorted(set(old.benchmark) & set(new.benchmark)):
         a, b = old.benchmark[name], new.benchmark[name]
         if a.value <= 0 or b.value < 0 or a.unit != b.unit:
@@ -334,12 +371,12 @@ def diff_snapshots(old: Snapshot, new: Snapshot, kb: Any = None) -> SnapshotDiff
         if abs(rel) <= threshold:
             continue
         better = (rel > 0) == a.higher_is_better
-        add(Change(KIND_BENCHMARK, "diff.bench_better" if better else "diff.bench_worse",
-                   {"name": name, "old": _num(a.value), "new": _num(b.value), "unit": a.unit,
-                    "pct": _pct(a.value, b.value)}, TONE_BETTER if better else TONE_WORSE,
-                   {"name": name, "old": a.value, "new": b.value, "unit": a.unit, "relative": round(rel, 4),
-                    "threshold": round(threshold, 4)}))
-    return SnapshotDiff(old, new, changes)
+        out.append(Change(KIND_BENCHMARK, "diff.bench_better" if better else "diff.bench_worse",
+                          {"name": name, "old": _num(a.value), "new": _num(b.value), "unit": a.unit,
+                           "pct": _pct(a.value, b.value)}, TONE_BETTER if better else TONE_WORSE,
+                          {"name": name, "old": a.value, "new": b.value, "unit": a.unit, "relative": round(rel, 4),
+                           "threshold": round(threshold, 4)}))
+    return out
 
 
 def _newer_than_installed(candidate: Any, torch: Any) -> bool:

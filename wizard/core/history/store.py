@@ -20,15 +20,16 @@ import datetime as _dt
 import json
 import logging
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from wizard import __version__
-from wizard.core.diagnosis.rules import SCOPE_DETECTION, Diagnosis
+from wizard.core.diagnosis.model import SCOPE_DETECTION, Diagnosis
 from wizard.core.diagnosis.facts import TorchFacts
-from wizard.core.base.i18n import t
+from wizard.core.base.files import write_atomic
+from wizard.core.base.i18n import Message, MessageError, msg
+from wizard.core.base.schema import SchemaError, check_schema
 from wizard.core.machine.models import Detection, Finding, STATUS_VERSION_MISMATCH, to_jsonable
 
 log = logging.getLogger(__name__)
@@ -44,21 +45,10 @@ MAX_FILE_BYTES = 4 * 1024 * 1024  # a snapshot is a few kB; anything this big is
 
 
 # ---------------------------------------------------------------------------------------------
-# Messages that are translated when shown
+# Errors that carry their message (translated when shown)
 # ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Notice:
-    """A warning or error kept as a message key and parameters (shown in either language)."""
-
-    key: str
-    params: tuple[tuple[str, str], ...] = ()
-
-    @classmethod
-    def of(cls, key: str, **params: Any) -> "Notice":
-        return cls(key, tuple((k, str(v)) for k, v in params.items()))
-
-    def text(self, lang: str | None = None) -> str:
-        return t(self.key, lang, **dict(self.params))
+class HistoryLookupError(MessageError, IndexError):
+    """No run with that number; the message says how many there are."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -192,18 +182,9 @@ def _known(cls: type, data: Any) -> dict[str, Any]:
 
 
 def check_snapshot_schema(doc: Any) -> str:
-    """The version of a snapshot document; raises :class:`~wizard.core.machine.doctor.SchemaError` otherwise
+    """The version of a snapshot document; raises :class:`~wizard.core.base.schema.SchemaError` otherwise
     (not ours, another kind, or another major version: a newer wizard wrote it)."""
-    from wizard.core.machine.doctor import SchemaError
-
-    if not isinstance(doc, Mapping) or not isinstance(doc.get("schema"), str):
-        raise SchemaError(t("schema.not_ours", kind=SCHEMA))
-    name, _, version = doc["schema"].partition("@")
-    if name != SCHEMA:
-        raise SchemaError(t("schema.wrong_kind", kind=SCHEMA, found=name))
-    if version.split(".")[0] != SCHEMA_VERSION.split(".")[0]:
-        raise SchemaError(t("schema.wrong_major", kind=SCHEMA, found=version, supported=SCHEMA_VERSION))
-    return version
+    return check_schema(doc, SCHEMA, SCHEMA_VERSION)
 
 
 def _pending_driver(detection: Detection) -> str | None:
@@ -296,7 +277,7 @@ class HistoryEntry:
 @dataclass
 class SaveResult:
     path: Path | None
-    error: Notice | None = None
+    error: Message | None = None
 
     @property
     def ok(self) -> bool:
@@ -308,7 +289,7 @@ class HistoryStore:
 
     def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
         self.root = Path(root) if root is not None else default_history_dir()
-        self.warnings: list[Notice] = []
+        self.warnings: list[Message] = []
 
     # --- writing -------------------------------------------------------------------------------
     def _new_path(self, snapshot: Snapshot) -> Path:
@@ -326,49 +307,34 @@ class HistoryStore:
     def save(self, snapshot: Snapshot) -> SaveResult:
         """Write ``snapshot`` atomically. Never raises for a file-system problem: the result says it."""
         data = json.dumps(snapshot.to_json(), ensure_ascii=False, indent=1).encode("utf-8")
-        tmp: str | None = None
         try:
             self.root.mkdir(parents=True, exist_ok=True)
             final = self._new_path(snapshot)
-            fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=FILE_SUFFIX, dir=self.root)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, final)
-            tmp = None
+            write_atomic(final, data, prefix=TEMP_PREFIX, suffix=FILE_SUFFIX)
             return SaveResult(final)
         except OSError as exc:
             log.warning("history: cannot save a snapshot in %s: %s", self.root, exc)
-            return SaveResult(None, Notice.of("history.error.cannot_write", dir=self.root,
+            return SaveResult(None, msg("history.error.cannot_write", dir=self.root,
                                               error=exc.strerror or exc))
-        finally:
-            if tmp is not None:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    log.warning("history: could not remove the temporary file %s", tmp)
 
     # --- reading -------------------------------------------------------------------------------
     def _read(self, path: Path) -> Snapshot | None:
-        from wizard.core.machine.doctor import SchemaError
-
         try:
             if path.stat().st_size > MAX_FILE_BYTES:
                 raise ValueError("file too large")
             doc = json.loads(path.read_bytes().decode("utf-8"))
         except (OSError, UnicodeDecodeError, ValueError) as exc:
-            self._warn(Notice.of("history.warn.corrupt", file=path.name, error=_short(exc)))
+            self._warn(msg("history.warn.corrupt", file=path.name, error=_short(exc)))
             return None
         try:
             return Snapshot.from_json(doc)
         except SchemaError as exc:
-            self._warn(Notice.of("history.warn.foreign", file=path.name, error=str(exc)))
+            self._warn(msg("history.warn.foreign", file=path.name, error=str(exc)))
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
-            self._warn(Notice.of("history.warn.corrupt", file=path.name, error=_short(exc)))
+            self._warn(msg("history.warn.corrupt", file=path.name, error=_short(exc)))
         return None
 
-    def _warn(self, notice: Notice) -> None:
+    def _warn(self, notice: Message) -> None:
         log.warning("history: %s", notice.text("en"))
         self.warnings.append(notice)
 
@@ -381,7 +347,7 @@ class HistoryStore:
         except FileNotFoundError:
             return []
         except OSError as exc:
-            self._warn(Notice.of("history.warn.cannot_read", dir=self.root, error=exc.strerror or exc))
+            self._warn(msg("history.warn.cannot_read", dir=self.root, error=exc.strerror or exc))
             return []
         loaded = [(p, s) for p in paths if (s := self._read(p)) is not None]
         far_past = _dt.datetime.min.replace(tzinfo=_dt.timezone.utc)
@@ -392,9 +358,9 @@ class HistoryStore:
         """Entry ``number`` (1 = the oldest; -1 = the newest). Raises IndexError with a message."""
         entries = self.entries()
         if not entries:
-            raise IndexError(t("history.none"))
+            raise HistoryLookupError(msg("history.none"))
         if number == 0 or abs(number) > len(entries):
-            raise IndexError(t("history.index_out_of_range", number=number, count=len(entries)))
+            raise HistoryLookupError(msg("history.index_out_of_range", number=number, count=len(entries)))
         return entries[number - 1] if number > 0 else entries[number]
 
     def last(self) -> HistoryEntry | None:
@@ -421,7 +387,17 @@ def _short(exc: BaseException) -> str:
 
 
 __all__ = [
-    "SCHEMA", "SCHEMA_VERSION", "Snapshot", "GpuSummary", "FindingSummary", "BenchHeadline", "Notice",
-    "HistoryStore", "HistoryEntry", "SaveResult", "build_snapshot", "benchmark_headlines",
-    "default_history_dir", "check_snapshot_schema",
+    "SCHEMA",
+    "SCHEMA_VERSION",
+    "Snapshot",
+    "GpuSummary",
+    "FindingSummary",
+    "BenchHeadline",
+    "HistoryStore",
+    "HistoryEntry",
+    "SaveResult",
+    "build_snapshot",
+    "benchmark_headlines",
+    "default_history_dir",
+    "check_snapshot_schema",
 ]

@@ -21,24 +21,22 @@ Threads: :meth:`Downloader.fetch` blocks. It runs the transfers on a small pool 
 a worker thread, which forwards the :class:`DownloadProgress` to the page with a signal.
 ``cancel`` (a ``threading.Event``) stops every transfer within a fraction of a second: the
 open responses are closed from the calling thread, so even a stalled read ends at once.
+
+The cache folder is :mod:`wizard.core.install.cache`, the errors :mod:`wizard.core.install.download_errors`.
 """
 
 from __future__ import annotations
 
 import collections
 import errno
-import hashlib
 import json
-import os
-import shutil
 import socket
-import tempfile
 import threading
 import time
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Sequence
 from urllib.parse import urlsplit
 
 from wizard.core.base.lazy import lazy_import
@@ -47,217 +45,32 @@ requests = lazy_import("requests")  # loads on first use: not at the window's st
 urllib3 = lazy_import("urllib3")
 
 from wizard import __version__
-from wizard.core.recommend.recommender import Message, msg
+from wizard.core.base.files import replace_file, write_atomic
+from wizard.core.install.cache import FileLike, WheelCache, sha256_file
+from wizard.core.install.download_errors import (
+    DiskFullError,
+    DownloadCancelled,
+    HashMismatch,
+    HttpStatusError,
+    NetworkError,
+)
 
-APP_NAME = "gpu-setup-wizard"
 DEFAULT_PARALLEL = 3  # a few at once: more does not help one link, and torch is one big file anyway
 DEFAULT_TIMEOUT = (10.0, 60.0)  # connect, read (a stalled read for a minute = a dropped connection)
 DEFAULT_RETRIES = 5  # consecutive failed attempts without a byte of progress
 DEFAULT_BACKOFF = (0.5, 1.0, 2.0, 4.0, 8.0)
 CHUNK = 256 * 1024
 SPEED_WINDOW_S = 3.0
-HASH_BLOCK = 4 * 1024 * 1024
-
-
-class FileLike(Protocol):
-    """What the downloader needs of a planned file (:class:`wizard.core.install.plan.PlannedFile`)."""
-
-    filename: str
-    url: str
-    sha256: str | None
-    size: int | None
-
-
-# --------------------------------------------------------------------------------------------
-# Errors
-# --------------------------------------------------------------------------------------------
-class DownloadError(Exception):
-    """A download that cannot go on. ``message`` is a translatable :class:`Message`."""
-
-    kind = "error"
-
-    def __init__(self, message: Message, filename: str | None = None) -> None:
-        super().__init__(message.text("en"))
-        self.message = message
-        self.filename = filename
-
-
-class NetworkError(DownloadError):
-    """The server could not be reached (or kept failing). Names the host; suggests a mirror."""
-
-    kind = "network"
-
-    def __init__(self, host: str, url: str, detail: str, filename: str | None = None) -> None:
-        super().__init__(msg("install.error.network", host=host, detail=detail), filename)
-        self.host = host
-        self.url = url
-        self.detail = detail
-
-
-class HttpStatusError(DownloadError):
-    kind = "http"
-
-    def __init__(self, host: str, url: str, status: int, filename: str | None = None) -> None:
-        super().__init__(msg("install.error.http", host=host, status=status, file=filename or url), filename)
-        self.host = host
-        self.url = url
-        self.status = status
-
-
-class HashMismatch(DownloadError):
-    """The file's sha256 differs from the index's, twice. The file has been deleted."""
-
-    kind = "hash"
-
-    def __init__(self, filename: str, expected: str, actual: str, host: str) -> None:
-        super().__init__(msg("install.error.hash", file=filename, expected=expected, actual=actual, host=host),
-                         filename)
-        self.expected = expected
-        self.actual = actual
-        self.host = host
-
-
-class DiskFullError(DownloadError):
-    kind = "disk"
-
-    def __init__(self, folder: str, filename: str) -> None:
-        super().__init__(msg("install.error.disk_full", folder=folder, file=filename), filename)
-        self.folder = folder
-
-
-class DownloadCancelled(DownloadError):
-    kind = "cancelled"
-
-    def __init__(self) -> None:
-        super().__init__(msg("install.cancelled"))
-
-
-# --------------------------------------------------------------------------------------------
-# The cache
-# --------------------------------------------------------------------------------------------
-def default_cache_root() -> Path:
-    """``<user cache dir>/gpu-setup-wizard/downloads`` (platformdirs picks the OS's place)."""
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)) / "downloads"
-
-
-def sha256_file(path: str | os.PathLike[str], cancel: threading.Event | None = None) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while True:
-            if cancel is not None and cancel.is_set():
-                raise DownloadCancelled()
-            block = fh.read(HASH_BLOCK)
-            if not block:
-                break
-            digest.update(block)
-    return digest.hexdigest()
-
-
-class WheelCache:
-    """Finished, verified files in ``<root>/files`` (a flat folder: ``--find-links`` points at
-    it), partial downloads in ``<root>/partial`` (never seen by an installer), and a small
-    ``verified.json`` remembering each file's hash with its size and mtime, so a later run does
-    not re-hash 2 GB to know a file is good."""
-
-    def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
-        self.root = Path(root) if root is not None else default_cache_root()
-        self.files_dir = self.root / "files"
-        self.partial_dir = self.root / "partial"
-        self._index_path = self.root / "verified.json"
-        self._lock = threading.Lock()
-
-    def ensure(self) -> None:
-        self.files_dir.mkdir(parents=True, exist_ok=True)
-        self.partial_dir.mkdir(parents=True, exist_ok=True)
-
-    def path(self, filename: str) -> Path:
-        return self.files_dir / filename
-
-    def partial(self, f: FileLike) -> Path:
-        key = f.sha256 or hashlib.sha256(f.url.encode("utf-8")).hexdigest()
-        return self.partial_dir / f"{key[:40]}.part"
-
-    def partial_size(self, f: FileLike) -> int:
-        try:
-            return self.partial(f).stat().st_size
-        except OSError:
-            return 0
-
-    # --- the verified index -----------------------------------------------------------------
-    def _read_index(self) -> dict[str, Any]:
-        try:
-            with open(self._index_path, encoding="utf-8") as fh:
-                data = json.load(fh)
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError):
-            return {}  # a damaged index only costs a re-hash
-        return data if isinstance(data, dict) else {}
-
-    def _write_index(self, data: dict[str, Any]) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.root, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(data, fh)
-            os.replace(tmp, self._index_path)
-        except OSError:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-
-    def record(self, filename: str, sha256: str) -> None:
-        st = self.path(filename).stat()
-        with self._lock:
-            data = self._read_index()
-            data[filename] = {"sha256": sha256, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
-            self._write_index(data)
-
-    def forget(self, filename: str) -> None:
-        with self._lock:
-            data = self._read_index()
-            if data.pop(filename, None) is not None:
-                self._write_index(data)
-
-    def verified(self, f: FileLike, cancel: threading.Event | None = None) -> Path | None:
-        """The cached file when it is there and matches the plan's hash (and size), else None."""
-        path = self.path(f.filename)
-        try:
-            st = path.stat()
-        except OSError:
-            return None
-        if f.size is not None and st.st_size != f.size:
-            return None
-        with self._lock:
-            entry = self._read_index().get(f.filename)
-        if isinstance(entry, dict) and entry.get("size") == st.st_size and entry.get("mtime_ns") == st.st_mtime_ns:
-            known = entry.get("sha256")
-            if f.sha256 is None or known == f.sha256:
-                return path
-            return None
-        actual = sha256_file(path, cancel)
-        if f.sha256 is not None and actual != f.sha256:
-            return None
-        self.record(f.filename, actual)
-        return path
-
-    def size_on_disk(self) -> int:
-        total = 0
-        for folder in (self.files_dir, self.partial_dir):
-            if folder.is_dir():
-                total += sum(p.stat().st_size for p in folder.iterdir() if p.is_file())
-        return total
-
-    def clear_partials(self) -> None:
-        if self.partial_dir.is_dir():
-            shutil.rmtree(self.partial_dir)
 
 
 # --------------------------------------------------------------------------------------------
 # Progress
 # --------------------------------------------------------------------------------------------
+
+
 @dataclass
+
+
 class FileProgress:
     filename: str
     size: int | None
@@ -268,6 +81,8 @@ class FileProgress:
 
 
 @dataclass
+
+
 class DownloadProgress:
     """A snapshot for the page: overall and per-file. ``speed_bps`` over the last few seconds."""
 
@@ -294,6 +109,8 @@ class DownloadProgress:
 
 
 @dataclass
+
+
 class DownloadResult:
     paths: dict[str, Path]
     downloaded_bytes: int  # fetched over the network in this run
@@ -307,6 +124,8 @@ class DownloadResult:
 # --------------------------------------------------------------------------------------------
 # The downloader
 # --------------------------------------------------------------------------------------------
+
+
 def _default_session() -> requests.Session:
     session = requests.Session()  # trust_env: HTTPS_PROXY / NO_PROXY / REQUESTS_CA_BUNDLE apply
     session.headers["User-Agent"] = f"gpu-setup-wizard/{__version__} requests/{requests.__version__}"
@@ -315,6 +134,23 @@ def _default_session() -> requests.Session:
 
 class _Stop(Exception):
     """Internal: this transfer must end (cancel, or another file failed)."""
+
+
+@dataclass
+
+
+class _Transfer:
+    """One file's transfer across its attempts: what the retry loop of ``_to_partial`` carries."""
+
+    f: FileLike
+    fp: FileProgress
+    part: Path
+    meta_path: Path
+    host: str
+    meta: dict[str, Any] = field(default_factory=dict)  # {"url", "etag"} of the partial file's bytes
+    failures: int = 0  # attempts in a row that brought no byte
+    last_detail: str = ""
+    progressed: bool = False  # the current attempt wrote bytes
 
 
 class Downloader:
@@ -486,7 +322,7 @@ class Downloader:
                 fp.state = "failed"
                 raise HashMismatch(f.filename, f"{f.size} bytes", f"{got} bytes", urlsplit(f.url).hostname or "")
             target = self.cache.path(f.filename)
-            os.replace(part, target)
+            replace_file(part, target)
             part.with_suffix(".json").unlink(missing_ok=True)
             self.cache.record(f.filename, actual)
             with self._lock:
@@ -498,13 +334,13 @@ class Downloader:
     def _to_partial(self, f: FileLike, fp: FileProgress) -> int:
         """Bring the partial file to the whole file. Returns the bytes it already had."""
         part = self.cache.partial(f)
-        meta_path = part.with_suffix(".json")
-        meta = _read_json(meta_path)
-        if meta.get("url") not in (None, f.url):
+        tr = _Transfer(f, fp, part, part.with_suffix(".json"), host=urlsplit(f.url).hostname or f.url)
+        tr.meta = _read_json(tr.meta_path)
+        if tr.meta.get("url") not in (None, f.url):
             # The same file (partials are named by its sha256) from another server: a mirror set
             # after a network failure. Its bytes are still good -- the hash check at the end
             # proves it -- but the old server's ETag means nothing to the new one.
-            meta = {}
+            tr.meta = {}
         start_size = self.cache.partial_size(f)
         with self._lock:
             fp.resumed_from = start_size
@@ -512,9 +348,6 @@ class Downloader:
         if urlsplit(f.url).scheme == "file":
             self._copy_local(f, fp, part)
             return 0
-        failures = 0
-        host = urlsplit(f.url).hostname or f.url
-        last_detail = ""
         while True:
             self._check()
             offset = self.cache.partial_size(f)
@@ -523,103 +356,119 @@ class Downloader:
             if f.size is not None and offset > f.size:
                 part.unlink(missing_ok=True)
                 offset = 0
-            headers = {"Accept-Encoding": "identity"}
-            if offset:
-                headers["Range"] = f"bytes={offset}-"
-                if meta.get("etag"):
-                    headers["If-Range"] = meta["etag"]
-            fp.state = "downloading"
-            fp.attempts += 1
-            try:
-                resp = self._session().get(f.url, headers=headers, stream=True, timeout=self.timeout)
-            except (requests.ConnectionError, requests.Timeout) as exc:
-                self._check()
-                failures += 1
-                last_detail = _short(exc)
-                if failures > self.retries:
-                    fp.state = "failed"
-                    raise NetworkError(host, f.url, last_detail, f.filename) from exc
-                self._sleep(failures)
-                continue
-            with self._lock:
-                self._responses.add(resp)
-            progressed = False
-            try:
-                if resp.status_code == 416 and offset:
-                    total = _content_range_total(resp.headers.get("Content-Range", ""))
-                    if total is not None and offset == total:
-                        return start_size
-                    part.unlink(missing_ok=True)
-                    continue
-                if resp.status_code in (429, 500, 502, 503, 504):
-                    failures += 1
-                    last_detail = f"HTTP {resp.status_code}"
-                    if failures > self.retries:
-                        fp.state = "failed"
-                        raise NetworkError(host, f.url, last_detail, f.filename)
-                    self._sleep(failures)
-                    continue
-                if resp.status_code not in (200, 206):
-                    fp.state = "failed"
-                    raise HttpStatusError(host, f.url, resp.status_code, f.filename)
-                append = resp.status_code == 206 and \
-                    _content_range_start(resp.headers.get("Content-Range", "")) == offset
-                if not append:
-                    offset = 0
-                    with self._lock:
-                        fp.done = 0
-                etag = resp.headers.get("ETag")
-                if etag and etag != meta.get("etag") or meta.get("url") != f.url:
-                    meta = {"url": f.url, "etag": etag}
-                    _write_json(meta_path, meta)
-                if fp.size is None:
-                    total = _content_range_total(resp.headers.get("Content-Range", "")) if append else None
-                    length = resp.headers.get("Content-Length", "")
-                    if total is None and length.isdigit():
-                        total = int(length) + (offset if append else 0)
-                    fp.size = total
-                try:
-                    with open(part, "ab" if append else "wb") as fh:
-                        for chunk in _body_chunks(resp, self.chunk_size):
-                            self._check()
-                            if chunk:
-                                fh.write(chunk)
-                                progressed = True
-                                self._count(len(chunk), fp)
-                except OSError as exc:
-                    if exc.errno == errno.ENOSPC:
-                        fp.state = "failed"
-                        raise DiskFullError(str(self.cache.root), f.filename) from exc
-                    raise
-                have = self.cache.partial_size(f)
-                expected = f.size if f.size is not None else fp.size
-                if expected is not None and have < expected:
-                    raise requests.ConnectionError(f"connection closed at byte {have} of {expected}")
+            resp = self._request(tr, offset)
+            if resp is not None and self._receive_guarded(tr, resp, offset):
                 return start_size
-            except (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError,
-                    urllib3.exceptions.HTTPError, ConnectionError, TimeoutError) as exc:
-                self._check()
-                failures = 0 if progressed else failures + 1
-                last_detail = _short(exc)
-                if failures > self.retries:
-                    fp.state = "failed"
-                    raise NetworkError(host, f.url, last_detail, f.filename) from exc
-                if not progressed:
-                    self._sleep(failures)
-                continue
-            except _Stop:
-                fp.state = "cancelled"
-                raise
-            except (AttributeError, ValueError) as exc:
-                # urllib3 raises these from a read on a response closed by _halt()
-                if self._stop.is_set() or self.cancel.is_set():
-                    fp.state = "cancelled"
-                    raise _Stop() from exc
-                raise
-            finally:
-                with self._lock:
-                    self._responses.discard(resp)
-                resp.close()
+
+    def _request(self, tr: _Transfer, offset: int) -> requests.Response | None:
+        """GET the file from ``offset`` (a Range request, If-Range on the ETag we saw). None when
+        the server could not be reached and a retry has been waited for."""
+        headers = {"Accept-Encoding": "identity"}
+        if offset:
+            headers["Range"] = f"bytes={offset}-"
+            if tr.meta.get("etag"):
+                headers["If-Range"] = tr.meta["etag"]
+        tr.fp.state = "downloading"
+        tr.fp.attempts += 1
+        try:
+            return self._session().get(tr.f.url, headers=headers, stream=True, timeout=self.timeout)
+        except (requests.ConnectionError, requests.Timeout) as exc:
+            self._check()
+            self._failed(tr, _short(exc), exc)
+            return None
+
+    def _failed(self, tr: _Transfer, detail: str, exc: BaseException | None = None) -> None:
+        """One more failed attempt without progress: give up past ``retries``, else back off."""
+        tr.failures += 1
+        tr.last_detail = detail
+        if tr.failures > self.retries:
+            tr.fp.state = "failed"
+            raise NetworkError(tr.host, tr.f.url, detail, tr.f.filename) from exc
+        self._sleep(tr.failures)
+
+    def _receive_guarded(self, tr: _Transfer, resp: requests.Response, offset: int) -> bool:
+        """:meth:`_receive`, with the response closable by :meth:`_halt` and a dropped connection
+        turned into a retry (at once when bytes arrived, else after a back-off)."""
+        with self._lock:
+            self._responses.add(resp)
+        tr.progressed = False
+        try:
+            return self._receive(tr, resp, offset)
+        except (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError,
+                urllib3.exceptions.HTTPError, ConnectionError, TimeoutError) as exc:
+            self._check()
+            if tr.progressed:
+                tr.failures = 0
+                tr.last_detail = _short(exc)
+            else:
+                self._failed(tr, _short(exc), exc)
+            return False
+        except _Stop:
+            tr.fp.state = "cancelled"
+            raise
+        except (AttributeError, ValueError) as exc:
+            # urllib3 raises these from a read on a response closed by _halt()
+            if self._stop.is_set() or self.cancel.is_set():
+                tr.fp.state = "cancelled"
+                raise _Stop() from exc
+            raise
+        finally:
+            with self._lock:
+                self._responses.discard(resp)
+            resp.close()
+
+    def _receive(self, tr: _Transfer, resp: requests.Response, offset: int) -> bool:
+        """Write the response's body into the partial file. True: the file is whole; False: try
+        again (the server said the range is wrong, or is busy)."""
+        f, fp = tr.f, tr.fp
+        if resp.status_code == 416 and offset:
+            total = _content_range_total(resp.headers.get("Content-Range", ""))
+            if total is not None and offset == total:
+                return True
+            tr.part.unlink(missing_ok=True)
+            return False
+        if resp.status_code in (429, 500, 502, 503, 504):
+            self._failed(tr, f"HTTP {resp.status_code}")
+            return False
+        if resp.status_code not in (200, 206):
+            fp.state = "failed"
+            raise HttpStatusError(tr.host, f.url, resp.status_code, f.filename)
+        append = resp.status_code == 206 and _content_range_start(resp.headers.get("Content-Range", "")) == offset
+        if not append:
+            offset = 0
+            with self._lock:
+                fp.done = 0
+        etag = resp.headers.get("ETag")
+        if etag and etag != tr.meta.get("etag") or tr.meta.get("url") != f.url:
+            tr.meta = {"url": f.url, "etag": etag}
+            _write_json(tr.meta_path, tr.meta)
+        if fp.size is None:
+            total = _content_range_total(resp.headers.get("Content-Range", "")) if append else None
+            length = resp.headers.get("Content-Length", "")
+            if total is None and length.isdigit():
+                total = int(length) + (offset if append else 0)
+            fp.size = total
+        self._write_body(tr, resp, append)
+        have = self.cache.partial_size(f)
+        expected = f.size if f.size is not None else fp.size
+        if expected is not None and have < expected:
+            raise requests.ConnectionError(f"connection closed at byte {have} of {expected}")
+        return True
+
+    def _write_body(self, tr: _Transfer, resp: requests.Response, append: bool) -> None:
+        try:
+            with open(tr.part, "ab" if append else "wb") as fh:
+                for chunk in _body_chunks(resp, self.chunk_size):
+                    self._check()
+                    if chunk:
+                        fh.write(chunk)
+                        tr.progressed = True
+                        self._count(len(chunk), tr.fp)
+        except OSError as exc:
+            if exc.errno == errno.ENOSPC:
+                tr.fp.state = "failed"
+                raise DiskFullError(str(self.cache.root), tr.f.filename) from exc
+            raise
 
     def _copy_local(self, f: FileLike, fp: FileProgress, part: Path) -> None:
         from urllib.request import url2pathname  # pulls in http.client: only for file:// URLs
@@ -717,15 +566,7 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(data, fh)
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(data), suffix=".tmp", mkdir=True)
 
 
-__all__ = [
-    "DiskFullError", "DownloadCancelled", "DownloadError", "DownloadProgress", "DownloadResult", "Downloader",
-    "FileProgress", "HashMismatch", "HttpStatusError", "NetworkError", "WheelCache", "default_cache_root",
-    "sha256_file",
-]
+__all__ = ["DownloadProgress", "DownloadResult", "Downloader", "FileProgress"]

@@ -33,7 +33,8 @@ from urllib.parse import unquote, urlsplit
 from packaging.utils import canonicalize_name
 
 from wizard.core.base.host import Host, child_env
-from wizard.core.recommend.recommender import Message, msg
+from wizard.core.base.schema import check_schema, split_schema
+from wizard.core.base.i18n import Message, msg
 
 PLAN_SCHEMA = "gpu-setup-wizard/install-plan@1.0"
 RESOLVE_TIMEOUT = 900.0  # a large resolution over a slow link; pip's own retries sit inside it
@@ -45,7 +46,11 @@ _PIP_NETWORK_OPTIONS = (("PIP_PROXY", "--proxy"), ("PIP_CERT", "--cert"), ("PIP_
 MIN_PIP = (22, 2)
 # The wizard's own pip drives the target (``--python``) from this version: it resolves from
 # PEP 658 metadata without downloading the wheels (pip 23.2 still fetched them in a dry run).
+# Declared as a dependency of the wizard (pyproject.toml), so an installed wizard always has it;
+# ``uv pip install --dry-run`` is no substitute: it prints the versions it would install, but not
+# the file URLs, sizes and hashes the downloader fetches and checks.
 WIZARD_PIP_MIN = (23, 3)
+WIZARD_PIP_REQUIREMENT = "pip>=23.3"
 
 # Lists installed distributions as JSON; runs on Python 3.8+ in the target environment.
 INSTALLED_SCRIPT = (
@@ -133,7 +138,7 @@ class InstallPlan:
         """Files that change a package the environment already has (another version/build)."""
         return [f for f in self.to_install if f.installed_version is not None]
 
-    def summary_lines(self, lang: str | None = None) -> list[str]:
+    def summary_lines(self, lang: str | None) -> list[str]:
         from wizard.core.base.i18n import t
 
         lines = []
@@ -153,9 +158,7 @@ class InstallPlan:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "InstallPlan":
-        schema = str(data.get("schema", ""))
-        if not schema.startswith("gpu-setup-wizard/install-plan@1."):
-            raise ValueError(f"unknown plan schema {schema!r}")
+        check_schema(data, *split_schema(PLAN_SCHEMA))  # a SchemaError is a ValueError
         files = [PlannedFile(**{k: v for k, v in f.items() if k in PlannedFile.__dataclass_fields__})
                  for f in data.get("files", [])]
         return cls(env_python=data["env_python"], requirements=list(data.get("requirements", [])),
@@ -195,19 +198,22 @@ def pip_isolation_args(environ: Mapping[str, str] | None = None) -> list[str]:
     return args
 
 
-def wizard_pip() -> list[str] | None:
+def wizard_pip(pip_init: str | None = None) -> list[str] | None:
     """``[<the wizard's python>, -m, pip]`` when the wizard runs from a Python whose pip can
     drive another interpreter (``--python``, pip >= 22.3) and resolves from metadata alone
     (pip >= 23.3: older ones download every wheel even in a dry run -- 2.5 GB for a plan).
-    None in a frozen bundle or without such a pip."""
+    None in a frozen bundle or without such a pip. ``pip_init``: the ``pip/__init__.py`` to
+    read the version from (default: the one this Python imports)."""
     if getattr(sys, "frozen", False):
         return None
-    import importlib.util
+    if pip_init is None:
+        import importlib.util
 
-    spec = importlib.util.find_spec("pip")
-    if spec is None or not spec.origin:
-        return None
-    version = _read_pip_version(spec.origin)
+        spec = importlib.util.find_spec("pip")
+        if spec is None or not spec.origin:
+            return None
+        pip_init = spec.origin
+    version = _read_pip_version(pip_init)
     if version is None or version < WIZARD_PIP_MIN:
         return None
     return [sys.executable, "-m", "pip"]
@@ -499,5 +505,5 @@ __all__ = [
     "InstallPlan", "PLAN_SCHEMA", "PlanError", "PlannedFile", "classify_pip_failure", "fill_sizes", "format_bytes",
     "inspect_installed", "installed_argv", "mark_satisfied", "parse_installed", "parse_pip_report",
     "parse_pip_version", "pip_argv", "pip_child_env", "pip_command", "pip_isolation_args", "pip_version_argv",
-    "bundled_pip_wheel", "resolve_argv", "resolve_plan", "wizard_pip",
+    "bundled_pip_wheel", "resolve_argv", "resolve_plan", "wizard_pip", "WIZARD_PIP_MIN", "WIZARD_PIP_REQUIREMENT",
 ]

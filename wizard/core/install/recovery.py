@@ -22,7 +22,6 @@ import json
 import os
 import re
 import shutil
-import tempfile
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -30,8 +29,11 @@ from typing import Any, Mapping
 
 from packaging.utils import canonicalize_name
 
-from wizard.core.install.targets import INCOMPLETE_MARKER, EnvTarget, conda_remove_argv
+from wizard.core.base.files import replace_file, write_atomic
 from wizard.core.base.host import Host
+from wizard.core.base.schema import check_schema, split_schema
+from wizard.core.install.environments import INCOMPLETE_MARKER, EnvTarget
+from wizard.core.install.env_commands import conda_remove_argv
 
 STATE_SCHEMA = "gpu-setup-wizard/env-state@1.0"
 APP_NAME = "gpu-setup-wizard"
@@ -92,9 +94,7 @@ class EnvState:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "EnvState":
-        schema = str(data.get("schema", ""))
-        if not schema.startswith("gpu-setup-wizard/env-state@1."):
-            raise ValueError(f"unknown state schema {schema!r}")
+        check_schema(data, *split_schema(STATE_SCHEMA))  # a SchemaError is a ValueError
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         return cls(**known)
 
@@ -143,15 +143,8 @@ class StateStore:
 
     def save(self, state: EnvState) -> None:
         state.updated_at = _now()
-        self.root.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.root, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(state.to_json(), fh, ensure_ascii=False, indent=2)
-            os.replace(tmp, self.path_for(state.env_path))
-        except OSError:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(self.path_for(state.env_path), json.dumps(state.to_json(), ensure_ascii=False, indent=2),
+                     suffix=".tmp", mkdir=True)
 
     def delete(self, env_path: str) -> None:
         self.path_for(env_path).unlink(missing_ok=True)
@@ -167,7 +160,7 @@ class StateStore:
         old_freeze = self.freeze_path_for(old)
         state.env_path = new_path
         if old_freeze.exists():
-            os.replace(old_freeze, self.freeze_path_for(new_path))
+            replace_file(old_freeze, self.freeze_path_for(new_path))
             state.freeze_file = str(self.freeze_path_for(new_path))
         self.save(state)
         self.path_for(old).unlink(missing_ok=True)

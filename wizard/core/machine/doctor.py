@@ -9,20 +9,17 @@ supports, "12.8"), ``gpus[]`` with ``name``, ``memory_total_mib``, ``compute_cap
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from wizard import __version__
 from wizard.core.base.i18n import t
 from wizard.core.machine.models import STATUS_OK, Detection, GpuInfo, to_jsonable
 from wizard.core.base.privacy import Redactor
+from wizard.core.base.schema import load_schema_json
+from wizard.core.base.schema import check_schema as _check_schema
 
 SCHEMA = "gpu-setup-wizard/doctor"
 SCHEMA_VERSION = "1.0"
-
-
-class SchemaError(ValueError):
-    """A JSON document of another kind or an unsupported major version."""
 
 
 def detection_to_json(d: Detection, lang: str, redactor: Redactor | None = None) -> dict[str, Any]:
@@ -41,113 +38,116 @@ def detection_to_json(d: Detection, lang: str, redactor: Redactor | None = None)
 
 def check_schema(doc: Any, expected: str = SCHEMA) -> str:
     """Return the version of a document of kind ``expected``; raise SchemaError otherwise."""
-    if not isinstance(doc, dict) or not isinstance(doc.get("schema"), str):
-        raise SchemaError(t("schema.not_ours", kind=expected))
-    name, _, version = doc["schema"].partition("@")
-    if name != expected:
-        raise SchemaError(t("schema.wrong_kind", kind=expected, found=name))
-    major = version.split(".")[0]
-    if major != SCHEMA_VERSION.split(".")[0]:
-        raise SchemaError(t("schema.wrong_major", kind=expected, found=version, supported=SCHEMA_VERSION))
-    return version
+    return _check_schema(doc, expected, SCHEMA_VERSION)
 
 
 def load_doctor_json(text: str) -> dict[str, Any]:
     """Parse and check a ``doctor --json`` document another machine produced."""
-    try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        raise SchemaError(t("schema.not_json", error=str(exc))) from exc
-    check_schema(doc)
-    return doc
+    return load_schema_json(text, SCHEMA, SCHEMA_VERSION)
 
 
-def _fmt(value: Any, unit: str = "") -> str:
+def _fmt(value: Any, lang: str, unit: str = "") -> str:
     if value is None or value == "":
-        return t("common.na")
+        return t("common.na", lang)
     if isinstance(value, float):
         value = f"{value:.0f}" if value.is_integer() else f"{value:.1f}"
     return f"{value}{unit}"
 
 
-def _gib(nbytes: int | None) -> str:
-    return t("common.na") if nbytes is None else f"{nbytes / 2**30:.1f} GiB"
+def _gib(nbytes: int | None, lang: str) -> str:
+    return t("common.na", lang) if nbytes is None else f"{nbytes / 2**30:.1f} GiB"
 
 
-def format_gpu(gpu: GpuInfo) -> list[str]:
-    mem = t("common.na")
+def format_gpu(gpu: GpuInfo, lang: str) -> list[str]:
+    """One GPU's lines of the ``doctor`` summary."""
+    def f(value: Any, unit: str = "") -> str:
+        return _fmt(value, lang, unit)
+
+    mem = t("common.na", lang)
     if gpu.memory_total_mib is not None:
         used = f"{gpu.memory_used_mib:.0f} / " if gpu.memory_used_mib is not None else ""
         mem = f"{used}{gpu.memory_total_mib:.0f} MiB ({gpu.memory_total_mib / 1024:.1f} GiB)"
-    lines = [f"  GPU {gpu.index}: {_fmt(gpu.name)}"]
+    lines = [f"  GPU {gpu.index}: {f(gpu.name)}"]
     rows = [
-        ("doctor.gpu.cc", _fmt(gpu.compute_capability) + (f" (sm_{gpu.compute_capability.replace('.', '')})"
-                                                            if gpu.compute_capability else "")),
+        ("doctor.gpu.cc", f(gpu.compute_capability) + (f" (sm_{gpu.compute_capability.replace('.', '')})"
+                                                        if gpu.compute_capability else "")),
         ("doctor.gpu.memory", mem),
-        ("doctor.gpu.temperature", _fmt(gpu.temperature_c, " °C")),
-        ("doctor.gpu.power", f"{_fmt(gpu.power_draw_w, ' W')} / {_fmt(gpu.power_limit_w, ' W')}"),
-        ("doctor.gpu.utilization", _fmt(gpu.utilization_gpu_percent, " %")),
-        ("doctor.gpu.pcie", f"Gen{_fmt(gpu.pcie_gen_current)} x{_fmt(gpu.pcie_width_current)}"
-                            f" (max Gen{_fmt(gpu.pcie_gen_max)} x{_fmt(gpu.pcie_width_max)})"),
+        ("doctor.gpu.temperature", f(gpu.temperature_c, " °C")),
+        ("doctor.gpu.power", f"{f(gpu.power_draw_w, ' W')} / {f(gpu.power_limit_w, ' W')}"),
+        ("doctor.gpu.utilization", f(gpu.utilization_gpu_percent, " %")),
+        ("doctor.gpu.pcie", f"Gen{f(gpu.pcie_gen_current)} x{f(gpu.pcie_width_current)}"
+                            f" (max Gen{f(gpu.pcie_gen_max)} x{f(gpu.pcie_width_max)})"),
     ]
     if gpu.driver_model:
         rows.append(("doctor.gpu.driver_model", gpu.driver_model))
     if gpu.mig_mode:
         mig = gpu.mig_mode + (f" ({len(gpu.mig_devices)})" if gpu.mig_devices else "")
         rows.append(("doctor.gpu.mig", mig))
-    lines += [f"    {t(key)}: {value}" for key, value in rows]
+    lines += [f"    {t(key, lang)}: {value}" for key, value in rows]
     return lines
 
 
-def format_text(d: Detection, lang: str) -> str:
-    """The human summary printed by ``doctor`` (in the current language)."""
+def _system_lines(d: Detection, lang: str) -> list[str]:
     s = d.system
-    out: list[str] = [t("doctor.heading")]
-    if s.os != "unknown":
-        os_line = s.os_pretty or s.os
-        if s.is_wsl:
-            os_line += f" (WSL{s.wsl_version or ''})"
-        out += [
-            "",
-            t("doctor.section.system"),
-            f"  {t('doctor.os')}: {os_line}" + (f" [{s.os_build}]" if s.os_build else ""),
-            f"  {t('doctor.cpu')}: {_fmt(s.cpu_model)} — {_fmt(s.cpu_physical_cores)}/{_fmt(s.cpu_logical_cores)}",
-            f"  {t('doctor.ram')}: {_gib(s.ram_total_bytes)} ({t('doctor.available')} {_gib(s.ram_available_bytes)})",
-            f"  {t('doctor.disk')}: {_gib(s.disk_free_bytes)} ({_fmt(s.disk_path)})",
-            f"  {t('doctor.admin')}: {t('common.yes') if s.is_admin else t('common.no')}",
-            "",
-            t("doctor.section.python"),
-        ]
-        working = [p for p in d.pythons if not p.error]
-        broken = [p for p in d.pythons if p.error]
-        for p in working:
-            flags = " [venv]" if p.is_venv else ""
-            flags += " [externally-managed]" if p.externally_managed else ""
-            out.append(f"  {_fmt(p.version)} {p.arch or ''} {p.path} ({p.source}){flags}")
-        if not working:
-            out.append("  " + t("common.none_found"))
-        if broken:  # e.g. pyenv shims for versions that are not installed: noise, but countable
-            out.append("  " + t("doctor.python_broken", count=len(broken),
-                                 paths=", ".join(p.path for p in broken[:3]) + (" …" if len(broken) > 3 else "")))
-        out.append("  conda: " + (", ".join(f"{c.exe} ({len(c.envs)} env)" for c in d.conda)
-                                   if d.conda else t("common.none_found")))
+    os_line = s.os_pretty or s.os
+    if s.is_wsl:
+        os_line += f" (WSL{s.wsl_version or ''})"
+    cores = f"{_fmt(s.cpu_physical_cores, lang)}/{_fmt(s.cpu_logical_cores, lang)}"
+    out = [
+        "",
+        t("doctor.section.system", lang),
+        f"  {t('doctor.os', lang)}: {os_line}" + (f" [{s.os_build}]" if s.os_build else ""),
+        f"  {t('doctor.cpu', lang)}: {_fmt(s.cpu_model, lang)} — {cores}",
+        f"  {t('doctor.ram', lang)}: {_gib(s.ram_total_bytes, lang)} "
+        f"({t('doctor.available', lang)} {_gib(s.ram_available_bytes, lang)})",
+        f"  {t('doctor.disk', lang)}: {_gib(s.disk_free_bytes, lang)} ({_fmt(s.disk_path, lang)})",
+        f"  {t('doctor.admin', lang)}: {t('common.yes', lang) if s.is_admin else t('common.no', lang)}",
+        "",
+        t("doctor.section.python", lang),
+    ]
+    working = [p for p in d.pythons if not p.error]
+    broken = [p for p in d.pythons if p.error]
+    for p in working:
+        flags = " [venv]" if p.is_venv else ""
+        flags += " [externally-managed]" if p.externally_managed else ""
+        out.append(f"  {_fmt(p.version, lang)} {p.arch or ''} {p.path} ({p.source}){flags}")
+    if not working:
+        out.append("  " + t("common.none_found", lang))
+    if broken:  # e.g. pyenv shims for versions that are not installed: noise, but countable
+        out.append("  " + t("doctor.python_broken", lang, count=len(broken),
+                             paths=", ".join(p.path for p in broken[:3]) + (" …" if len(broken) > 3 else "")))
+    out.append("  conda: " + (", ".join(f"{c.exe} ({len(c.envs)} env)" for c in d.conda)
+                               if d.conda else t("common.none_found", lang)))
+    return out
+
+
+def _nvidia_lines(d: Detection, lang: str) -> list[str]:
     nv = d.nvidia
-    out += ["", t("doctor.section.nvidia")]
+    out = ["", t("doctor.section.nvidia", lang)]
     if nv.status == STATUS_OK:
-        out.append(f"  {t('doctor.driver')}: {_fmt(nv.driver_version)}   "
-                   f"{t('doctor.cuda_max')}: {_fmt(nv.cuda_version)}")
-        out.append(f"  {t('doctor.sources')}: " + ", ".join(f"{r.source}={r.status}" for r in nv.sources))
+        out.append(f"  {t('doctor.driver', lang)}: {_fmt(nv.driver_version, lang)}   "
+                   f"{t('doctor.cuda_max', lang)}: {_fmt(nv.cuda_version, lang)}")
+        out.append(f"  {t('doctor.sources', lang)}: " + ", ".join(f"{r.source}={r.status}" for r in nv.sources))
         for gpu in nv.gpus:
-            out += format_gpu(gpu)
+            out += format_gpu(gpu, lang)
     else:
-        out.append("  " + t("doctor.nvidia_status." + nv.status))
-    out += ["", t("doctor.section.findings")]
+        out.append("  " + t("doctor.nvidia_status." + nv.status, lang))
+    return out
+
+
+def format_text(d: Detection, lang: str) -> str:
+    """The human summary printed by ``doctor``, in ``lang``."""
+    out: list[str] = [t("doctor.heading", lang)]
+    if d.system.os != "unknown":
+        out += _system_lines(d, lang)
+    out += _nvidia_lines(d, lang)
+    out += ["", t("doctor.section.findings", lang)]
     if not d.findings:
-        out.append("  " + t("doctor.no_findings"))
+        out.append("  " + t("doctor.no_findings", lang))
     for f in d.findings:
-        out.append(f"  [{t('severity.' + f.severity)}] {f.title()}")
-        out.append(f"      {f.cause()}")
-        out.append(f"      → {f.fix()}")
+        out.append(f"  [{t('severity.' + f.severity, lang)}] {f.title(lang)}")
+        out.append(f"      {f.cause(lang)}")
+        out.append(f"      → {f.fix(lang)}")
     if d.duration_s is not None:
-        out += ["", t("doctor.duration", seconds=f"{d.duration_s:.2f}")]
+        out += ["", t("doctor.duration", lang, seconds=f"{d.duration_s:.2f}")]
     return "\n".join(out)

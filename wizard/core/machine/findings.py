@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
+from wizard.core.base.i18n import msg
 from wizard.core.machine.models import (
     STATUS_DRIVER_NOT_LOADED,
-    STATUS_ERROR,
     STATUS_GPU_LOST,
     STATUS_NO_DEVICES,
     STATUS_NO_DRIVER,
@@ -22,7 +22,6 @@ from wizard.core.machine.models import (
     Detection,
     Finding,
     SourceResult,
-    msg,
 )
 
 Rule = Callable[[Detection], Iterable[Finding]]

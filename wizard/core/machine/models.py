@@ -14,9 +14,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from wizard.core.base.i18n import Message, catalogue, is_message_json, t
+
 
 def to_jsonable(obj: Any) -> Any:
-    """Dataclasses → dicts, recursively (tuples become lists)."""
+    """Dataclasses → dicts, recursively (tuples become lists; a Message takes its stored form)."""
+    if isinstance(obj, Message):
+        return obj.to_json()
     if hasattr(obj, "__dataclass_fields__"):
         return {f.name: to_jsonable(getattr(obj, f.name)) for f in fields(obj)}
     if isinstance(obj, dict):
@@ -209,20 +213,13 @@ class CondaInstall:
     error: str | None = None
 
 
-def msg(key: str, **params: Any) -> dict[str, Any]:
-    """A message reference for a Finding parameter, translated when the finding is shown.
-
-    Keeps findings language-neutral: switching the language re-renders them correctly.
-    """
-    return {"$t": key, "params": params}
-
-
 @dataclass
 class Finding:
     """Something a student should know, with the fix. Text comes from the i18n catalogue.
 
     ``id`` is stable (failure-modes.json ids where one exists); ``params`` fill the message
-    placeholders (a value made by :func:`msg` is itself translated); ``evidence`` quotes what
+    placeholders (a :class:`~wizard.core.base.i18n.Message` value is itself translated, in the
+    same language; its stored form from a history file is read back as one); ``evidence`` quotes what
     was seen; ``variant`` selects ``finding.<id>.<variant>.<part>`` messages where they exist
     (one failure mode, several situations: e.g. no driver with or without an NVIDIA card).
     """
@@ -234,33 +231,29 @@ class Finding:
     variant: str | None = None
 
     def _params(self, lang: str | None) -> dict[str, Any]:
-        from wizard.core.base.i18n import t
-
         out = {}
         for name, value in self.params.items():
-            if isinstance(value, dict) and "$t" in value:
-                value = t(value["$t"], lang, **value.get("params", {}))
-            out[name] = value
+            if is_message_json(value):
+                value = Message.from_json(value)
+            out[name] = value.text(lang) if isinstance(value, Message) else value
         return out
 
     def _text(self, part: str, lang: str | None) -> str:
-        from wizard.core.base.i18n import catalogue, t
-
         key = f"finding.{self.id}.{part}"
         if self.variant and f"finding.{self.id}.{self.variant}.{part}" in catalogue():
             key = f"finding.{self.id}.{self.variant}.{part}"
         return t(key, lang, **self._params(lang))
 
-    def title(self, lang: str | None = None) -> str:
+    def title(self, lang: str | None) -> str:
         return self._text("title", lang)
 
-    def cause(self, lang: str | None = None) -> str:
+    def cause(self, lang: str | None) -> str:
         return self._text("cause", lang)
 
-    def fix(self, lang: str | None = None) -> str:
+    def fix(self, lang: str | None) -> str:
         return self._text("fix", lang)
 
-    def to_json(self, lang: str | None = None) -> dict[str, Any]:
+    def to_json(self, lang: str | None) -> dict[str, Any]:
         return {
             "id": self.id,
             "severity": self.severity,
@@ -285,4 +278,5 @@ class Detection:
     duration_s: float | None = None
 
 
-__all__ = [name for name in dir() if not name.startswith("_")] + ["asdict"]
+__all__ = [name for name in dir() if not name.startswith("_")
+           and name not in ("Message", "catalogue", "is_message_json", "t")] + ["asdict"]

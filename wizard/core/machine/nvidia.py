@@ -154,13 +154,14 @@ def run_with_timeout(fn: Callable[[], SourceResult], timeout_s: float, source: s
 def query_nvml_via_host(host: Host) -> SourceResult:
     """NVML through the host's bindings; an import failure is "no driver" only in effect."""
     from wizard.core.machine import nvml
+    from wizard.core.machine.nvml_calls import check_bindings
 
     try:
         module = host.nvml()
     except ImportError as exc:
         return SourceResult("nvml", STATUS_ERROR, raw_error=f"ImportError: {exc}", detail="bindings-missing")
     result = nvml.query_nvml(module)
-    wrong = nvml.check_bindings(module)
+    wrong = check_bindings(module)
     if wrong:  # a shadowing 'pynvml' package may still half-work: say so either way
         result.detail = "pynvml-conflict"
         result.raw_error = f"{result.raw_error}; {wrong}" if result.raw_error else wrong

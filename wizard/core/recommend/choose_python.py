@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from packaging.version import InvalidVersion, Version
 
 from wizard.core.machine.models import Detection, PythonInterpreter
-from wizard.core.recommend.recommender import MachineFacts, Recommendation, Wishes, recommend
+from wizard.core.recommend.inputs import MachineFacts, Wishes
+from wizard.core.recommend.recommender import Recommendation, recommend
 
 FALLBACK_PYTHON = "3.12"  # what to install when none is found: supported by every current torch
 

@@ -108,16 +108,6 @@ def uv_install_argv(candidate: Installable, python_exe: str | None = None, uv_ex
     return [uv_exe, "pip", "install", *target, *requirements(candidate), *_index_args(candidate)]
 
 
-def conda_argvs(candidate: Installable, python_version: str, env_name: str = "dl",
-                conda_exe: str = "conda") -> list[list[str]]:
-    """create the env with the right Python, then pip inside it (``conda run`` needs no activate)."""
-    return [
-        [conda_exe, "create", "-n", env_name, f"python={python_version}", "-y"],
-        [conda_exe, "run", "-n", env_name, "python", "-m", "pip", "install", *requirements(candidate),
-         *_index_args(candidate)],
-    ]
-
-
 def build_commands(candidate: Installable, python_version: str, env_name: str = "dl",
                    python_exe: str = "python") -> InstallCommands:
     """The three copyable recipes. conda's shows ``conda activate`` (what students type), then pip."""

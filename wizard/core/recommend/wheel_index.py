@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -41,6 +40,7 @@ from packaging.tags import Tag, compatible_tags, cpython_tags, mac_platforms, sy
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
+from wizard.core.base.files import write_atomic
 from wizard.core.base.i18n import t
 
 APP_NAME = "gpu-setup-wizard"
@@ -221,7 +221,7 @@ class WheelCheck:
         """True when the network gave no answer and the bundled table stands."""
         return self.status in (STATUS_OFFLINE, STATUS_ERROR)
 
-    def message(self, lang: str | None = None) -> str:
+    def message(self, lang: str | None) -> str:
         index = self.index_url
         if self.status == STATUS_FOUND:
             text = t("wheelindex.found", lang, index=index, package=self.package, version=self.version,
@@ -243,7 +243,7 @@ class WheelCheck:
             return t("wheelindex.error", lang, index=index, status=self.http_status)
         return t("wheelindex.bad_page", lang, index=index, detail=self.detail or "?")
 
-    def to_json(self, lang: str | None = None) -> dict[str, Any]:
+    def to_json(self, lang: str | None) -> dict[str, Any]:
         return {"package": self.package, "version": self.version, "index_url": self.index_url,
                 "status": self.status, "matching": self.matching[:5], "from_cache": self.from_cache,
                 "revalidated": self.revalidated, "stale": self.stale, "message": self.message(lang)}
@@ -267,7 +267,7 @@ class CandidateCheck:
     def ok(self) -> bool:
         return bool(self.checks) and all(c.ok for c in self.checks)
 
-    def messages(self, lang: str | None = None) -> list[str]:
+    def messages(self, lang: str | None) -> list[str]:
         return [c.message(lang) for c in self.checks]
 
 
@@ -327,15 +327,7 @@ class WheelIndex:
                  "last_modified": response.headers.get("Last-Modified"), "api": page.api,
                  "files": [[f.filename, f.url, f.requires_python, f.yanked] for f in page.files],
                  "saved_at": saved_at}
-        self.cache_dir.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.cache_dir, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(entry, fh)
-            os.replace(tmp, self._cache_file(url))
-        except OSError:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(self._cache_file(url), json.dumps(entry), suffix=".tmp", mkdir=True)
         return saved_at
 
     # --- fetching -------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 The lesson asks whether Colab and a cloud GPU were used, and to compare their benchmark with
 the local one. The wizard's CLI runs there too (``pip install`` it, then
 ``gpu-setup-wizard report --json``); the JSON it prints, or just the output of Colab's
-``!nvidia-smi`` pasted into a file, becomes a :class:`~wizard.core.report.model.MachineRecord` that
+``!nvidia-smi`` pasted into a file, becomes a :class:`~wizard.core.report.document.MachineRecord` that
 fills the Colab or cloud line of the checklist and a row of the benchmark comparison.
 A ``doctor --json`` file is read as well (GPU and driver only).
 
@@ -20,9 +20,14 @@ import os
 import re
 from pathlib import Path
 
-from wizard.core.base.i18n import t
+from wizard.core.base.i18n import MessageError, msg
+from wizard.core.base.schema import SchemaError, check_schema, split_schema
+from wizard.core.machine.doctor import SCHEMA as DOCTOR_SCHEMA
+from wizard.core.machine.doctor import SCHEMA_VERSION as DOCTOR_SCHEMA_VERSION
 from wizard.core.machine.models import STATUS_OK, STATUS_UNRECOGNISED
-from wizard.core.report.model import KIND_CLOUD, KIND_COLAB, MachineRecord, with_remote
+from wizard.core.report.as_json import loads
+from wizard.core.report.build import with_remote
+from wizard.core.report.document import KIND_CLOUD, KIND_COLAB, MachineRecord
 
 REMOTE_KINDS = (KIND_COLAB, KIND_CLOUD)
 MAX_INPUT_BYTES = 8 * 1024 * 1024  # a report with collect_env is ~100 kB; anything this big is not ours
@@ -33,7 +38,7 @@ _COLAB_GPUS = re.compile(r"\b(Tesla T4|Tesla K80|Tesla P100|NVIDIA L4|Tesla V100
 _COLAB_MARKS = re.compile(r"^\s*!\s*nvidia-smi|/content\b|\bcolab\b", re.IGNORECASE | re.MULTILINE)
 
 
-class RemoteInputError(ValueError):
+class RemoteInputError(MessageError, ValueError):
     """The text is neither a report/doctor JSON nor an nvidia-smi output; the message says why."""
 
 
@@ -57,7 +62,7 @@ def machine_from_nvidia_smi(text: str, kind: str | None = None, label: str | Non
 
     result = nvidia_smi.parse_any(text)
     if result.status == STATUS_UNRECOGNISED:
-        raise RemoteInputError(t("report.remote.unrecognised", reason=result.detail or "?"))
+        raise RemoteInputError(msg("report.remote.unrecognised", reason=result.detail or "?"))
     gpus = [{"name": g.name, "memory_total_mib": g.memory_total_mib, "compute_capability": g.compute_capability}
             for g in result.gpus] if result.status == STATUS_OK else []
     return MachineRecord(kind=kind or guess_smi_kind(text), source="nvidia-smi", label=label,
@@ -67,8 +72,6 @@ def machine_from_nvidia_smi(text: str, kind: str | None = None, label: str | Non
 
 def machine_from_report(text: str, kind: str | None = None, label: str | None = None) -> MachineRecord:
     """The machine that made a ``report --json`` document, as a remote row."""
-    from wizard.core.report.as_json import loads
-
     report = loads(text)
     own = report.local
     smi = report.appendix("nvidia_smi")
@@ -99,24 +102,20 @@ def machine_from_text(text: str, kind: str | None = None, label: str | None = No
         raise ValueError(f"kind must be one of {REMOTE_KINDS}, not {kind!r}")
     stripped = text.lstrip("\ufeff \t\r\n")
     if not stripped:
-        raise RemoteInputError(t("cli.error.empty"))
+        raise RemoteInputError(msg("cli.error.empty"))
     if stripped.startswith("{"):
-        from wizard.core.machine.doctor import SchemaError
-        from wizard.core.machine.doctor import check_schema as check_doctor
-        from wizard.core.report.as_json import ReportSchemaError
-
         try:
             doc = json.loads(stripped)
         except ValueError as exc:
-            raise RemoteInputError(t("schema.not_json", error=str(exc))) from exc
-        name = str(doc.get("schema", "")).partition("@")[0] if isinstance(doc, dict) else ""
+            raise RemoteInputError(msg("schema.not_json", error=str(exc))) from exc
+        name = split_schema(str(doc.get("schema", "")))[0] if isinstance(doc, dict) else ""
         try:
-            if name == "gpu-setup-wizard/doctor":
-                check_doctor(doc)
+            if name == DOCTOR_SCHEMA:
+                check_schema(doc, DOCTOR_SCHEMA, DOCTOR_SCHEMA_VERSION)
                 return machine_from_doctor(doc, kind, label)
             return machine_from_report(stripped, kind, label)
-        except (SchemaError, ReportSchemaError) as exc:
-            raise RemoteInputError(str(exc)) from exc
+        except SchemaError as exc:  # a ReportSchemaError is one too
+            raise RemoteInputError(exc.message) from exc
     return machine_from_nvidia_smi(text, kind, label)
 
 
@@ -127,7 +126,7 @@ def machine_from_file(path: str | os.PathLike[str], kind: str | None = None) -> 
 
     p = Path(path)
     if p.stat().st_size > MAX_INPUT_BYTES:
-        raise RemoteInputError(t("report.remote.too_big", name=p.name))
+        raise RemoteInputError(msg("report.remote.too_big", name=p.name))
     return machine_from_text(decode_pasted(p.read_bytes()), kind, p.name)
 
 

@@ -15,105 +15,28 @@ a student reads:
   85% of what the card can do").
 
 GPU clocks and temperature while the benchmark runs come from NVML in the wizard's own
-process (:class:`GpuSampling`, a thread around :class:`wizard.core.machine.nvml.NvmlSampler`); they are
-kept with the results so a throttling laptop explains a low efficiency.
+process (:mod:`wizard.core.verify.gpu_sampling`, a thread around
+:class:`wizard.core.machine.nvml.NvmlSampler`); they are kept with the results so a throttling
+laptop explains a low efficiency. The spec sheets are looked up in
+:mod:`wizard.core.verify.gpu_specs`.
 """
 
 from __future__ import annotations
 
-import re
-import statistics
-import threading
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, Callable, Iterable, Sequence
 
 from wizard.core.base.i18n import t
+from wizard.core.verify.gpu_sampling import sample_during, summarise_samples
+from wizard.core.verify.gpu_specs import PEAK_FIELD, GpuSpec, find_gpu_spec
 from wizard.core.verify.probe_runner import CancelLike, Event, ProbeOutcome, run_probe
-from wizard.core.base.resources import load_json
 
 SCHEMA = "gpu-setup-wizard/bench@1.0"
 SUITES = ("quick", "full")
 
-# Which spec column is the peak for a measurement (gpus.json field names).
-PEAK_FIELD = {
-    ("matmul", "fp32"): "fp32_tflops",
-    ("matmul_dtype", "fp32"): "fp32_tflops",
-    ("course_matmul", "fp32"): "fp32_tflops",
-    ("matmul_dtype", "tf32"): "tf32_tensor_tflops_dense",
-    ("matmul_dtype", "fp16"): "fp16_tensor_tflops_dense_fp32_accumulate",
-    ("matmul_dtype", "bf16"): "bf16_tensor_tflops_dense_fp32_accumulate",
-    ("copy_d2d", "fp32"): "mem_bandwidth_gbs",
-}
 NOISY_IQR = 0.10  # torch.utils.benchmark.Measurement warns above this IQR/median
 GOOD_EFFICIENCY = 70.0  # % of dense peak; 80-87% is what the best GEMMs reach (bench-vram.md §4)
-
-
-# ------------------------------------------------------------------------------------------
-# GPU spec lookup
-# ------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class GpuSpec:
-    name: str
-    architecture: str | None
-    compute_capability: str | None
-    values: dict[str, Any]
-    sources: tuple[str, ...]
-    unverified: tuple[str, ...]
-
-    def peak(self, field_name: str) -> float | None:
-        """A peak in the table's unit (TFLOP/s or GB/s), None when the table has none."""
-        value = self.values.get(field_name)
-        return float(value) if isinstance(value, (int, float)) else None
-
-
-_DROP_WORDS = {"nvidia", "geforce", "tesla", "quadro"}
-
-
-def normalise_gpu_name(name: str) -> str:
-    """'NVIDIA GeForce RTX 3060 Laptop GPU' → 'rtx 3060 laptop'; 'NVIDIA A100-SXM4-40GB' →
-    'a100 sxm4 40gb'; '(R)'/'(TM)' marks and a trailing 'GPU' dropped."""
-    text = re.sub(r"\((?:r|tm)\)", " ", name.lower())
-    text = re.sub(r"[-_/,()]", " ", text)
-    words = [w for w in text.split() if w not in _DROP_WORDS]
-    if words and words[-1] == "gpu":
-        words.pop()
-    return " ".join(words)
-
-
-@lru_cache(maxsize=1)
-def _spec_table() -> tuple[tuple[GpuSpec, tuple[str, ...], tuple[float, float] | None], ...]:
-    rows = []
-    for entry in load_json("gpus.json")["gpus"]:
-        match = entry.get("match") or {}
-        mem = match.get("memory_gib")
-        spec = GpuSpec(name=entry["name"], architecture=entry.get("architecture"),
-                       compute_capability=entry.get("compute_capability"),
-                       values={k: v for k, v in entry.items() if k not in ("match", "sources", "verified",
-                                                                         "unverified", "notes")},
-                       sources=tuple(entry.get("sources") or ()), unverified=tuple(entry.get("unverified") or ()))
-        rows.append((spec, tuple(match.get("names") or ()), (float(mem[0]), float(mem[1])) if mem else None))
-    return tuple(rows)
-
-
-def find_gpu_spec(name: str | None, memory_gib: float | None = None) -> GpuSpec | None:
-    """The spec sheet of the GPU called ``name`` (as torch or NVML report it), or None.
-
-    Exact match of the normalised name only: an "RTX 4080 SUPER" must not borrow the RTX 4080's
-    peak, nor a laptop part its desktop namesake's. Where one name covers cards with different
-    hardware (RTX 3060 12 GB / 8 GB), ``memory_gib`` picks the one; unknown memory takes the
-    table's entry.
-    """
-    if not name:
-        return None
-    key = normalise_gpu_name(name)
-    for spec, names, mem in _spec_table():
-        if key in names:
-            if mem is not None and memory_gib is not None and not (mem[0] <= memory_gib <= mem[1]):
-                continue
-            return spec
-    return None
 
 
 # ------------------------------------------------------------------------------------------
@@ -181,10 +104,10 @@ class BenchSkip:
     reason: str
     params: dict[str, Any] = field(default_factory=dict)
 
-    def text(self, lang: str | None = None) -> str:
+    def text(self, lang: str | None) -> str:
         return t(f"bench.skip.{self.reason}", lang, **{k: v for k, v in self.params.items() if v is not None})
 
-    def to_json(self, lang: str | None = None) -> dict[str, Any]:
+    def to_json(self, lang: str | None) -> dict[str, Any]:
         return {"id": self.id, "device": self.device, "dtype": self.dtype, "reason": self.reason,
                 "text": self.text(lang), "params": self.params}
 
@@ -225,94 +148,6 @@ class Efficiency:
         return {"id": self.id, "dtype": self.dtype, "device": self.device, "size": self.size,
                 "measured": self.measured, "peak": self.peak, "spec_field": self.spec_field,
                 "percent": self.percent}
-
-
-# ------------------------------------------------------------------------------------------
-# NVML sampling while the benchmark runs
-# ------------------------------------------------------------------------------------------
-class GpuSampling:
-    """Calls ``sampler.sample()`` every ``interval_s`` on a thread until stopped.
-
-    ``sampler`` is a :class:`wizard.core.machine.nvml.NvmlSampler` (or anything with ``open()``,
-    ``sample()``, ``close()``). Without NVML (``open()`` False) it records nothing and says why
-    in :attr:`error`; the benchmark goes on regardless.
-    """
-
-    def __init__(self, sampler: Any, interval_s: float = 0.5) -> None:
-        self.sampler = sampler
-        self.interval_s = interval_s
-        self.samples: list[Any] = []
-        self.error: str | None = None
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> "GpuSampling":
-        if not self.sampler.open():
-            self.error = getattr(self.sampler, "error", None) or "NVML unavailable"
-            return self
-        self._thread = threading.Thread(target=self._loop, name="bench-nvml", daemon=True)
-        self._thread.start()
-        return self
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self.samples.extend(self.sampler.sample())
-            except RuntimeError as exc:  # the sampler was closed under us
-                self.error = str(exc)
-                return
-            self._stop.wait(self.interval_s)
-
-    def stop(self) -> list[Any]:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        close = getattr(self.sampler, "close", None)
-        if close is not None:
-            close()
-        return self.samples
-
-    def __enter__(self) -> "GpuSampling":
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-
-def sample_during(fn: Callable[[], Any], sampler: Any | None, interval_s: float = 0.5) -> tuple[Any, list[Any], str | None]:
-    """Run ``fn()`` while sampling NVML: (fn's result, samples, sampling error)."""
-    if sampler is None:
-        return fn(), [], None
-    sampling = GpuSampling(sampler, interval_s).start()
-    try:
-        result = fn()
-    finally:
-        samples = sampling.stop()
-    return result, samples, sampling.error
-
-
-def summarise_samples(samples: Iterable[Any]) -> dict[int, dict[str, Any]]:
-    """Per GPU index: how hot, how fast the SM clock ran, how much power, over the run."""
-    by_gpu: dict[int, list[Any]] = {}
-    for s in samples:
-        by_gpu.setdefault(int(getattr(s, "index", 0)), []).append(s)
-    out: dict[int, dict[str, Any]] = {}
-    for index, rows in by_gpu.items():
-        def values(attr: str) -> list[float]:
-            return [float(v) for v in (getattr(r, attr, None) for r in rows) if isinstance(v, (int, float))]
-
-        temp, clock, power, util = values("temperature_c"), values("clock_sm_mhz"), values("power_w"), \
-            values("utilization_gpu")
-        out[index] = {
-            "samples": len(rows),
-            "temperature_max_c": max(temp) if temp else None,
-            "clock_sm_min_mhz": min(clock) if clock else None,
-            "clock_sm_median_mhz": statistics.median(clock) if clock else None,
-            "clock_sm_max_mhz": max(clock) if clock else None,
-            "power_max_w": max(power) if power else None,
-            "utilization_max": max(util) if util else None,
-        }
-    return out
 
 
 # ------------------------------------------------------------------------------------------
@@ -502,7 +337,7 @@ class BenchReport:
             percent = 100.0 * gpu_result.value / (spec.peak("fp32_tflops") * 1000.0)
         return {"speedup": s.factor, "percent": percent, "size": s.size, "id": s.id, "device": s.target}
 
-    def summary(self, lang: str | None = None) -> str:
+    def summary(self, lang: str | None) -> str:
         """One sentence for the student (two when the measurements were disturbed)."""
         text = self._summary(lang)
         timed = [r for r in self.results if r.unit != "s"]
@@ -541,7 +376,7 @@ class BenchReport:
             return "gpu_failed"
         return None
 
-    def course_line(self, lang: str | None = None) -> str | None:
+    def course_line(self, lang: str | None) -> str | None:
         """The course's "N×N matmul, CPU vs GPU, speedup" line, as the course prints it."""
         cpu, gpu = self.course()
         if cpu is None:
@@ -552,7 +387,7 @@ class BenchReport:
                  factor=_fmt(cpu.median_s / gpu.median_s))
 
     # ---- output ------------------------------------------------------------------------
-    def to_json(self, lang: str | None = None) -> dict[str, Any]:
+    def to_json(self, lang: str | None) -> dict[str, Any]:
         spec = self.spec()
         return {
             "schema": SCHEMA,
@@ -579,7 +414,7 @@ class BenchReport:
             "probe": self.outcome.to_json() if self.outcome is not None else None,
         }
 
-    def to_text(self, lang: str | None = None) -> str:
+    def to_text(self, lang: str | None) -> str:
         lines = [t("bench.report.heading", lang, python=self.python_exe or "?")]
         for r in self.results:
             dtype = f" {r.dtype}" if r.dtype else ""
@@ -597,12 +432,12 @@ class BenchReport:
         return "\n".join(lines)
 
 
-def progress_text(event: Event, lang: str | None = None) -> str:
+def progress_text(event: Event, lang: str | None) -> str:
     """A progress event as a status line ("Measuring: matmul.cuda:0.fp16")."""
     return t("bench.progress", lang, step=str(event.get("step") or ""))
 
 
-def result_title(result: BenchResult, lang: str | None = None) -> str:
+def result_title(result: BenchResult, lang: str | None) -> str:
     """The result's name for a table or plot legend."""
     key = f"bench.result.{result.id}"
     return t(key, lang)

@@ -1,50 +1,35 @@
 """Run a probe script (``wizard/probe/*.py``) in a target interpreter and read its JSON lines.
 
-Two front ends read the same stream: the CLI through :func:`run_probe` (a ``subprocess.Popen``
-read line by line on threads) and the GUI through a ``QProcess`` whose ``readyRead`` chunks
-go into a :class:`ProbeStream`. So the parsing lives in :class:`ProbeStream`, which knows
-nothing about processes: feed it bytes or text in any chunking, it decodes UTF-8
-incrementally (a Hangul character split across two reads stays whole), yields each complete
-JSON object, and keeps lines that are not protocol (a library's stray print, a crash's
-half-written line) as ``garbage`` for the report instead of failing.
+The child itself is run by the one process runner (:func:`wizard.core.base.process.run_process`);
+this module adds the probes' protocol. :class:`ProbeStream` is the decoder for the probe's
+stdout: bytes or text in any chunking, decoded by the runner's :class:`LineDecoder` (a Hangul
+character split across two reads stays whole), each complete JSON object yielded as an
+event, and lines that are not protocol (a library's stray print, a crash's half-written
+line) kept as ``garbage`` for the report instead of failing.
 
 A probe that is killed, crashes, hangs or never starts gives a :class:`ProbeOutcome` saying
 so (exit code, whether it finished, the last events, the end of stderr); :func:`run_probe`
 never raises for the child's sake.
 
-:func:`run_probe_with_host` runs the same command through a :class:`~wizard.core.base.host.Host`
-(no streaming): tests replay recorded probe output with a ``RecordedHost``, and it is the
-simple path for callers that only want the final result.
-
-The GUI's path with a ``QProcess`` (the window never waits on the probe)::
-
-    argv = probe_command(python, "verify.py", verify_args())      # or "bench.py", bench_args(...)
-    proc.setProgram(argv[0]); proc.setArguments(argv[1:])
-    proc.setProcessEnvironment(<probe_environment() copied into a QProcessEnvironment>)
-    proc.setProcessChannelMode(QProcess.SeparateChannels)  # stderr must not split a JSON line
-    readyReadStandardOutput: for e in stream.feed(bytes(proc.readAllStandardOutput())): report.feed(e)
-    readyReadStandardError:  keep the text (the last ~16 kB are enough)
-    finished(code, status):  report.finish(outcome_from_stream(argv, stream,
-                                 code if status == QProcess.NormalExit else None, stderr_text))
-    errorOccurred(FailedToStart): outcome_from_stream(argv, stream, None, error="not found")
-    Cancel:                  kill_pid_tree(proc.processId()), then finish with cancelled=True
+Both faces call :func:`run_probe`: the CLI on its own thread, the GUI on a worker thread
+(:class:`wizard.ui.probe_process.ProbeProcess` relays ``on_event`` as a Qt signal and sets the
+cancel token). :func:`run_probe_with_host` runs the same command through a
+:class:`~wizard.core.base.host.Host` (no streaming): tests replay recorded probe output with a
+recorded host, and it is the simple path for callers that only want the final result.
 """
 
 from __future__ import annotations
 
-import codecs
 import collections
-import json
 import os
-import queue
-import subprocess
-import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from wizard.core.base.host import CommandResult, Host, child_env, kill_tree
+from wizard.core.base.host import CommandResult, Host
+from wizard.core.base.process import (
+    CancelLike, LineDecoder, ProcessSpec, child_env, kill_tree, parse_json_line, run_process,
+)
 from wizard.core.base.resources import probe_path
 
 EVENT_KINDS = ("progress", "result", "error")
@@ -54,7 +39,6 @@ MAX_GARBAGE_LINES = 200
 STDERR_TAIL_CHARS = 16000
 
 Event = dict[str, Any]
-CancelLike = threading.Event | Callable[[], bool] | None
 
 
 def _is_event(obj: Any) -> bool:
@@ -62,20 +46,17 @@ def _is_event(obj: Any) -> bool:
 
 
 class ProbeStream:
-    """Incremental JSON-lines parser for probe output.
+    """Incremental JSON-lines parser for probe output (a :class:`~wizard.core.base.process.Decoder`).
 
-    ``feed(chunk)`` takes ``bytes`` (decoded as UTF-8, replacement on invalid bytes, so a
-    cp949 line from a misbehaving library cannot stop the stream) or ``str``; it returns the
-    events completed by that chunk. ``close()`` flushes the decoder and handles a last line
-    without a newline: a complete JSON object is accepted, anything else is kept as
-    ``truncated`` (the probe died while writing it).
+    ``feed(chunk)`` takes ``bytes`` (UTF-8, replacement on invalid bytes, so a cp949 line
+    from a misbehaving library cannot stop the stream) or ``str``; it returns the events
+    completed by that chunk. ``close()`` (or ``flush()``, as the process runner calls it)
+    handles a last line without a newline: a complete JSON object is accepted, anything else
+    is kept as ``truncated`` (the probe died while writing it).
     """
 
     def __init__(self, max_line_chars: int = MAX_LINE_CHARS) -> None:
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._buffer = ""
-        self._max = max_line_chars
-        self._dropping = False  # inside an over-long line, discarding until its newline
+        self._lines = LineDecoder(max_line=max_line_chars, utf8_only=True, drop_overlong=True)
         self.events: list[Event] = []
         self.garbage: collections.deque[str] = collections.deque(maxlen=MAX_GARBAGE_LINES)
         self.garbage_count = 0
@@ -85,8 +66,8 @@ class ProbeStream:
     def feed(self, chunk: bytes | bytearray | memoryview | str) -> list[Event]:
         if self.closed:
             raise ValueError("ProbeStream.feed() after close()")
-        text = chunk if isinstance(chunk, str) else self._decoder.decode(bytes(chunk))
-        return self._take(text)
+        data = chunk.encode("utf-8") if isinstance(chunk, str) else bytes(chunk)
+        return self._take(self._lines.feed(data))
 
     def feed_all(self, chunks: Iterable[bytes | str]) -> list[Event]:
         out: list[Event] = []
@@ -99,37 +80,26 @@ class ProbeStream:
         """End of stream. Returns the events completed by the rest of the input."""
         if self.closed:
             return []
-        out = self._take(self._decoder.decode(b"", final=True))
         self.closed = True
-        rest = self._buffer.strip()
-        self._buffer = ""
-        if rest and not self._dropping:
-            event = self._parse(rest)
-            if event is not None:
-                out.append(event)
-            else:
-                self.truncated = rest[-2000:]
-        return out
+        rest = " ".join(line.strip() for line in self._lines.flush()).strip()
+        self._take([])  # an over-long line still open is garbage too
+        if not rest:
+            return []
+        event = self._parse(rest)
+        if event is None:
+            self.truncated = rest[-2000:]
+            return []
+        return [event]
 
-    def _take(self, text: str) -> list[Event]:
+    flush = close
+
+    def _take(self, lines: list[str]) -> list[Event]:
+        for preview in self._lines.dropped:
+            self._garbage(preview + " [... over-long line dropped]")
+        self._lines.dropped.clear()
         out: list[Event] = []
-        while text:
-            newline = text.find("\n")
-            if newline < 0:
-                if not self._dropping:
-                    self._buffer += text
-                    if len(self._buffer) > self._max:
-                        self._garbage(self._buffer[:200] + " [... over-long line dropped]")
-                        self._buffer = ""
-                        self._dropping = True
-                return out
-            piece, text = text[:newline], text[newline + 1:]
-            if self._dropping:
-                self._dropping = False
-                self._buffer = ""
-                continue
-            line = (self._buffer + piece).strip()
-            self._buffer = ""
+        for line in lines:
+            line = line.strip()
             if not line:
                 continue
             event = self._parse(line)
@@ -140,12 +110,7 @@ class ProbeStream:
         return out
 
     def _parse(self, line: str) -> Event | None:
-        if not line.startswith("{"):
-            return None
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            return None
+        obj = parse_json_line(line)
         if not _is_event(obj):
             return None
         self.events.append(obj)
@@ -243,8 +208,7 @@ def resolve_script(script: str | os.PathLike[str]) -> Path:
 
 def probe_command(python_exe: str | os.PathLike[str], script: str | os.PathLike[str],
                   args: Sequence[str] = ()) -> list[str]:
-    """The argv to run a probe: ``[python, -u, /path/to/probe.py, *args]``. The GUI hands
-    ``argv[0]`` and ``argv[1:]`` to QProcess, with :func:`probe_environment`."""
+    """The argv to run a probe: ``[python, -u, /path/to/probe.py, *args]``."""
     return [str(python_exe), "-u", str(resolve_script(script)), *[str(a) for a in args]]
 
 
@@ -258,39 +222,8 @@ def probe_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def kill_pid_tree(pid: int, grace_s: float = 2.0) -> None:
-    """Terminate, then kill, process ``pid`` and all its descendants (collect_env's children).
-
-    For the GUI, which holds a QProcess rather than a Popen: ``QProcess.kill()`` alone would
-    leave the probe's own children running. A process already gone is not an error.
-    """
-    import psutil  # only needed when something must die
-
-    try:
-        parent = psutil.Process(pid)
-        family = parent.children(recursive=True) + [parent]
-    except psutil.Error:
-        return
-    for p in family:
-        try:
-            p.terminate()
-        except psutil.Error:
-            pass
-    _, alive = psutil.wait_procs(family, timeout=grace_s)
-    for p in alive:
-        try:
-            p.kill()
-        except psutil.Error:
-            pass
-    psutil.wait_procs(alive, timeout=grace_s)
-
-
-def _cancelled(cancel: CancelLike) -> bool:
-    if cancel is None:
-        return False
-    if isinstance(cancel, threading.Event):
-        return cancel.is_set()
-    return bool(cancel())
+# Stop a probe held elsewhere by its pid: the one process-tree killer.
+kill_pid_tree = kill_tree
 
 
 def run_probe(python_exe: str | os.PathLike[str], script: str | os.PathLike[str],
@@ -305,140 +238,15 @@ def run_probe(python_exe: str | os.PathLike[str], script: str | os.PathLike[str]
     and the exception propagates: the caller asked to stop, no process is left behind.
     """
     argv = probe_command(python_exe, script, args)
-    start = time.monotonic()
-    outcome = ProbeOutcome(argv=argv)
-    kwargs: dict[str, Any] = {}
-    if os.name == "nt":
-        kwargs["creationflags"] = getattr(subprocess, "CREATE_NO_WINDOW", 0)
-    else:
-        kwargs["start_new_session"] = True  # its own process group, killed as a whole
-    try:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env=probe_environment(env), **kwargs)
-    except FileNotFoundError:
-        outcome.error = "not found"
-        return outcome
-    except OSError as exc:  # not executable, bad format (a 32-bit/ARM exe), permission
-        outcome.error = str(exc) or type(exc).__name__
-        return outcome
-
     stream = ProbeStream()
-    events: queue.Queue[Event | None] = queue.Queue()
-    stderr_tail: collections.deque[str] = collections.deque()
-    stderr_len = [0]
-
-    def read_stdout() -> None:
-        assert proc.stdout is not None
-        fd = proc.stdout.fileno()
-        while True:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            for event in stream.feed(chunk):
-                events.put(event)
-        for event in stream.close():
-            events.put(event)
-        events.put(None)
-
-    def read_stderr() -> None:
-        assert proc.stderr is not None
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        fd = proc.stderr.fileno()
-        while True:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            text = decoder.decode(chunk)
-            stderr_tail.append(text)
-            stderr_len[0] += len(text)
-            while stderr_len[0] > STDERR_TAIL_CHARS * 2 and len(stderr_tail) > 1:
-                stderr_len[0] -= len(stderr_tail.popleft())
-
-    readers = [threading.Thread(target=read_stdout, name="probe-stdout", daemon=True),
-               threading.Thread(target=read_stderr, name="probe-stderr", daemon=True)]
-    for t in readers:
-        t.start()
-
-    def stop() -> None:
-        if proc.poll() is None:
-            kill_tree(proc)
-
-    stdout_done = False
-    try:
-        while not stdout_done:
-            try:
-                item = events.get(timeout=poll_s)
-            except queue.Empty:
-                item = None
-                if _cancelled(cancel):
-                    outcome.cancelled = True
-                    stop()
-                    break
-                if timeout is not None and time.monotonic() - start > timeout:
-                    outcome.timed_out = True
-                    stop()
-                    break
-                continue
-            if item is None:
-                stdout_done = True
-                break
-            outcome.events.append(item)
-            if on_event is not None:
-                on_event(item)
-            if _cancelled(cancel):
-                outcome.cancelled = True
-                stop()
-                break
-    except BaseException:
-        stop()
-        raise
-    finally:
-        if not stdout_done and proc.poll() is None:
-            stop()
-    # The process ended (or was killed); wait for it and let the readers drain the pipes.
-    try:
-        remaining = None if timeout is None else max(1.0, timeout - (time.monotonic() - start))
-        proc.wait(timeout=remaining if not (outcome.cancelled or outcome.timed_out) else 10)
-    except subprocess.TimeoutExpired:
-        # stdout closed but the process lingers (it closed its stdout itself): end it
-        outcome.timed_out = outcome.timed_out or not outcome.cancelled
-        stop()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
-    for t in readers:
-        t.join(timeout=5)
-    while True:  # events the reader queued after we stopped listening
-        try:
-            item = events.get_nowait()
-        except queue.Empty:
-            break
-        if item is not None:
-            outcome.events.append(item)
-            if on_event is not None and not (outcome.cancelled or outcome.timed_out):
-                on_event(item)
-    if not (outcome.cancelled or outcome.timed_out):
-        outcome.returncode = proc.returncode
-    elif proc.returncode is not None:
-        outcome.returncode = proc.returncode  # the exit status the kill left, for the report
-    outcome.stderr_tail = "".join(stderr_tail)[-STDERR_TAIL_CHARS:]
-    outcome.garbage = list(stream.garbage)
-    outcome.truncated_line = stream.truncated
-    outcome.duration_s = time.monotonic() - start
-    for pipe in (proc.stdout, proc.stderr):
-        if pipe is not None:
-            try:
-                pipe.close()
-            except OSError:
-                pass
-    return outcome
+    spec = ProcessSpec(argv, probe_environment(env), None, timeout, keep_chars=STDERR_TAIL_CHARS)
+    result = run_process(spec, on_event, None, cancel, stdout_decoder=stream,
+                         stderr_decoder=LineDecoder(utf8_only=True), poll_s=poll_s)
+    stopped = result.cancelled or result.timed_out
+    # stopped: the exit status the kill left, for the report
+    return outcome_from_stream(argv, stream, result.exit_status if stopped else result.returncode, result.stderr,
+                               timed_out=result.timed_out, cancelled=result.cancelled, error=result.error,
+                               duration_s=result.duration_s)
 
 
 def outcome_from_output(argv: list[str], stdout: str | bytes, stderr: str = "", returncode: int | None = 0,
@@ -446,19 +254,18 @@ def outcome_from_output(argv: list[str], stdout: str | bytes, stderr: str = "", 
     """A :class:`ProbeOutcome` from captured output (a recorded run, or a Host result)."""
     stream = ProbeStream()
     stream.feed(stdout)
-    stream.close()
-    return ProbeOutcome(argv=list(argv), returncode=returncode, events=list(stream.events),
-                        stderr_tail=stderr[-STDERR_TAIL_CHARS:], garbage=list(stream.garbage),
-                        truncated_line=stream.truncated, timed_out=timed_out, error=error, duration_s=duration_s)
+    return outcome_from_stream(argv, stream, returncode, stderr, timed_out=timed_out, error=error,
+                               duration_s=duration_s)
 
 
 def outcome_from_stream(argv: Sequence[str], stream: ProbeStream, returncode: int | None, stderr: str = "", *,
                         timed_out: bool = False, cancelled: bool = False, error: str | None = None,
                         duration_s: float = 0.0) -> ProbeOutcome:
-    """The outcome of a run whose output went through ``stream`` (the GUI's QProcess path:
-    call this from ``finished``/``errorOccurred`` after feeding every chunk)."""
+    """The outcome of a run whose output was fed to ``stream`` chunk by chunk elsewhere (a
+    recorded capture replayed in pieces); :func:`run_probe` builds its own."""
     stream.close()
-    return ProbeOutcome(argv=list(argv), returncode=None if (timed_out or cancelled) and returncode is None else returncode,
+    stopped = timed_out or cancelled
+    return ProbeOutcome(argv=list(argv), returncode=None if stopped and returncode is None else returncode,
                         events=list(stream.events), stderr_tail=stderr[-STDERR_TAIL_CHARS:],
                         garbage=list(stream.garbage), truncated_line=stream.truncated, timed_out=timed_out,
                         cancelled=cancelled, error=error, duration_s=duration_s)

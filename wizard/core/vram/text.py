@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from wizard.core.base.i18n import t
-from wizard.core.vram.estimate import ITEM_KEYS, Estimate, format_gib, format_params, item_label, largest_model_table
+from wizard.core.vram.estimate import Estimate
+from wizard.core.vram.largest import largest_model_table
+from wizard.core.vram.units import ITEM_KEYS, format_gib, format_params, item_label
 from wizard.core.vram.workloads import WorkloadJudgment
 
 MARKS = {"runs_here": "✔", "needs_colab": "☁", "needs_cloud": "☁", "too_big": "✖"}

@@ -19,15 +19,9 @@ from typing import Any
 
 from wizard.core.base.i18n import t
 from wizard.core.base.resources import load_json
-from wizard.core.vram.estimate import (
-    CUDA_CONTEXT_RESERVE_BYTES,
-    GIB,
-    MIB,
-    Estimate,
-    estimate,
-    format_gib,
-    usable_vram_bytes,
-)
+from wizard.core.vram.estimate import Estimate, estimate
+from wizard.core.vram.memory import CUDA_CONTEXT_RESERVE_BYTES, usable_vram_bytes
+from wizard.core.vram.units import GIB, MIB, format_gib
 
 VERDICT_RUNS_HERE = "runs_here"
 VERDICT_NEEDS_COLAB = "needs_colab"
@@ -49,7 +43,7 @@ class Target:
     def vram_bytes(self) -> int:
         return self.vram_mib * MIB
 
-    def label(self, lang: str | None = None) -> str:
+    def label(self, lang: str | None) -> str:
         return t(f"vram.target.{self.id}", lang)
 
 
@@ -72,10 +66,10 @@ class Workload:
     gradient_checkpointing: bool = False
     course_tier: str | None = None
 
-    def title(self, lang: str | None = None) -> str:
+    def title(self, lang: str | None) -> str:
         return t(f"vram.workload.{self.id}.title", lang)
 
-    def setup(self, lang: str | None = None) -> str:
+    def setup(self, lang: str | None) -> str:
         return t(f"vram.workload.{self.id}.setup", lang)
 
     def estimate(self, batch: int, vram_total_bytes: int | None = None, vram_used_bytes: int = 0,
@@ -159,10 +153,10 @@ class WorkloadJudgment:
     def runs_here(self) -> bool:
         return self.verdict == VERDICT_RUNS_HERE
 
-    def title(self, lang: str | None = None) -> str:
+    def title(self, lang: str | None) -> str:
         return self.workload.title(lang)
 
-    def text(self, lang: str | None = None) -> str:
+    def text(self, lang: str | None) -> str:
         """The verdict in one line: '이 GPU에서 실행 가능 (배치 최대 64)'."""
         if self.verdict == VERDICT_RUNS_HERE:
             return t("vram.verdict.runs_here", lang, batch=self.batch_here)
@@ -178,7 +172,7 @@ class WorkloadJudgment:
                             min_batch=self.workload.min_batch)
         return text
 
-    def to_json(self, lang: str | None = None) -> dict[str, Any]:
+    def to_json(self, lang: str | None) -> dict[str, Any]:
         return {
             "id": self.workload.id,
             "title": self.title(lang),
@@ -230,14 +224,14 @@ def judge_workloads(vram_total_bytes: int | None, vram_used_bytes: int = 0, *,
             for w in (workloads if workloads is not None else load_workloads())]
 
 
-def report_lines(judgments: list[WorkloadJudgment], lang: str | None = None) -> tuple[list[str], list[str]]:
+def report_lines(judgments: list[WorkloadJudgment], lang: str | None) -> tuple[list[str], list[str]]:
     """('이 환경으로 가능한 강의' lines, 'Colab/클라우드가 필요한 강의' lines) for the report."""
     here = [f"{j.title(lang)}: {j.text(lang)}" for j in judgments if j.runs_here]
     remote = [f"{j.title(lang)}: {j.text(lang)}" for j in judgments if not j.runs_here]
     return here, remote
 
 
-def report_headings(lang: str | None = None) -> tuple[str, str]:
+def report_headings(lang: str | None) -> tuple[str, str]:
     return t("vram.report.runs_here", lang), t("vram.report.needs_remote", lang)
 
 
@@ -251,7 +245,7 @@ class CourseTier:
     batch_hint: tuple[int, int]
     workloads: tuple[str, ...]
 
-    def text(self, lang: str | None = None) -> str:
+    def text(self, lang: str | None) -> str:
         return t(f"vram.tier.{self.id}", lang, gpu=self.gpu, gb=self.vram_gb,
                  low=self.batch_hint[0], high=self.batch_hint[1])
 
@@ -272,7 +266,7 @@ class BatchHintRow:
     workload_id: str
     is_this_gpu: bool = False
 
-    def text(self, lang: str | None = None) -> str:
+    def text(self, lang: str | None) -> str:
         hint = (f"{self.course_hint[0]}–{self.course_hint[1]}" if self.course_hint
                 else t("common.na", lang))
         return t("vram.batch_hint.row", lang, gb=f"{self.vram_gb:g}", hint=hint, batch=self.computed_batch,

@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QLabel, QScrollArea, QVBoxLayout, QWidget, QWizardPage
 
 from wizard.core.base.i18n import t
+from wizard.ui.language import LangOf, english
 from wizard.ui.session_model import SessionModel
 
 
@@ -47,12 +48,20 @@ class BasePage(QWizardPage):
         # a bound method, not a lambda: Qt drops the connection when this page is deleted
         model.language_changed.connect(self._on_language_changed)
 
+    def current_lang(self) -> str:
+        """The session's language, which every text on this page is rendered in."""
+        return self.model.session.lang
+
+    @property
+    def lang(self) -> str:
+        return self.current_lang()
+
     def _on_language_changed(self, _lang: str) -> None:
         self.retranslate()
 
     def retranslate(self) -> None:
-        self.setTitle(t(PAGE_TITLE_KEYS[self.page_id]))
-        self.setSubTitle(t(PAGE_TITLE_KEYS[self.page_id].replace(".title", ".subtitle")))
+        self.setTitle(t(PAGE_TITLE_KEYS[self.page_id], self.lang))
+        self.setSubTitle(t(PAGE_TITLE_KEYS[self.page_id].replace(".title", ".subtitle"), self.lang))
 
 
 def scroll_body(page: QWidget) -> QVBoxLayout:
@@ -86,12 +95,17 @@ def value_label() -> QLabel:
 class InfoForm(QFormLayout):
     """Label/value rows keyed by message key, re-translatable, values selectable."""
 
-    def __init__(self) -> None:
+    def __init__(self, lang_of: LangOf = english) -> None:
         super().__init__()
+        self.lang_of = lang_of
         self.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
         self.setHorizontalSpacing(14)
         self.setVerticalSpacing(5)
         self._rows: dict[str, tuple[QLabel, QLabel]] = {}
+
+    @property
+    def lang(self) -> str:
+        return self.lang_of()
 
     def set_row(self, key: str, value: str, tooltip: str | None = None) -> QLabel:
         if key not in self._rows:
@@ -100,14 +114,14 @@ class InfoForm(QFormLayout):
             self.addRow(name, val)
             self._rows[key] = (name, val)
         name, val = self._rows[key]
-        name.setText(t(key) + ":")
+        name.setText(t(key, self.lang) + ":")
         val.setText(value)
         val.setToolTip(tooltip or "")
         return val
 
     def retranslate(self) -> None:
         for key, (name, _val) in self._rows.items():
-            name.setText(t(key) + ":")
+            name.setText(t(key, self.lang) + ":")
 
     def clear_rows(self) -> None:
         while self.rowCount():

@@ -1,6 +1,6 @@
 """Page 7 — Benchmark: CPU against GPU in the target environment, results streaming in.
 
-The probe runs through QProcess; each result appears in the table as it finishes; the plots
+The probe runs on a worker thread; each result appears in the table as it finishes; the plots
 (pyqtgraph, imported on first show) and the one-sentence summary update with every result.
 """
 
@@ -21,7 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from wizard.core.base.i18n import language, t
+from wizard.app import bench as app_bench
+from wizard.core.base.i18n import t
 from wizard.ui.pages.base import BasePage, PageId
 from wizard.ui.probe_process import ProbeProcess
 from wizard.ui.session_model import SessionModel
@@ -93,27 +94,25 @@ class BenchmarkPage(BasePage):
         if self.plots is None:
             from wizard.ui.widgets.bench_plots import BenchPlots  # pyqtgraph: only now
 
-            self.plots = BenchPlots()
+            self.plots = BenchPlots(lang_of=self.current_lang)
             self.plot_holder.addWidget(self.plots)
 
     def cleanupPage(self) -> None:  # noqa: N802
         self.probe.cancel()
 
     def start(self) -> None:
-        from wizard.core.verify.benchmark import BenchReport, bench_args
-
         python = self.picker.path()
         if not python or self.probe.running:
             return
         suite = "full" if self.full.isChecked() else "quick"
-        self.report = BenchReport(python_exe=python)
+        self.report = app_bench.new_report(python)
         self.table.setRowCount(0)
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.busy.show()
-        self.summary.setText(t("bench.page.running", suite=t(f"bench.page.{suite}")))
-        self.probe.start(python, "bench.py", bench_args(suite, extra=self.extra_args),
-                         timeout_s=240 if suite == "quick" else 600)
+        self.summary.setText(t("bench.page.running", self.lang, suite=t(f"bench.page.{suite}", self.lang)))
+        self.probe.start(python, "bench.py", app_bench.probe_args(suite, extra=self.extra_args),
+                         timeout_s=app_bench.TIMEOUT_S[suite])
 
     def _on_event(self, event: dict) -> None:
         from wizard.core.verify.benchmark import progress_text
@@ -121,19 +120,19 @@ class BenchmarkPage(BasePage):
         if self.report is None:
             return
         if event.get("event") == "progress":
-            self.summary.setText("… " + progress_text(event, language()))
+            self.summary.setText("… " + progress_text(event, self.lang))
         added = self.report.add_event(event)
         if added is not None and hasattr(added, "value"):
             self._add_row(added)
             if self.plots is not None:
-                self.plots.show_report(self.report, language())
+                self.plots.show_report(self.report, self.lang)
 
     def _add_row(self, result) -> None:
         from wizard.core.verify.benchmark import result_title
 
         row = self.table.rowCount()
         self.table.insertRow(row)
-        cells = [result_title(result, language()), result.device, result.dtype or "",
+        cells = [result_title(result, self.lang), result.device, result.dtype or "",
                  "" if result.size is None else str(result.size), f"{_value(result.value)} {result.unit}"]
         for col, text in enumerate(cells):
             item = QTableWidgetItem(text)
@@ -149,14 +148,14 @@ class BenchmarkPage(BasePage):
         if self.report is None:
             return
         self.report.outcome = outcome
-        self.model.session.results["bench"] = self.report
-        lang = language()
+        app_bench.record_bench(self.model.session, self.report)
+        lang = self.lang
         text = self.report.summary(lang)
         course = self.report.course_line(lang)
         if course:
             text += f"<br><code>{course}</code>"
         if outcome.cancelled:
-            text = t("bench.page.cancelled") + "<br>" + text
+            text = t("bench.page.cancelled", self.lang) + "<br>" + text
         self.summary.setText(f'<span style="font-size:14px">{text}</span>')
         if self.plots is not None:
             self.plots.show_report(self.report, lang)
@@ -164,14 +163,15 @@ class BenchmarkPage(BasePage):
     def retranslate(self) -> None:
         super().retranslate()
         self.picker.retranslate()
-        self.quick.setText(t("bench.page.quick"))
-        self.full.setText(t("bench.page.full"))
-        self.run_button.setText(t("bench.page.run"))
-        self.cancel_button.setText(t("wizard.cancel"))
-        self.table.setHorizontalHeaderLabels([t("bench.page.col.test"), t("bench.page.col.device"),
-                                              t("bench.page.col.dtype"), t("bench.page.col.size"),
-                                              t("bench.page.col.value")])
+        self.quick.setText(t("bench.page.quick", self.lang))
+        self.full.setText(t("bench.page.full", self.lang))
+        self.run_button.setText(t("bench.page.run", self.lang))
+        self.cancel_button.setText(t("wizard.cancel", self.lang))
+        self.table.setHorizontalHeaderLabels([t("bench.page.col.test", self.lang), t("bench.page.col.device",
+                                                                                     self.lang),
+                                              t("bench.page.col.dtype", self.lang), t("bench.page.col.size", self.lang),
+                                              t("bench.page.col.value", self.lang)])
         if self.plots is not None:
             self.plots.retranslate()
         if self.report is None and not self.probe.running:
-            self.summary.setText(t("bench.page.intro"))
+            self.summary.setText(t("bench.page.intro", self.lang))

@@ -28,18 +28,18 @@ from wizard.ui.workers import submit
 SAMPLE_INTERVAL_MS = 1000
 
 
-def _v(value: object, unit: str = "") -> str:
+def _v(value: object, unit: str = "", lang: str = "en") -> str:
     if value is None or value == "":
-        return t("common.na")
+        return t("common.na", lang)
     if isinstance(value, float):
         value = f"{value:.0f}" if value.is_integer() else f"{value:.1f}"
     return f"{value}{unit}"
 
 
-def _processes(gpu: GpuInfo, limit: int = 6) -> str:
+def _processes(gpu: GpuInfo, lang: str, limit: int = 6) -> str:
     """Process names (not full paths: they do not wrap and they name the user) with memory."""
     if not gpu.processes:
-        return t("common.none_found")
+        return t("common.none_found", lang)
     parts = []
     for p in gpu.processes[:limit]:
         name = (p.name or str(p.pid)).replace("\\", "/").rsplit("/", 1)[-1]
@@ -49,35 +49,39 @@ def _processes(gpu: GpuInfo, limit: int = 6) -> str:
     return ", ".join(parts) + (f" … (+{more})" if more > 0 else "")
 
 
-def gpu_rows(gpu: GpuInfo) -> list[tuple[str, str, str | None]]:
+def gpu_rows(gpu: GpuInfo, lang: str) -> list[tuple[str, str, str | None]]:
     """(message key, value, field name for the source tooltip) for every detected field."""
-    mem = t("common.na")
+    mem = t("common.na", lang)
     if gpu.memory_total_mib is not None:
-        mem = f"{_v(gpu.memory_used_mib)} / {gpu.memory_total_mib:.0f} MiB  ({gpu.memory_total_mib / 1024:.1f} GiB)"
+        total = gpu.memory_total_mib
+        mem = f"{_v(gpu.memory_used_mib, lang=lang)} / {total:.0f} MiB  ({total / 1024:.1f} GiB)"
     cc = gpu.compute_capability
     rows = [
-        ("gpu.name", _v(gpu.name), "name"),
-        ("gpu.cc", f"{cc}  (sm_{cc.replace('.', '')})" if cc else t("common.na"), "compute_capability"),
-        ("gpu.architecture", _v(gpu.architecture), "architecture"),
+        ("gpu.name", _v(gpu.name, lang=lang), "name"),
+        ("gpu.cc", f"{cc}  (sm_{cc.replace('.', '')})" if cc else t("common.na", lang), "compute_capability"),
+        ("gpu.architecture", _v(gpu.architecture, lang=lang), "architecture"),
         ("gpu.memory", mem, "memory_total_mib"),
-        ("gpu.memory_free", _v(gpu.memory_free_mib, " MiB"), "memory_free_mib"),
-        ("gpu.temperature", _v(gpu.temperature_c, " °C"), "temperature_c"),
-        ("gpu.fan", _v(gpu.fan_percent, " %"), "fan_percent"),
-        ("gpu.power", f"{_v(gpu.power_draw_w, ' W')} / {_v(gpu.power_limit_w, ' W')}", "power_draw_w"),
-        ("gpu.utilization", f"{_v(gpu.utilization_gpu_percent, ' %')}  "
-                            f"({t('gpu.memory_util')} {_v(gpu.utilization_memory_percent, ' %')})",
+        ("gpu.memory_free", _v(gpu.memory_free_mib, " MiB", lang=lang), "memory_free_mib"),
+        ("gpu.temperature", _v(gpu.temperature_c, " °C", lang=lang), "temperature_c"),
+        ("gpu.fan", _v(gpu.fan_percent, " %", lang=lang), "fan_percent"),
+        ("gpu.power", f"{_v(gpu.power_draw_w, ' W', lang=lang)} / {_v(gpu.power_limit_w, ' W', lang=lang)}",
+         "power_draw_w"),
+        ("gpu.utilization", f"{_v(gpu.utilization_gpu_percent, ' %', lang=lang)}  "
+                            f"({t('gpu.memory_util', lang)} {_v(gpu.utilization_memory_percent, ' %', lang=lang)})",
          "utilization_gpu_percent"),
-        ("gpu.clocks", f"SM {_v(gpu.clock_sm_mhz)} / {_v(gpu.clock_sm_max_mhz, ' MHz')}, "
-                       f"mem {_v(gpu.clock_mem_mhz, ' MHz')}", "clock_sm_mhz"),
-        ("gpu.pstate", _v(gpu.pstate), "pstate"),
-        ("gpu.pcie", f"Gen{_v(gpu.pcie_gen_current)} x{_v(gpu.pcie_width_current)}  "
-                     f"(max Gen{_v(gpu.pcie_gen_max)} x{_v(gpu.pcie_width_max)})", "pcie_gen_current"),
-        ("gpu.driver_model", _v(gpu.driver_model), "driver_model"),
-        ("gpu.mig", _v(gpu.mig_mode) + (f"  ({len(gpu.mig_devices)})" if gpu.mig_devices else ""), "mig_mode"),
-        ("gpu.pci", _v(gpu.pci_bus_id), "pci_bus_id"),
-        ("gpu.uuid", _v(gpu.uuid), "uuid"),
-        ("gpu.vbios", _v(gpu.vbios_version), "vbios_version"),
-        ("gpu.processes", _processes(gpu), None),
+        ("gpu.clocks", f"SM {_v(gpu.clock_sm_mhz, lang=lang)} / {_v(gpu.clock_sm_max_mhz, ' MHz', lang=lang)}, "
+                       f"mem {_v(gpu.clock_mem_mhz, ' MHz', lang=lang)}", "clock_sm_mhz"),
+        ("gpu.pstate", _v(gpu.pstate, lang=lang), "pstate"),
+        ("gpu.pcie", f"Gen{_v(gpu.pcie_gen_current, lang=lang)} x{_v(gpu.pcie_width_current, lang=lang)}  "
+                     f"(max Gen{_v(gpu.pcie_gen_max, lang=lang)} x{_v(gpu.pcie_width_max, lang=lang)})",
+         "pcie_gen_current"),
+        ("gpu.driver_model", _v(gpu.driver_model, lang=lang), "driver_model"),
+        ("gpu.mig", _v(gpu.mig_mode, lang=lang) + (f"  ({len(gpu.mig_devices)})" if gpu.mig_devices else ""),
+         "mig_mode"),
+        ("gpu.pci", _v(gpu.pci_bus_id, lang=lang), "pci_bus_id"),
+        ("gpu.uuid", _v(gpu.uuid, lang=lang), "uuid"),
+        ("gpu.vbios", _v(gpu.vbios_version, lang=lang), "vbios_version"),
+        ("gpu.processes", _processes(gpu, lang), None),
     ]
     return rows
 
@@ -111,13 +115,13 @@ class GpuPage(BasePage):
         # What matters most first: the findings, then the facts and the live plot side by side.
         self.findings_box = QGroupBox()
         findings_layout = QVBoxLayout(self.findings_box)
-        self.findings = FindingsView()
+        self.findings = FindingsView(lang_of=self.current_lang)
         findings_layout.addWidget(self.findings)
         self.body_layout.addWidget(self.findings_box)
         columns = QHBoxLayout()
         left = QVBoxLayout()
         self.driver_box = QGroupBox()
-        self.driver_form = InfoForm()
+        self.driver_form = InfoForm(self.current_lang)
         self.driver_box.setLayout(self.driver_form)
         left.addWidget(self.driver_box)
         self.tabs = QTabWidget()
@@ -164,7 +168,7 @@ class GpuPage(BasePage):
     # detection ----------------------------------------------------------------------------
     def _on_started(self) -> None:
         self.rescan.setEnabled(False)
-        self.headline.setText(t("page.system.detecting"))
+        self.headline.setText(t("page.system.detecting", self.lang))
 
     def _gpus(self) -> list[GpuInfo]:
         d = self.model.session.detection
@@ -175,35 +179,36 @@ class GpuPage(BasePage):
         d: Detection | None = self.model.session.detection
         if d is None:
             if self.model.session.detection_error:
-                self.headline.setText(t("page.system.failed", error=self.model.session.detection_error.splitlines()[0]))
+                self.headline.setText(t("page.system.failed", self.lang,
+                                        error=self.model.session.detection_error.splitlines()[0]))
             return
         nv = d.nvidia
         gpus = self._gpus()
         if gpus:
             names = ", ".join(g.name or "?" for g in gpus)
-            self.headline.setText(t("page.gpu.headline_ok", count=len(gpus), names=names,
+            self.headline.setText(t("page.gpu.headline_ok", self.lang, count=len(gpus), names=names,
                                     driver=nv.driver_version or "?", cuda=nv.cuda_version or "?"))
         else:
-            self.headline.setText(t("doctor.nvidia_status." + nv.status))
-        self.driver_form.set_row("doctor.driver", nv.driver_version or t("common.na"))
-        self.driver_form.set_row("doctor.cuda_max", nv.cuda_version or t("common.na"),
-                                 t("page.gpu.cuda_tooltip"))
-        self.driver_form.set_row("page.gpu.nvml_version", nv.nvml_version or t("common.na"))
-        smi = nv.smi_path or t("common.none_found")
+            self.headline.setText(t("doctor.nvidia_status." + nv.status, self.lang))
+        self.driver_form.set_row("doctor.driver", nv.driver_version or t("common.na", self.lang))
+        self.driver_form.set_row("doctor.cuda_max", nv.cuda_version or t("common.na", self.lang),
+                                 t("page.gpu.cuda_tooltip", self.lang))
+        self.driver_form.set_row("page.gpu.nvml_version", nv.nvml_version or t("common.na", self.lang))
+        smi = nv.smi_path or t("common.none_found", self.lang)
         if nv.smi_version and nv.smi_version != nv.driver_version:
             smi += f"  (NVIDIA-SMI {nv.smi_version})"
         self.driver_form.set_row("page.gpu.smi_path", smi)
         self.driver_form.set_row("doctor.sources", ", ".join(f"{s.source}: {s.status}" for s in nv.sources)
-                                 or t("common.na"))
+                                 or t("common.na", self.lang))
         self.tabs.clear()
         self.gpu_forms = []
         for gpu in gpus:
             page = QWidget()
-            form = InfoForm()
+            form = InfoForm(self.current_lang)
             page.setLayout(form)
-            for key, value, field_name in gpu_rows(gpu):
+            for key, value, field_name in gpu_rows(gpu, self.lang):
                 source = gpu.sources.get(field_name) if field_name else None
-                form.set_row(key, value, t("page.gpu.source", source=source) if source else None)
+                form.set_row(key, value, t("page.gpu.source", self.lang, source=source) if source else None)
             self.gpu_forms.append(form)
             self.tabs.addTab(page, f"GPU {gpu.index}")
         self.tabs.setVisible(bool(gpus))
@@ -219,7 +224,7 @@ class GpuPage(BasePage):
         if self.plot is None:
             from wizard.ui.widgets.live_plot import LiveGpuPlot  # pyqtgraph: only now
 
-            self.plot = LiveGpuPlot()
+            self.plot = LiveGpuPlot(lang_of=self.current_lang)
             self.plot_layout.addWidget(self.plot)
         self.plot_box.show()
         if not self.timer.isActive():
@@ -233,7 +238,7 @@ class GpuPage(BasePage):
         self._tasks = [submit(self._sample_in_pool, on_done=self._on_samples, on_failed=self._on_sample_failed)]
 
     def _sample_in_pool(self) -> list:
-        from wizard.core.machine.nvml import NvmlSampler
+        from wizard.core.machine.nvml_sampler import NvmlSampler
 
         if self.sampler is None:
             sampler = NvmlSampler(self.model.session.host.nvml())
@@ -250,7 +255,7 @@ class GpuPage(BasePage):
     def _on_sample_failed(self, text: str) -> None:
         self._sampling = False
         self.timer.stop()
-        self.plot_box.setTitle(t("page.gpu.plot_failed", error=text.splitlines()[0]))
+        self.plot_box.setTitle(t("page.gpu.plot_failed", self.lang, error=text.splitlines()[0]))
 
     def cleanup(self) -> None:
         """Stop sampling and close NVML (the wizard calls this when it closes)."""
@@ -261,10 +266,10 @@ class GpuPage(BasePage):
 
     def retranslate(self) -> None:
         super().retranslate()
-        self.rescan.setText(t("page.gpu.rescan"))
-        self.driver_box.setTitle(t("page.gpu.driver_box"))
-        self.findings_box.setTitle(t("page.gpu.findings_box"))
-        self.plot_box.setTitle(t("page.gpu.plot_box"))
+        self.rescan.setText(t("page.gpu.rescan", self.lang))
+        self.driver_box.setTitle(t("page.gpu.driver_box", self.lang))
+        self.findings_box.setTitle(t("page.gpu.findings_box", self.lang))
+        self.plot_box.setTitle(t("page.gpu.plot_box", self.lang))
         self.driver_form.retranslate()
         if self.plot is not None:
             self.plot.retranslate()

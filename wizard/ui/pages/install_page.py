@@ -14,12 +14,12 @@ the download threads -- and leaves a state the page can act on:
 
 The offer follows ``job.recovery_options()``. A failure says what failed in the engine's own
 words; a network failure names the host and points at the mirror setting. On success
-``session.results["install"]`` holds the environment's Python and the installed packages, and
+``session.install`` holds the environment's Python and the installed packages, and
 Next goes to Verify. This page is itself a commit page: once left, it is not re-entered (that
 would start another install); its commit button reads "Next".
 
-Nothing blocks the event loop: children run in ``QProcess``, Python steps on the worker pool
-(:mod:`wizard.ui.process_runner`).
+Nothing blocks the event loop: the install steps run on a worker thread, through the engine's
+one step loop (``run_steps``, relayed as signals by :mod:`wizard.ui.process_runner`).
 """
 
 from __future__ import annotations
@@ -43,13 +43,16 @@ from PySide6.QtWidgets import (
     QWizard,
 )
 
-from wizard.core.base.i18n import language, t
+from wizard.app.install import InstallRequest, new_job, record_install
+from wizard.core.base.i18n import t
 from wizard.core.install.plan import format_bytes
-from wizard.core.install.runner import STEP_DOWNLOAD, InstallJob
+from wizard.core.install.job import STEP_DOWNLOAD
+from wizard.core.install.runner import InstallJob
 from wizard.core.install.recovery import OPTION_REMOVE, OPTION_RESTORE, OPTION_RESUME
 from wizard.ui.pages.base import BasePage, PageId
-from wizard.ui.pages.environment_page import GREEN, ORANGE, RED, InstallRequest, _esc, ask_yes_no, marked
-from wizard.ui.process_runner import Progress, StepRunner
+from wizard.ui.pages.environment.common import GREEN, ORANGE, RED, ask_yes_no, esc as _esc, marked
+from wizard.core.install.runner import Progress
+from wizard.ui.process_runner import StepRunner
 from wizard.ui.session_model import SessionModel
 from wizard.ui.widgets.log_view import LogView
 from wizard.ui.workers import submit
@@ -137,7 +140,9 @@ class InstallPage(BasePage):
             stats.addWidget(label)
         stats.addStretch(1)
         layout.addLayout(stats)
+        self._build_files_and_buttons(layout)
 
+    def _build_files_and_buttons(self, layout: QVBoxLayout) -> None:
         self.files = QTreeWidget()
         self.files.setObjectName("filesTree")
         self.files.setColumnCount(4)
@@ -201,15 +206,15 @@ class InstallPage(BasePage):
     # --- QWizardPage -------------------------------------------------------------------------------
     def initializePage(self) -> None:  # noqa: N802
         self.retranslate()
-        request = self.model.session.results.get("install_request")
+        request = self.model.session.install_request
         if not isinstance(request, InstallRequest):
             self.request = None
-            self._finish_text(marked("✖", RED, t("installpage.no_request")))
+            self._finish_text(marked("✖", RED, t("installpage.no_request", self.lang)))
             return
         if request is not self.request:
             self.job = None  # another choice on the Environment page: a new job, not a resume
         self.request = request
-        self.model.session.results.pop("install", None)
+        self.model.session.install = None
         self.start()  # the steps themselves begin on the next turn of the event loop
 
     def isComplete(self) -> bool:  # noqa: N802
@@ -233,8 +238,10 @@ class InstallPage(BasePage):
         """A new job for the request's target (a resume when the engine finds an unfinished one)."""
         if self.request is None or self.busy:
             return
-        target = self.job.target if self.job is not None else self.request.target
-        self.job = InstallJob(target, self.request.options, self.model.session.host)
+        request = self.request
+        if self.job is not None:  # Resume: the same target as the job before (its folder now exists)
+            request = InstallRequest(self.job.target, request.options, request.plan, request.description)
+        self.job = new_job(self.model.session, request)
         self.mode = "install"
         self._run(StepRunner(self.job, parent=self))
 
@@ -262,7 +269,7 @@ class InstallPage(BasePage):
         if self.runner is None or not self.runner.running:
             return
         self.state = STATE_STOPPING
-        self.step_label.setText(t("installpage.stopping"))
+        self.step_label.setText(t("installpage.stopping", self.lang))
         self._show_buttons()
         self.runner.cancel()
 
@@ -283,8 +290,9 @@ class InstallPage(BasePage):
         if job is None or job.state is None or self.busy:
             return
         state = job.state
-        if not ask_yes_no(self, t("envpage.remove.title"), t("envpage.remove.question", path=state.env_path),
-                          t("envpage.remove.yes"), t("envpage.confirm.no")):
+        if not ask_yes_no(self, t("envpage.remove.title", self.lang), t("envpage.remove.question", self.lang,
+                                                                        path=state.env_path),
+                          t("envpage.remove.yes", self.lang), t("envpage.confirm.no", self.lang)):
             return
         from wizard.core.install.recovery import RemoveRefused, remove_environment
 
@@ -292,7 +300,7 @@ class InstallPage(BasePage):
         before = self.state
         self.state = STATE_REMOVING  # (a 5 GB environment takes a while to delete)
         self._show_buttons()
-        self.step_label.setText(t("installpage.removing", path=state.env_path))
+        self.step_label.setText(t("installpage.removing", self.lang, path=state.env_path))
 
         def work():
             try:
@@ -304,14 +312,15 @@ class InstallPage(BasePage):
             result, refused = outcome
             if refused:
                 self.state = before
-                self._finish_text(marked("✖", RED, t("installpage.remove.refused", reason=refused)))
+                self._finish_text(marked("✖", RED, t("installpage.remove.refused", self.lang, reason=refused)))
                 self._show_buttons()
                 return
             self.state = STATE_REMOVED
-            self.log.append_line(t("installpage.removed", path=", ".join(result.removed) or state.env_path))
+            self.log.append_line(t("installpage.removed", self.lang, path=", ".join(result.removed) or state.env_path))
             self.step_label.setText("")
-            self._finish_text(f'<b>{_esc(t("installpage.removed", path=", ".join(result.removed) or state.env_path))}'
-                              f'</b><br>{_esc(t("installpage.removed_next"))}')
+            removed = t("installpage.removed", self.lang, path=", ".join(result.removed) or state.env_path)
+            self._finish_text(f'<b>{_esc(removed)}'
+                              f'</b><br>{_esc(t("installpage.removed_next", self.lang))}')
             self._show_buttons()
 
         def failed(text: str) -> None:
@@ -343,15 +352,16 @@ class InstallPage(BasePage):
 
     def save_log_dialog(self) -> None:
         default = os.path.join(self.model.session.host.home(), "gpu-setup-wizard-install.log")
-        path, _filter = QFileDialog.getSaveFileName(self, t("installpage.save_title"), default,
-                                                    t("installpage.save_filter"))
+        path, _filter = QFileDialog.getSaveFileName(self, t("installpage.save_title", self.lang), default,
+                                                    t("installpage.save_filter", self.lang))
         if path:
             try:
                 self.save_log(path)
             except OSError as exc:
-                self.log.append_line(t("installpage.save_failed", path=path, reason=exc.strerror or str(exc)))
+                self.log.append_line(t("installpage.save_failed", self.lang, path=path,
+                                       reason=exc.strerror or str(exc)))
                 return
-            self.log.append_line(t("installpage.saved", path=path))
+            self.log.append_line(t("installpage.saved", self.lang, path=path))
 
     # --- progress ---------------------------------------------------------------------------------
     def _on_progress(self, p: Progress) -> None:
@@ -359,12 +369,12 @@ class InstallPage(BasePage):
         self.overall_bar.setValue(int(round(p.overall * BAR_STEPS)))
         if self.state == STATE_STOPPING:
             return
-        lang = language()
-        title = t(f"install.step.{p.step_id}")
+        lang = self.lang
+        title = t(f"install.step.{p.step_id}", self.lang)
         detail = p.step.text(lang) if p.step is not None else ""
         if p.step is not None and p.step.download is not None:
             detail = ""  # the figures are in the row below the bar
-        self.step_label.setText(t("installpage.step", index=p.step_index + 1, count=p.step_count,
+        self.step_label.setText(t("installpage.step", self.lang, index=p.step_index + 1, count=p.step_count,
                                   title=title + (f" — {detail}" if detail else "")))
         if p.step is not None and p.step.download is not None:
             self.last_download = p.step.download
@@ -388,7 +398,7 @@ class InstallPage(BasePage):
         if row is not None:
             return row
         item = QTreeWidgetItem([filename, format_bytes(size) if size is not None else "?", "",
-                                t("installpage.file.waiting")])
+                                t("installpage.file.waiting", self.lang)])
         item.setToolTip(0, filename)
         item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.files.addTopLevelItem(item)
@@ -424,32 +434,33 @@ class InstallPage(BasePage):
             elif f.state in ("done", "cached"):
                 bar.setValue(BAR_STEPS)
             state = f.state if f.state in FILE_STATES else "waiting"
-            text = t(f"installpage.file.{state}")
+            text = t(f"installpage.file.{state}", self.lang)
             if f.resumed_from and state in ("downloading", "verifying", "done"):
-                text += " " + t("installpage.file.resumed", size=format_bytes(f.resumed_from))
+                text += " " + t("installpage.file.resumed", self.lang, size=format_bytes(f.resumed_from))
             item.setText(3, text)
 
     def _show_stats(self) -> None:
         dl = self.last_download
         if dl is not None:
-            self.stat_labels["downloaded"].setText(t("installpage.stat.downloaded", done=format_bytes(dl.done_bytes),
+            self.stat_labels["downloaded"].setText(t("installpage.stat.downloaded", self.lang,
+                                                     done=format_bytes(dl.done_bytes),
                                                      total=format_bytes(dl.total_bytes)))
             running = self.state == STATE_RUNNING and self.last_progress is not None \
                 and self.last_progress.step_id == STEP_DOWNLOAD
             speed = format_bytes(dl.speed_bps) + "/s" if running and dl.speed_bps > 0 else "—"
-            self.stat_labels["speed"].setText(t("installpage.stat.speed", speed=speed))
+            self.stat_labels["speed"].setText(t("installpage.stat.speed", self.lang, speed=speed))
             eta = clock(dl.eta_s) if running else "—"
-            self.stat_labels["eta"].setText(t("installpage.stat.eta", eta=eta))
+            self.stat_labels["eta"].setText(t("installpage.stat.eta", self.lang, eta=eta))
         else:
-            self.stat_labels["downloaded"].setText(t("installpage.stat.downloaded", done="—", total="—"))
-            self.stat_labels["speed"].setText(t("installpage.stat.speed", speed="—"))
-            self.stat_labels["eta"].setText(t("installpage.stat.eta", eta="—"))
+            self.stat_labels["downloaded"].setText(t("installpage.stat.downloaded", self.lang, done="—", total="—"))
+            self.stat_labels["speed"].setText(t("installpage.stat.speed", self.lang, speed="—"))
+            self.stat_labels["eta"].setText(t("installpage.stat.eta", self.lang, eta="—"))
         self._show_elapsed()
 
     def _show_elapsed(self) -> None:
         seconds = self.job.elapsed_s if self.job is not None and self.state in (STATE_RUNNING, STATE_STOPPING) \
             else self._final_elapsed
-        self.stat_labels["elapsed"].setText(t("installpage.stat.elapsed", elapsed=clock(seconds)))
+        self.stat_labels["elapsed"].setText(t("installpage.stat.elapsed", self.lang, elapsed=clock(seconds)))
 
     _final_elapsed: float | None = None
 
@@ -460,16 +471,16 @@ class InstallPage(BasePage):
         self.elapsed_timer.stop()
         self._final_elapsed = job.elapsed_s
         self.log.flush()
-        lang = language()
+        lang = self.lang
         if self.mode == "restore":
             if ok:
                 self.state = STATE_RESTORED
                 self.step_label.setText("")
-                self._finish_text(f'<b style="color:{GREEN}">✓ {_esc(t("install.restore.done"))}</b><br>'
-                                  f'{_esc(t("installpage.restored_next"))}')
+                self._finish_text(f'<b style="color:{GREEN}">✓ {_esc(t("install.restore.done", self.lang))}</b><br>'
+                                  f'{_esc(t("installpage.restored_next", self.lang))}')
             elif job.state is not None and job.state.status == "cancelled":
                 self.state = STATE_CANCELLED
-                self._finish_text(f'<b style="color:{ORANGE}">■ {_esc(t("install.cancelled"))}</b>'
+                self._finish_text(f'<b style="color:{ORANGE}">■ {_esc(t("install.cancelled", self.lang))}</b>'
                                   + self._options_text(job))
             else:
                 self._show_failure(job, lang)
@@ -480,24 +491,24 @@ class InstallPage(BasePage):
             self.state = STATE_DONE
             self.overall_bar.setValue(BAR_STEPS)
             summary = job.summary()
-            self.model.session.results["install"] = summary
-            self.model.session.results["target_python"] = summary["env_python"]  # what Verify checks
+            record_install(self.model.session, summary)  # its Python is what Verify checks
             installed = ", ".join(f"{i['name']} {i['version']}" for i in summary["installed"])
-            self.step_label.setText(t("installpage.done_step"))
+            self.step_label.setText(t("installpage.done_step", self.lang))
             if summary["already_satisfied"]:
-                extra = _esc(t("install.already_satisfied"))
+                extra = _esc(t("install.already_satisfied", self.lang))
             elif summary["from_cache_bytes"]:
-                extra = _esc(t("installpage.done_bytes", fetched=format_bytes(summary["downloaded_bytes"]),
+                extra = _esc(t("installpage.done_bytes", self.lang, fetched=format_bytes(summary["downloaded_bytes"]),
                                cached=format_bytes(summary["from_cache_bytes"])))
             else:
-                extra = _esc(t("installpage.done_fetched", fetched=format_bytes(summary["downloaded_bytes"])))
-            done = _esc(t("installpage.done", python=summary["env_python"]))
+                extra = _esc(t("installpage.done_fetched", self.lang,
+                               fetched=format_bytes(summary["downloaded_bytes"])))
+            done = _esc(t("installpage.done", self.lang, python=summary["env_python"]))
             self._finish_text(f'<b style="color:{GREEN}">✓ {done}</b><br>{_esc(installed)}<br>{extra}<br>'
-                              f'{_esc(t("installpage.done_next"))}')
+                              f'{_esc(t("installpage.done_next", self.lang))}')
         elif job.state is not None and job.state.status == "cancelled" or job.failure is None:
             self.state = STATE_CANCELLED
-            self.step_label.setText(t("installpage.cancelled_step"))
-            self._finish_text(f'<b style="color:{ORANGE}">■ {_esc(t("install.cancelled"))}</b>'
+            self.step_label.setText(t("installpage.cancelled_step", self.lang))
+            self._finish_text(f'<b style="color:{ORANGE}">■ {_esc(t("install.cancelled", self.lang))}</b>'
                               + self._options_text(job))
         else:
             self._show_failure(job, lang)
@@ -511,22 +522,22 @@ class InstallPage(BasePage):
         self.state = STATE_FAILED
         err = job.failure
         if err is None:
-            self._finish_text(f'<b style="color:{RED}">✖ {_esc(t("installpage.failed_unknown"))}</b>')
+            self._finish_text(f'<b style="color:{RED}">✖ {_esc(t("installpage.failed_unknown", lang))}</b>')
             return
-        step = t(f"install.step.{err.step_id}")
-        self.step_label.setText(t("installpage.failed_step", step=step))
-        parts = [f'<b style="color:{RED}">✖ {_esc(t("installpage.failed", step=step))}</b>',
+        step = t(f"install.step.{err.step_id}", lang)
+        self.step_label.setText(t("installpage.failed_step", lang, step=step))
+        parts = [f'<b style="color:{RED}">✖ {_esc(t("installpage.failed", lang, step=step))}</b>',
                  _esc(err.message.text(lang))]
         if err.kind in NETWORK_KINDS:
-            parts.append(_esc(t("installpage.mirror_hint")))
+            parts.append(_esc(t("installpage.mirror_hint", lang)))
         self._finish_text("<br>".join(parts) + self._options_text(job))
 
     def _options_text(self, job: InstallJob) -> str:
         options = job.recovery_options()
         if not options:
-            return "<br>" + _esc(t("installpage.options.none"))
-        names = ", ".join(t(f"install.recovery.{o}") for o in options)
-        return "<br>" + _esc(t("installpage.options", options=names))
+            return "<br>" + _esc(t("installpage.options.none", self.lang))
+        names = ", ".join(t(f"install.recovery.{o}", self.lang) for o in options)
+        return "<br>" + _esc(t("installpage.options", self.lang, options=names))
 
     def _finish_text(self, html: str) -> None:
         self.message = html
@@ -540,8 +551,8 @@ class InstallPage(BasePage):
         self.cancel_button.setVisible(running and self.state != STATE_REMOVING)
         self.cancel_button.setEnabled(self.state == STATE_RUNNING)
         self.resume_button.setVisible(stopped or self.state == STATE_RESTORED)
-        self.resume_button.setText(t("install.recovery.resume") if OPTION_RESUME in options
-                                   else t("installpage.try_again"))
+        self.resume_button.setText(t("install.recovery.resume", self.lang) if OPTION_RESUME in options
+                                   else t("installpage.try_again", self.lang))
         self.remove_button.setVisible(stopped and OPTION_REMOVE in options)
         self.remove_button.setEnabled(True)
         self.restore_button.setVisible(stopped and OPTION_RESTORE in options)
@@ -554,20 +565,20 @@ class InstallPage(BasePage):
             self.target_label.setText("")
             return
         target = self.job.target if self.job is not None else request.target
-        self.target_label.setText(t("installpage.what", what=_esc(request.description)) + "<br>"
-                                  + t("installpage.into", target=f"<b>{_esc(target.label())}</b>"))
+        self.target_label.setText(t("installpage.what", self.lang, what=_esc(request.description)) + "<br>"
+                                  + t("installpage.into", self.lang, target=f"<b>{_esc(target.label(self.lang))}</b>"))
 
     def retranslate(self) -> None:
         super().retranslate()
-        self.setButtonText(QWizard.WizardButton.CommitButton, t("wizard.next"))
-        self.cancel_button.setText(t("installpage.cancel"))
-        self.remove_button.setText(t("install.recovery.remove"))
-        self.restore_button.setText(t("install.recovery.restore"))
-        self.change_button.setText(t("installpage.change"))
-        self.save_button.setText(t("installpage.save"))
-        self.log_title.setText(t("installpage.log"))
-        self.files.setHeaderLabels([t("installpage.col.file"), t("installpage.col.size"),
-                                    t("installpage.col.progress"), t("installpage.col.state")])
+        self.setButtonText(QWizard.WizardButton.CommitButton, t("wizard.next", self.lang))
+        self.cancel_button.setText(t("installpage.cancel", self.lang))
+        self.remove_button.setText(t("install.recovery.remove", self.lang))
+        self.restore_button.setText(t("install.recovery.restore", self.lang))
+        self.change_button.setText(t("installpage.change", self.lang))
+        self.save_button.setText(t("installpage.save", self.lang))
+        self.log_title.setText(t("installpage.log", self.lang))
+        self.files.setHeaderLabels([t("installpage.col.file", self.lang), t("installpage.col.size", self.lang),
+                                    t("installpage.col.progress", self.lang), t("installpage.col.state", self.lang)])
         self._show_buttons()
         self._show_stats()
         self._show_target()

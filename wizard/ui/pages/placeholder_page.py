@@ -26,4 +26,4 @@ class PlaceholderPage(BasePage):
 
     def retranslate(self) -> None:
         super().retranslate()
-        self.notice.setText(t("common.not_available_yet"))
+        self.notice.setText(t("common.not_available_yet", self.lang))

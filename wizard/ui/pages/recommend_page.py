@@ -28,7 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from wizard.core.base.i18n import language, t
+from wizard.app import recommend as app_recommend
+from wizard.core.base.i18n import t
 from wizard.ui.pages.base import BasePage, PageId, scroll_body
 from wizard.ui.session_model import SessionModel
 from wizard.ui.workers import submit
@@ -100,7 +101,10 @@ class RecommendPage(BasePage):
         self.why.setWordWrap(True)
         self.why.setTextFormat(Qt.TextFormat.RichText)
         layout.addWidget(self.why)
+        self._build_commands(layout)
+        self._build_more(layout)
 
+    def _build_commands(self, layout: QVBoxLayout) -> None:
         self.commands_box = QGroupBox()
         commands_layout = QVBoxLayout(self.commands_box)
         self.command_tabs = QTabWidget()
@@ -129,6 +133,7 @@ class RecommendPage(BasePage):
         commands_layout.addLayout(buttons)
         layout.addWidget(self.commands_box)
 
+    def _build_more(self, layout: QVBoxLayout) -> None:
         self.advice = QLabel()
         self.advice.setWordWrap(True)
         self.advice.setTextFormat(Qt.TextFormat.RichText)
@@ -187,7 +192,7 @@ class RecommendPage(BasePage):
         combo = self.python_combo
         combo.blockSignals(True)
         combo.clear()
-        combo.addItem(t("recommend.page.python_auto"), None)
+        combo.addItem(t("recommend.page.python_auto", self.lang), None)
         seen = set()
         for p in (d.pythons if d else []):
             if p.error or not p.version or p.bits == 32:
@@ -197,44 +202,24 @@ class RecommendPage(BasePage):
                 continue
             seen.add(p.path)
             combo.addItem(f"Python {p.version} — {p.path}", minor)
-        combo.addItem(t("recommend.page.python_install", version=FALLBACK_PYTHON), FALLBACK_PYTHON)
+        combo.addItem(t("recommend.page.python_install", self.lang, version=FALLBACK_PYTHON), FALLBACK_PYTHON)
         combo.blockSignals(False)
 
     def recompute(self, keep_python: bool = False) -> None:
-        from wizard.core.recommend.choose_python import choose_python
-        from wizard.core.machine.models import Detection, NvidiaInfo, SystemInfo
-
         if not self.built:
             return
         if not keep_python:
             self._fill_pythons()
-        d = self.model.session.detection
-        if d is None:  # detection failed: recommend for an unknown machine = CPU build + advice
-            import sys as _sys
-
-            os_name = "windows" if _sys.platform.startswith("win") else "macos" if _sys.platform == "darwin" else "linux"
-            d = Detection(SystemInfo(os=os_name), NvidiaInfo())
-        version = self.python_combo.currentData()
-        self.choice = choose_python(d, explicit_version=version)
-        rec = self.choice.recommendation
-        self.selected = rec.best
-        self.override_failures = []
-        requested = self.model.session.results.pop("requested_build", None)  # from a diagnosis action
-        if requested and requested.get("torch") and requested.get("variant"):
-            from wizard.core.recommend.recommender import check_candidate
-
-            wanted = self._candidate_for(requested["torch"], requested["variant"])
-            if wanted is not None:
-                self.selected = wanted
-                self.override_failures = check_candidate(rec.facts, wanted.torch, wanted.variant, lang=language())
-        self.model.session.results["recommendation"] = self.choice
-        self.model.session.results["candidate"] = self.selected
+        self.choice = app_recommend.recommend_for(self.model.session,
+                                                  explicit_version=self.python_combo.currentData())
+        self.selected = self.model.session.candidate
+        self.override_failures = list(self.model.session.override_failures)
         self._show()
         self._fill_tree()
         self.completeChanged.emit()
 
     def _show(self) -> None:
-        lang = language()
+        lang = self.lang
         rec = self.choice.recommendation
         required = [a for a in rec.advice if a.severity == "required"]
         if required:
@@ -247,18 +232,19 @@ class RecommendPage(BasePage):
         self.first.setVisible(bool(required))
         c = self.selected
         if c is None:
-            self.choice_label.setText(t("recommend.cli.none"))
+            self.choice_label.setText(t("recommend.cli.none", self.lang))
             self.choice_sub.setText("")
             self.why.setText("")
             for edit in self.command_edits.values():
                 edit.setPlainText("")
         else:
-            self.choice_label.setText(t("recommend.page.choice", torch=c.torch, build=self._build_name(c)))
+            self.choice_label.setText(t("recommend.page.choice", self.lang, torch=c.torch,
+                                        build=self._build_name(c, self.lang)))
             who = self.choice.interpreter.path if self.choice.interpreter else t(
-                "recommend.page.python_to_install", version=self.choice.version)
+                "recommend.page.python_to_install", self.lang, version=self.choice.version)
             extras = ", ".join(f"{n} {v}" for n, v in (("torchvision", c.torchvision), ("torchaudio", c.torchaudio))
                                if v)
-            self.choice_sub.setText(t("recommend.page.choice_sub", python=self.choice.version, where=who,
+            self.choice_sub.setText(t("recommend.page.choice_sub", self.lang, python=self.choice.version, where=who,
                                       extras=extras or "—", index=c.index_url))
             html = _html_list([m.text(lang) for m in c.reasons], "✓", GREEN)
             if c.warnings:
@@ -276,25 +262,25 @@ class RecommendPage(BasePage):
     override_failures: list[str] = []
 
     @staticmethod
-    def _build_name(c) -> str:
+    def _build_name(c, lang: str) -> str:
         if c.kind == "cuda":
             digits = c.variant[2:]
             return f"CUDA {digits[:-1]}.{digits[-1]} ({c.variant})"
-        return {"cpu": t("recommend.page.kind.cpu"), "mps": "Apple MPS", "rocm": f"AMD ROCm ({c.variant})",
+        return {"cpu": t("recommend.page.kind.cpu", lang), "mps": "Apple MPS", "rocm": f"AMD ROCm ({c.variant})",
                 "xpu": f"Intel XPU ({c.variant})"}.get(c.kind, c.variant)
 
     def _fill_tree(self) -> None:
-        lang = language()
+        lang = self.lang
         rec = self.choice.recommendation
         self.tree.clear()
-        good = QTreeWidgetItem([t("recommend.page.tree.candidates", count=len(rec.candidates)), "", ""])
-        bad = QTreeWidgetItem([t("recommend.page.tree.rejected", count=len(rec.rejected)), "", ""])
+        good = QTreeWidgetItem([t("recommend.page.tree.candidates", self.lang, count=len(rec.candidates)), "", ""])
+        bad = QTreeWidgetItem([t("recommend.page.tree.rejected", self.lang, count=len(rec.rejected)), "", ""])
         self.tree.addTopLevelItems([good, bad])
         for c in rec.candidates:
             # the warnings every candidate shares (plain pip gives another build, torchaudio apart)
             # say nothing when comparing options: leave them out of the column
             specific = [m for m in c.warnings if m.key not in _SHARED_WARNINGS]
-            note = "; ".join(m.text(lang) for m in specific) or t("recommend.page.tree.ok")
+            note = "; ".join(m.text(lang) for m in specific) or t("recommend.page.tree.ok", self.lang)
             item = QTreeWidgetItem([f"torch {c.torch}", c.variant, note])
             item.setData(0, Qt.ItemDataRole.UserRole, ("candidate", c))
             item.setToolTip(2, note)
@@ -324,14 +310,13 @@ class RecommendPage(BasePage):
         self.override_note.setText("")
         if data is None:
             return
-        from wizard.core.recommend.recommender import check_candidate
-
-        kind, option = data
-        failures = check_candidate(self.choice.recommendation.facts, option.torch, option.variant, lang=language())
+        _kind, option = data
+        failures = app_recommend.build_problems(self.model.session, option.torch, option.variant)
         if failures:
             self.override_note.setText(_html_list(failures, "⚠", RED))
         else:
-            self.override_note.setText(f'<span style="color:{GREEN}">✓ {t("recommend.page.override_ok")}</span>')
+            ok = t("recommend.page.override_ok", self.lang)
+            self.override_note.setText(f'<span style="color:{GREEN}">✓ {ok}</span>')
 
     def use_selected(self) -> None:
         """Go on with the selected option. A rejected one is turned into a candidate, with its failures shown."""
@@ -339,46 +324,24 @@ class RecommendPage(BasePage):
         data = item.data(0, Qt.ItemDataRole.UserRole) if item else None
         if data is None:
             return
-        from wizard.core.recommend.recommender import check_candidate
-
         kind, option = data
-        rec = self.choice.recommendation
-        self.override_failures = check_candidate(rec.facts, option.torch, option.variant, lang=language())
-        if kind == "candidate":
-            self.selected = option
-        else:
-            self.selected = self._candidate_for(option.torch, option.variant) or self.selected
-        self.model.session.results["candidate"] = self.selected
-        self.model.session.results["override_failures"] = list(self.override_failures)
+        chosen = app_recommend.choose_build(self.model.session, option.torch, option.variant,
+                                            option if kind == "candidate" else None)
+        if chosen is not None:
+            self.selected = chosen
+        self.override_failures = list(self.model.session.override_failures)
         self._show()
         self.completeChanged.emit()
 
     def _candidate_for(self, torch: str, variant: str):
-        """A Candidate for an option the rules rejected (the override), built by the recommender."""
-        from wizard.core.recommend.recommender import Wishes, recommend
-
-        rec = recommend(self.choice.recommendation.facts, Wishes(torch=torch, variant=variant, newest=True))
-        for c in rec.candidates:
-            if c.torch == torch and c.variant == variant:
-                return c
-        from wizard.core.recommend import compat
-        from wizard.core.recommend.recommender import Candidate
-
-        kb = compat.load()
-        release = kb.release(torch)
-        v = kb.variant(variant)
-        if release is None or v is None:
-            return None
-        return Candidate(torch=torch, torchvision=release.torchvision.get(torch),
-                         torchaudio=release.torchaudio.get(torch), variant=variant, kind=v.kind,
-                         index_url=kb.index_url(variant, rec.facts.platform), python_requires="",
-                         python=rec.facts.python, verified=False)
+        """A Candidate for an option the rules rejected (the override), built by the app layer."""
+        return app_recommend.candidate_for(self.choice.recommendation.facts, torch, variant)
 
     # actions ------------------------------------------------------------------------------
     def copy_command(self) -> None:
         tool = self.command_tabs.tabText(self.command_tabs.currentIndex())
         QGuiApplication.clipboard().setText(self.command_edits[tool].toPlainText())
-        self.index_result.setText(t("recommend.page.copied", tool=tool))
+        self.index_result.setText(t("recommend.page.copied", self.lang, tool=tool))
 
     def check_index(self) -> None:
         if self.selected is None:
@@ -388,14 +351,14 @@ class RecommendPage(BasePage):
         facts = self.choice.recommendation.facts
         candidate = self.selected
         self.index_button.setEnabled(False)
-        self.index_result.setText(t("recommend.page.checking"))
+        self.index_result.setText(t("recommend.page.checking", self.lang))
 
         def work():
             return WheelIndex().check_candidate(candidate, target_tags(facts.python, facts.os, facts.arch))
 
         def done(check) -> None:
             self.index_button.setEnabled(True)
-            self.index_result.setText("\n".join(check.messages(language())))
+            self.index_result.setText("\n".join(check.messages(self.lang)))
 
         def failed(text: str) -> None:
             self.index_button.setEnabled(True)
@@ -407,14 +370,14 @@ class RecommendPage(BasePage):
         super().retranslate()
         if not self.built:
             return
-        self.python_label.setText(t("recommend.page.python") + ":")
-        self.commands_box.setTitle(t("recommend.cli.commands"))
-        self.copy_button.setText(t("recommend.page.copy"))
-        self.index_button.setText(t("recommend.page.check_index"))
-        self.more_button.setText(t("recommend.page.more"))
-        self.use_button.setText(t("recommend.page.use"))
-        self.tree.setHeaderLabels([t("recommend.page.col.torch"), t("recommend.page.col.build"),
-                                   t("recommend.page.col.note")])
+        self.python_label.setText(t("recommend.page.python", self.lang) + ":")
+        self.commands_box.setTitle(t("recommend.cli.commands", self.lang))
+        self.copy_button.setText(t("recommend.page.copy", self.lang))
+        self.index_button.setText(t("recommend.page.check_index", self.lang))
+        self.more_button.setText(t("recommend.page.more", self.lang))
+        self.use_button.setText(t("recommend.page.use", self.lang))
+        self.tree.setHeaderLabels([t("recommend.page.col.torch", self.lang), t("recommend.page.col.build", self.lang),
+                                   t("recommend.page.col.note", self.lang)])
         if self.choice is not None:
             current = self.python_combo.currentIndex()
             self._fill_pythons()

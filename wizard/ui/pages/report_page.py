@@ -42,7 +42,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from wizard.core.base.i18n import language, t
+from wizard.app import report as app_report
+from wizard.core.base.i18n import t
+from wizard.ui.language import LangOf, english
 from wizard.ui.pages.base import BasePage, PageId
 from wizard.ui.session_model import SessionModel
 
@@ -66,7 +68,7 @@ def _image_png(image: QImage) -> bytes:
     return bytes(data)
 
 
-def sweep_plot_png(bench: Any, lang: str | None = None, width: int = 640, height: int = 300) -> bytes | None:
+def sweep_plot_png(bench: Any, lang: str | None, width: int = 640, height: int = 300) -> bytes | None:
     """The matmul sweep (GFLOP/s against N, CPU and each GPU) drawn as a PNG for the report, or
     None when the benchmark has no sweep. Drawn with QPainter on an image: no window needed,
     the same picture in the preview, the HTML file and the PDF."""
@@ -131,13 +133,13 @@ def sweep_plot_png(bench: Any, lang: str | None = None, width: int = 640, height
 
 def report_plots(session: Any, lang: str) -> list:
     """The plots the report embeds: the Benchmark page's own PNGs when it left them in
-    ``results["bench_plots"]`` (caption, PNG bytes), else the sweep drawn here."""
+    ``session.bench_plots`` (caption, PNG bytes), else the sweep drawn here."""
     from wizard.core.report.render import Plot
 
-    given = session.results.get("bench_plots")
+    given = session.bench_plots
     if given:
         return [Plot(caption, png) for caption, png in given]
-    png = sweep_plot_png(session.results.get("bench"), lang)
+    png = sweep_plot_png(session.bench, lang)
     return [Plot(t("page.report.plot.caption", lang), png)] if png else []
 
 
@@ -156,33 +158,34 @@ def _rich(text: str) -> str:
 class RemoteDialog(QDialog):
     """Paste Colab's ``!nvidia-smi`` output, or open a ``report --json`` / nvidia-smi file."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, lang_of: LangOf = english) -> None:
         super().__init__(parent)
+        self.lang_of = lang_of
         self.setObjectName("remoteDialog")
-        self.setWindowTitle(t("page.report.remote.title"))
+        self.setWindowTitle(t("page.report.remote.title", self.lang))
         self.machine = None
         self.file_label: str | None = None
         layout = QVBoxLayout(self)
-        intro = QLabel(_rich(t("page.report.remote.intro")))
+        intro = QLabel(_rich(t("page.report.remote.intro", self.lang)))
         intro.setTextFormat(Qt.TextFormat.RichText)
         intro.setWordWrap(True)
         layout.addWidget(intro)
         row = QHBoxLayout()
-        row.addWidget(QLabel(t("page.report.remote.kind") + ":"))
+        row.addWidget(QLabel(t("page.report.remote.kind", self.lang) + ":"))
         self.kind = QComboBox()
         self.kind.setObjectName("remoteKind")
-        self.kind.addItem(t("page.report.remote.auto"), None)
-        self.kind.addItem(t("report.machine.colab"), "colab")
-        self.kind.addItem(t("report.machine.cloud"), "cloud")
+        self.kind.addItem(t("page.report.remote.auto", self.lang), None)
+        self.kind.addItem(t("report.machine.colab", self.lang), "colab")
+        self.kind.addItem(t("report.machine.cloud", self.lang), "cloud")
         row.addWidget(self.kind, 1)
-        self.open_button = QPushButton(t("page.report.remote.open"))
+        self.open_button = QPushButton(t("page.report.remote.open", self.lang))
         self.open_button.setObjectName("remoteOpen")
         self.open_button.clicked.connect(self._open_file)
         row.addWidget(self.open_button)
         layout.addLayout(row)
         self.text = QPlainTextEdit()
         self.text.setObjectName("remoteText")
-        self.text.setPlaceholderText(t("page.report.remote.placeholder"))
+        self.text.setPlaceholderText(t("page.report.remote.placeholder", self.lang))
         mono = QFont("monospace")
         mono.setStyleHint(QFont.StyleHint.TypeWriter)
         self.text.setFont(mono)
@@ -195,15 +198,20 @@ class RemoteDialog(QDialog):
         self.error.setStyleSheet(f"color: {RED};")
         layout.addWidget(self.error)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText(t("page.report.remote.add"))
-        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText(t("wizard.cancel"))
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText(t("page.report.remote.add", self.lang))
+        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText(t("wizard.cancel", self.lang))
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
 
+
+    @property
+    def lang(self) -> str:
+        return self.lang_of()
+
     def _open_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, t("page.report.remote.open"), "",
-                                              t("page.report.remote.filter"))
+        path, _ = QFileDialog.getOpenFileName(self, t("page.report.remote.open", self.lang), "",
+                                              t("page.report.remote.filter", self.lang))
         if path:
             self.load_file(path)
 
@@ -213,7 +221,7 @@ class RemoteDialog(QDialog):
         try:
             data = Path(path).read_bytes()
         except OSError as exc:
-            self.error.setText(t("cli.error.cannot_read", path=path, error=exc.strerror or exc))
+            self.error.setText(t("cli.error.cannot_read", self.lang, path=path, error=exc.strerror or exc))
             return
         self.text.setPlainText(decode_pasted(data))
         self.file_label = Path(path).name
@@ -224,7 +232,7 @@ class RemoteDialog(QDialog):
         try:
             self.machine = machine_from_text(self.text.toPlainText(), self.kind.currentData(), self.file_label)
         except RemoteInputError as exc:
-            self.error.setText(str(exc))
+            self.error.setText(exc.text(self.lang))
             return
         super().accept()
 
@@ -289,7 +297,9 @@ class ReportPage(BasePage):
         self.status.setStyleSheet(f"color: {GREY};")
         second.addWidget(self.status, 1)
         outer.addLayout(second)
+        self._build_tabs(outer)
 
+    def _build_tabs(self, outer: QVBoxLayout) -> None:
         self.tabs = QTabWidget()
         self.tabs.setObjectName("reportTabs")
         self.preview = QTextBrowser()
@@ -336,18 +346,12 @@ class ReportPage(BasePage):
     def session(self) -> Any:
         return self.model.session
 
-    @property
-    def lang(self) -> str:
-        return self.session.lang or language()
-
     def remotes(self) -> list:
-        return self.session.results.setdefault("remotes", [])
+        return self.session.remotes
 
     def build(self):
         """The report of the session now, as it will be exported."""
-        from wizard.core.report.model import build_report
-
-        return build_report(self.session, lang=self.lang, include_private=self.private.isChecked())
+        return app_report.build(self.session, lang=self.lang, include_private=self.private.isChecked())
 
     def refresh(self) -> None:
         from wizard.core.report.render import render_html
@@ -394,8 +398,8 @@ class ReportPage(BasePage):
 
     def save_dialog(self, fmt: str) -> None:
         start = str(self.default_folder() / self.default_name(fmt))
-        path, _ = QFileDialog.getSaveFileName(self, t("page.report.save_title"), start,
-                                              t(f"page.report.filter.{fmt}"))
+        path, _ = QFileDialog.getSaveFileName(self, t("page.report.save_title", self.lang), start,
+                                              t(f"page.report.filter.{fmt}", self.lang))
         if path:
             if not Path(path).suffix:
                 path += SUFFIX[fmt]
@@ -403,7 +407,7 @@ class ReportPage(BasePage):
 
     def save_to(self, fmt: str, path: str | Path) -> bool:
         """Write the report in ``fmt`` to ``path`` (atomically); the status line says how it went."""
-        from wizard.core.report.model import write_atomic
+        from wizard.core.base.files import write_atomic
 
         target = Path(path)
         try:
@@ -417,26 +421,26 @@ class ReportPage(BasePage):
                     render_pdf(render_html(self.report, report_plots(self.session, self.lang), for_qt=True), target,
                                title=self.report.title)
                 except PdfError as exc:
-                    self._say(t("report.cli.no_pdf", error=exc), RED)
+                    self._say(t("report.cli.no_pdf", self.lang, error=exc), RED)
                     return False
             else:
                 write_atomic(target, self.text(fmt))
         except OSError as exc:
-            self._say(t("report.cli.cannot_write", path=target, error=exc.strerror or exc), RED)
+            self._say(t("report.cli.cannot_write", self.lang, path=target, error=exc.strerror or exc), RED)
             return False
         self.last_saved = target
-        self._say(t("report.cli.saved", path=target), GREEN)
+        self._say(t("report.cli.saved", self.lang, path=target), GREEN)
         return True
 
     def copy_markdown(self) -> None:
         QGuiApplication.clipboard().setText(self.text("md").decode("utf-8"))
-        self._say(t("page.report.copied"), GREEN)
+        self._say(t("page.report.copied", self.lang), GREEN)
 
     def open_folder(self) -> None:
         folder = self.default_folder()
         folder.mkdir(parents=True, exist_ok=True)
         if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder))):
-            self._say(t("page.report.cannot_open", path=folder), RED)
+            self._say(t("page.report.cannot_open", self.lang, path=folder), RED)
 
     def _say(self, text: str, colour: str) -> None:
         self.status.setStyleSheet(f"color: {colour};")
@@ -444,14 +448,14 @@ class ReportPage(BasePage):
 
     # remotes -----------------------------------------------------------------------------------
     def add_remote_dialog(self) -> None:
-        dialog = RemoteDialog(self)
+        dialog = RemoteDialog(self, self.current_lang)
         if dialog.exec() == QDialog.DialogCode.Accepted and dialog.machine is not None:
             self.add_remote(dialog.machine)
 
     def add_remote(self, machine: Any) -> None:
         self.remotes().append(machine)
         self.refresh()
-        self._say(t("page.report.remote.added", machine=self._machine_text(machine)), GREEN)
+        self._say(t("page.report.remote.added", self.lang, machine=self._machine_text(machine)), GREEN)
 
     def remove_last_remote(self) -> None:
         if self.remotes():
@@ -459,13 +463,14 @@ class ReportPage(BasePage):
             self.refresh()
 
     def _machine_text(self, m: Any) -> str:
-        from wizard.core.report.model import machine_title, remote_summary
+        from wizard.core.report.text import machine_title, remote_summary
 
         return f"{machine_title(m, self.lang)}: {remote_summary(m, self.lang)}"
 
     def _show_remotes(self) -> None:
         remotes = self.remotes()
-        self.remotes_label.setText(t("page.report.remotes", list="; ".join(self._machine_text(m) for m in remotes))
+        self.remotes_label.setText(t("page.report.remotes", self.lang,
+                                     list="; ".join(self._machine_text(m) for m in remotes))
                                    if remotes else "")
         self.remotes_label.setVisible(bool(remotes))
         self.remove_remote.setVisible(bool(remotes))
@@ -480,9 +485,9 @@ class ReportPage(BasePage):
         self.history_list.clear()
         for entry in self._history:
             s = entry.snapshot
-            gpus = ", ".join(g.name or "?" for g in s.gpus) or t("report.gpu.none")
+            gpus = ", ".join(g.name or "?" for g in s.gpus) or t("report.gpu.none", self.lang)
             torch = s.torch.version if s.torch and s.torch.version else "-"
-            item = QListWidgetItem(t("page.report.history.row", number=entry.number,
+            item = QListWidgetItem(t("page.report.history.row", self.lang, number=entry.number,
                                      time=s.time.replace("T", " ")[:16],
                                      driver=s.driver_version or s.pending_driver_version or "-", torch=torch,
                                      gpus=gpus))
@@ -491,9 +496,9 @@ class ReportPage(BasePage):
         self.history_list.blockSignals(False)
         notes = [n.text(self.lang) for n in store.warnings]
         if not self._history:
-            notes.insert(0, t("page.report.history.none", dir=store.root))
+            notes.insert(0, t("page.report.history.none", self.lang, dir=store.root))
         else:
-            notes.insert(0, t("page.report.history.hint"))
+            notes.insert(0, t("page.report.history.hint", self.lang))
         self.history_note.setText("\n".join(notes))
         self.diff_view.clear()
         if self._history:
@@ -509,20 +514,20 @@ class ReportPage(BasePage):
         entry = self._history[row]
         d = self.session.detection
         if d is not None:
-            current, label = build_snapshot(d), t("page.report.history.this_run")
+            current, label = build_snapshot(d), t("page.report.history.this_run", self.lang)
         elif row + 1 < len(self._history):  # no detection this run: what that run changed
             current, label = entry.snapshot, None
             entry = self._history[row + 1]
         else:
-            self.diff_view.setPlainText(t("page.report.history.nothing_to_compare"))
+            self.diff_view.setPlainText(t("page.report.history.nothing_to_compare", self.lang))
             return
         diff = diff_snapshots(entry.snapshot, current)
         import html
 
         colours = {"better": GREEN, "worse": RED, "neutral": "#1f2328"}
         marks = {"better": "+", "worse": "!", "neutral": "•"}
-        head = t("page.report.history.compare", number=entry.number, time=entry.snapshot.time.replace("T", " ")[:16],
-                 other=label or current.time.replace("T", " ")[:16])
+        head = t("page.report.history.compare", self.lang, number=entry.number,
+                 time=entry.snapshot.time.replace("T", " ")[:16], other=label or current.time.replace("T", " ")[:16])
         lines = [f"<p><b>{html.escape(head)}</b></p>"]
         if not diff.changes:
             lines.append(f"<p>{html.escape(t('diff.none', self.lang))}</p>")
@@ -534,17 +539,17 @@ class ReportPage(BasePage):
     # language ------------------------------------------------------------------------------------
     def retranslate(self) -> None:
         super().retranslate()
-        self.save_button.setText(t("page.report.save") + " ▾")
+        self.save_button.setText(t("page.report.save", self.lang) + " ▾")
         for fmt, action in self.save_actions.items():
-            action.setText(t(f"page.report.save.{fmt}"))
-        self.copy_button.setText(t("page.report.copy"))
-        self.folder_button.setText(t("page.report.open_folder"))
-        self.remote_button.setText(t("page.report.add_remote"))
-        self.private.setText(t("page.report.private"))
-        self.private.setToolTip(t("page.report.private.tip"))
-        self.remove_remote.setText(t("page.report.remote.remove"))
-        self.tabs.setTabText(0, t("page.report.tab.preview"))
-        self.tabs.setTabText(1, t("page.report.tab.history"))
+            action.setText(t(f"page.report.save.{fmt}", self.lang))
+        self.copy_button.setText(t("page.report.copy", self.lang))
+        self.folder_button.setText(t("page.report.open_folder", self.lang))
+        self.remote_button.setText(t("page.report.add_remote", self.lang))
+        self.private.setText(t("page.report.private", self.lang))
+        self.private.setToolTip(t("page.report.private.tip", self.lang))
+        self.remove_remote.setText(t("page.report.remote.remove", self.lang))
+        self.tabs.setTabText(0, t("page.report.tab.preview", self.lang))
+        self.tabs.setTabText(1, t("page.report.tab.history", self.lang))
         if self.report is not None:
             self.refresh()
         if self._history:

@@ -24,8 +24,8 @@ from wizard.ui.pages.base import BasePage, InfoForm, PageId
 from wizard.ui.session_model import SessionModel
 
 
-def _gib(nbytes: int | None) -> str:
-    return t("common.na") if nbytes is None else f"{nbytes / 2**30:.1f} GiB"
+def _gib(nbytes: int | None, lang: str) -> str:
+    return t("common.na", lang) if nbytes is None else f"{nbytes / 2**30:.1f} GiB"
 
 
 class SystemPage(BasePage):
@@ -85,7 +85,7 @@ class SystemPage(BasePage):
         body_layout = QVBoxLayout(body)
         body_layout.setContentsMargins(0, 0, 6, 0)
         self.system_box = QGroupBox()
-        self.form = InfoForm()
+        self.form = InfoForm(self.current_lang)
         self.system_box.setLayout(self.form)
         body_layout.addWidget(self.system_box)
 
@@ -119,7 +119,7 @@ class SystemPage(BasePage):
     # slots ----------------------------------------------------------------------------
     def _on_started(self) -> None:
         self.busy.show()
-        self.status.setText(t("page.system.detecting"))
+        self.status.setText(t("page.system.detecting", self.lang))
         self.completeChanged.emit()
 
     def _on_finished(self, _detection: Detection) -> None:
@@ -129,7 +129,7 @@ class SystemPage(BasePage):
 
     def _on_failed(self, text: str) -> None:
         self.busy.hide()
-        self.status.setText(t("page.system.failed", error=text.splitlines()[0]))
+        self.status.setText(t("page.system.failed", self.lang, error=text.splitlines()[0]))
         self.status.setToolTip(text)
         self.completeChanged.emit()
 
@@ -140,8 +140,9 @@ class SystemPage(BasePage):
     def _show_changes(self) -> None:
         if self._diff is None:
             return
-        lines = self._diff.lines()
-        self.changes.setText("⟳  " + t("changes.notice", time=self._diff.old.time[:16].replace("T", " ")) + "\n"
+        lines = self._diff.lines(self.lang)
+        self.changes.setText("⟳  " + t("changes.notice", self.lang, time=self._diff.old.time[:16].replace("T",
+                                                                                                          " ")) + "\n"
                              + "\n".join("• " + line for line in lines[1:]))
         self.changes.show()
         self.rerun.show()
@@ -152,52 +153,54 @@ class SystemPage(BasePage):
         if d is None:
             return
         s = d.system
-        self.status.setText(t("page.system.done", seconds=f"{d.duration_s or 0:.1f}"))
+        self.status.setText(t("page.system.done", self.lang, seconds=f"{d.duration_s or 0:.1f}"))
         os_text = s.os_pretty or s.os
         if s.is_wsl:
             os_text += f"  (WSL{s.wsl_version or ''})"
         self.form.set_row("page.system.os", os_text)
-        self.form.set_row("page.system.build", s.os_build or t("common.na"))
-        self.form.set_row("page.system.arch", s.arch or t("common.na"))
-        self.form.set_row("page.system.cpu", s.cpu_model or t("common.na"))
-        cores = t("page.system.cores_value", physical=s.cpu_physical_cores or "?", logical=s.cpu_logical_cores or "?")
+        self.form.set_row("page.system.build", s.os_build or t("common.na", self.lang))
+        self.form.set_row("page.system.arch", s.arch or t("common.na", self.lang))
+        self.form.set_row("page.system.cpu", s.cpu_model or t("common.na", self.lang))
+        cores = t("page.system.cores_value", self.lang, physical=s.cpu_physical_cores or "?",
+                  logical=s.cpu_logical_cores or "?")
         self.form.set_row("page.system.cores", cores)
-        self.form.set_row("page.system.ram", f"{_gib(s.ram_total_bytes)}  ({t('doctor.available')} "
-                                             f"{_gib(s.ram_available_bytes)})")
-        self.form.set_row("page.system.disk", f"{_gib(s.disk_free_bytes)}  —  {s.disk_path or ''}")
-        self.form.set_row("page.system.locale", s.locale or t("common.na"))
-        self.form.set_row("page.system.admin", t("common.yes") if s.is_admin else t("common.no"))
+        self.form.set_row("page.system.ram",
+                          f"{_gib(s.ram_total_bytes, self.lang)}  ({t('doctor.available', self.lang)} "
+                                             f"{_gib(s.ram_available_bytes, self.lang)})")
+        self.form.set_row("page.system.disk", f"{_gib(s.disk_free_bytes, self.lang)}  —  {s.disk_path or ''}")
+        self.form.set_row("page.system.locale", s.locale or t("common.na", self.lang))
+        self.form.set_row("page.system.admin", t("common.yes", self.lang) if s.is_admin else t("common.no", self.lang))
         self.python_tree.clear()
         for p in d.pythons:
             notes = []
             if p.is_venv:
                 notes.append("venv")
             if p.externally_managed:
-                notes.append(t("page.system.externally_managed"))
+                notes.append(t("page.system.externally_managed", self.lang))
             if p.error:
                 notes.append(p.error)
             item = QTreeWidgetItem([p.version or "?", p.arch or "", p.source, p.path, ", ".join(notes)])
             item.setToolTip(3, p.path)
             self.python_tree.addTopLevelItem(item)
         if not d.pythons:
-            self.python_tree.addTopLevelItem(QTreeWidgetItem(["", "", "", t("page.system.no_python"), ""]))
+            self.python_tree.addTopLevelItem(QTreeWidgetItem(["", "", "", t("page.system.no_python", self.lang), ""]))
         if d.conda:
             parts = [f"{c.exe} ({c.version or '?'}): " + ", ".join(e.name for e in c.envs) for c in d.conda]
             self.conda_label.setText("conda — " + "; ".join(parts))
         else:
-            self.conda_label.setText("conda — " + t("common.none_found"))
+            self.conda_label.setText("conda — " + t("common.none_found", self.lang))
 
     def retranslate(self) -> None:
         super().retranslate()
-        self.welcome.setText(t("page.system.welcome"))
-        self.rerun.setText(t("changes.rerun"))
+        self.welcome.setText(t("page.system.welcome", self.lang))
+        self.rerun.setText(t("changes.rerun", self.lang))
         self._show_changes()
-        self.system_box.setTitle(t("page.system.box"))
-        self.python_box.setTitle(t("page.system.python_box"))
-        self.python_tree.setHeaderLabels([t("page.system.col.version"), t("page.system.col.arch"),
-                                          t("page.system.col.source"), t("page.system.col.path"),
-                                          t("page.system.col.notes")])
+        self.system_box.setTitle(t("page.system.box", self.lang))
+        self.python_box.setTitle(t("page.system.python_box", self.lang))
+        self.python_tree.setHeaderLabels([t("page.system.col.version", self.lang), t("page.system.col.arch", self.lang),
+                                          t("page.system.col.source", self.lang), t("page.system.col.path", self.lang),
+                                          t("page.system.col.notes", self.lang)])
         if self.model.detecting:
-            self.status.setText(t("page.system.detecting"))
+            self.status.setText(t("page.system.detecting", self.lang))
         self.form.retranslate()
         self.fill()

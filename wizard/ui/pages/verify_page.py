@@ -1,7 +1,7 @@
 """Page 6 — Verify: run the verification probe in the target environment, show the checklist.
 
-The probe runs through QProcess (the window stays live); each check appears as its result
-arrives, with a clear mark; details (cause, fix, evidence) on demand; "Copy diagnostics"
+The probe runs on a worker thread through the one process runner (the window stays live);
+each check appears as its result arrives, with a clear mark; details (cause, fix, evidence) on demand; "Copy diagnostics"
 puts the whole text (collect_env included) on the clipboard for a teaching assistant.
 """
 
@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from wizard.core.base.i18n import language, t
+from wizard.app import verify as app_verify
+from wizard.core.base.i18n import t
 from wizard.ui.pages.base import BasePage, PageId
 from wizard.ui.widgets.findings_view import FindingsView
 from wizard.ui.workers import submit
@@ -33,6 +34,7 @@ from wizard.ui.session_model import SessionModel
 from wizard.ui.widgets.python_picker import PythonPicker
 
 MARKS = {"pass": ("✔", "#2e7d32"), "warn": ("⚠", "#ef6c00"), "fail": ("✖", "#c62828"), "skip": ("–", "#757575")}
+COUNTED = ("pass", "warn", "fail", "skip")
 
 
 class VerifyPage(BasePage):
@@ -88,7 +90,7 @@ class VerifyPage(BasePage):
         self.diagnosis_box = QGroupBox()
         self.diagnosis_box.setObjectName("diagnosisBox")
         box_layout = QVBoxLayout(self.diagnosis_box)
-        self.diagnosis = FindingsView()
+        self.diagnosis = FindingsView(lang_of=self.current_lang)
         self.diagnosis.action_requested.connect(self.run_action)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -110,19 +112,17 @@ class VerifyPage(BasePage):
 
     # running -------------------------------------------------------------------------------
     def start(self) -> None:
-        from wizard.core.verify.checklist import VerifyReport, verify_args
-
         python = self.picker.path()
         if not python or self.probe.running:
             return
-        self.report = VerifyReport(detection=self.model.session.detection, python_exe=python)
+        self.report = app_verify.new_report(self.model.session, python)
         self.tree.clear()
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.copy_button.setEnabled(False)
         self.busy.show()
-        self.status.setText(t("verify.page.running", python=python))
-        self.probe.start(python, "verify.py", verify_args(), timeout_s=300)
+        self.status.setText(t("verify.page.running", self.lang, python=python))
+        self.probe.start(python, "verify.py", app_verify.probe_args(), timeout_s=app_verify.VERIFY_TIMEOUT_S)
 
     def _on_event(self, event: dict) -> None:
         from wizard.core.verify.checklist import progress_text
@@ -130,7 +130,7 @@ class VerifyPage(BasePage):
         if self.report is None:
             return
         if event.get("event") == "progress":
-            self.status.setText("… " + progress_text(event, language()))
+            self.status.setText("… " + progress_text(event, self.lang))
         self.report.feed(event)
         self._fill()
 
@@ -141,69 +141,58 @@ class VerifyPage(BasePage):
         if self.report is None:
             return
         self.report.finish(outcome)
-        self.model.session.results["verify"] = self.report
+        app_verify.record_verify(self.model.session, self.report)
         self._fill()
         self.copy_button.setEnabled(True)
         counts = self.report.counts()
         mark, colour = MARKS.get(self.report.status, ("•", "#333"))
         key = "verify.page.cancelled" if outcome.cancelled else "verify.page.done"
         self.status.setText(f'<span style="color:{colour}; font-size:14px; font-weight:600">{mark} '
-                            f'{t(key, **{k: counts.get(k, 0) for k in ("pass", "warn", "fail", "skip")})}</span>')
+                            f'{t(key, self.lang, **{k: counts.get(k, 0) for k in COUNTED})}</span>')
         self.start_diagnosis()
 
     # diagnosis --------------------------------------------------------------------------------
     def start_diagnosis(self) -> None:
         """Every failure-mode rule over detection + this environment's torch facts (a worker:
         gathering the environment's facts runs commands)."""
-        from wizard.core.diagnosis.rules import diagnose
-        from wizard.core.diagnosis.facts import TorchFacts, gather_env_facts
-
         session = self.model.session
-        detection = session.detection
-        report = self.report
-        if detection is None or report is None:
+        if session.detection is None or self.report is None:
             return
-
-        def work():
-            torch = TorchFacts.from_probe_events(report.events)
-            env = gather_env_facts(session.host, is_wsl=detection.system.is_wsl, python_exe=report.python_exe)
-            return diagnose(detection, torch, env)
-
-        self._diagnose_task = submit(work, on_done=self._show_diagnosis,
+        self._diagnose_task = submit(app_verify.diagnose, session, self.report, on_done=self._show_diagnosis,
                                      on_failed=lambda text: self.diagnosis_box.setTitle(text.splitlines()[0]))
 
     def _show_diagnosis(self, found) -> None:
-        self.model.session.results["diagnosis"] = found
+        app_verify.record_diagnosis(self.model.session, found)
         self.diagnosis.set_findings(found)
         self.diagnosis_box.show()
 
     def run_action(self, finding) -> None:
         """Ask first; then do only what is safe from here."""
         action = finding.action
-        answer = QMessageBox.question(self, t("app.title"), action.confirm(language()))
+        answer = QMessageBox.question(self, t("app.title", self.lang), action.confirm(self.lang))
         if answer != QMessageBox.StandardButton.Yes:
             return
         if action.kind == "open_url" and action.param("url"):
             QDesktopServices.openUrl(QUrl(action.param("url")))
         elif action.kind == "restart":
-            QMessageBox.information(self, t("app.title"), t("verify.page.restart_now"))
+            QMessageBox.information(self, t("app.title", self.lang), t("verify.page.restart_now", self.lang))
         elif action.kind in ("reinstall_cuda_build", "switch_variant"):
             # back to the recommendation, with the build the diagnosis asks for as the wish
-            self.model.session.results["requested_build"] = dict(action.params)
+            app_verify.request_build(self.model.session, dict(action.params))
             wizard = self.wizard()
             while wizard.currentId() > PageId.RECOMMEND:
                 wizard.back()
 
     def _fill(self) -> None:
-        lang = language()
+        lang = self.lang
         self.tree.clear()
         for check in self.report.checks:
             mark, colour = MARKS.get(check.status, ("•", "#333"))
             item = QTreeWidgetItem([mark, check.title(lang), check.detail_text(lang)])
             item.setForeground(0, QBrush(QColor(colour)))
             item.setToolTip(2, check.detail_text(lang))
-            for label, text in ((t("verify.page.cause"), check.cause_text(lang)),
-                                (t("verify.page.fix"), check.fix_text(lang))):
+            for label, text in ((t("verify.page.cause", self.lang), check.cause_text(lang)),
+                                (t("verify.page.fix", self.lang), check.fix_text(lang))):
                 if text:
                     child = QTreeWidgetItem(["", label, text])
                     child.setToolTip(2, text)
@@ -214,19 +203,19 @@ class VerifyPage(BasePage):
 
     def copy_diagnostics(self) -> None:
         if self.report is not None:
-            QGuiApplication.clipboard().setText(self.report.diagnostics(language()))
-            self.status.setText(t("verify.page.copied"))
+            QGuiApplication.clipboard().setText(self.report.diagnostics(self.lang))
+            self.status.setText(t("verify.page.copied", self.lang))
 
     def retranslate(self) -> None:
         super().retranslate()
         self.picker.retranslate()
-        self.run_button.setText(t("verify.page.run"))
-        self.cancel_button.setText(t("wizard.cancel"))
-        self.copy_button.setText(t("verify.page.copy"))
-        self.tree.setHeaderLabels(["", t("verify.page.col.check"), t("verify.page.col.result")])
-        self.diagnosis_box.setTitle(t("verify.page.diagnosis"))
+        self.run_button.setText(t("verify.page.run", self.lang))
+        self.cancel_button.setText(t("wizard.cancel", self.lang))
+        self.copy_button.setText(t("verify.page.copy", self.lang))
+        self.tree.setHeaderLabels(["", t("verify.page.col.check", self.lang), t("verify.page.col.result", self.lang)])
+        self.diagnosis_box.setTitle(t("verify.page.diagnosis", self.lang))
         self.diagnosis.retranslate()
         if self.report is not None:
             self._fill()
         elif not self.probe.running:
-            self.status.setText(t("verify.page.intro"))
+            self.status.setText(t("verify.page.intro", self.lang))

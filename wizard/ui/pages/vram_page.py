@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from wizard.core.base.i18n import language, t
+from wizard.core.base.i18n import t
 from wizard.core.machine.models import STATUS_OK
 from wizard.ui.pages.base import BasePage, PageId, scroll_body
 from wizard.ui.session_model import SessionModel
@@ -51,10 +51,21 @@ class VramPage(BasePage):
 
     def _build(self) -> None:
         """The page's widgets and the estimator (wizard.core.vram.estimate loads its catalogue) on first show."""
-        from wizard.core.vram import estimate as vram
-        from wizard.core.vram import workloads as vram_workloads
+        from types import SimpleNamespace
 
-        self.core = vram
+        from wizard.core.vram import workloads as vram_workloads
+        from wizard.core.vram.catalogue import catalogue_models
+        from wizard.core.vram.estimate import estimate
+        from wizard.core.vram.inputs import MODES, VramInputError, parse_param_count
+        from wizard.core.vram.precisions import PRECISIONS
+        from wizard.core.vram.units import format_gib, format_params, units_explanation, vram_from_gpu
+
+        # The estimator loads with the page's first show, not at start-up: its names, in one place.
+        self.core = SimpleNamespace(catalogue_models=catalogue_models, estimate=estimate,
+                                    VramInputError=VramInputError, parse_param_count=parse_param_count,
+                                    format_gib=format_gib, format_params=format_params,
+                                    vram_from_gpu=vram_from_gpu, units_explanation=units_explanation,
+                                    MODES=MODES, PRECISIONS=PRECISIONS)
         self.judge_workloads = vram_workloads.judge_workloads
 
         self.built = True
@@ -92,7 +103,7 @@ class VramPage(BasePage):
         self.batch_spin.setRange(1, 65536)
         self.context_spin = QSpinBox()
         self.context_spin.setRange(0, 1 << 21)
-        self.context_spin.setSpecialValueText(t("vram.page.default_context"))
+        self.context_spin.setSpecialValueText(t("vram.page.default_context", self.lang))
         setting_row = QHBoxLayout()
         self.batch_label, self.context_label = QLabel(), QLabel()
         for w in (self.mode_combo, self.precision_combo, self.batch_label, self.batch_spin,
@@ -101,7 +112,9 @@ class VramPage(BasePage):
         self.setting_label = QLabel()
         form.addRow(self.setting_label, setting_row)
         layout.addWidget(self.inputs_box)
+        self._build_results(layout)
 
+    def _build_results(self, layout: QVBoxLayout) -> None:
         self.result_box = QGroupBox()
         result_layout = QVBoxLayout(self.result_box)
         self.verdict = QLabel()
@@ -163,12 +176,15 @@ class VramPage(BasePage):
             for gpu in d.nvidia.gpus:
                 total, used = self.core.vram_from_gpu(gpu)
                 if total:
-                    combo.addItem(t("vram.page.this_gpu", name=gpu.name or "GPU", total=self.core.format_gib(total)),
+                    combo.addItem(t("vram.page.this_gpu", self.lang, name=gpu.name or "GPU",
+                                    total=self.core.format_gib(total)),
                                   ("gpu", total, used))
         for key, gb in PRESETS:
-            label = t(f"vram.target.{key}") if key.startswith(("colab", "cloud")) else t(f"vram.page.preset.{key}")
+            label = t(f"vram.target.{key}", self.lang) if key.startswith(("colab",
+                                                                          "cloud")) else t(f"vram.page.preset.{key}",
+                                                                                           self.lang)
             combo.addItem(label, ("preset", int(gb * GIB), 0))
-        combo.addItem(t("vram.page.custom_gb"), ("custom", None, 0))
+        combo.addItem(t("vram.page.custom_gb", self.lang), ("custom", None, 0))
         index = combo.findData(current) if current is not None else -1
         combo.setCurrentIndex(index if index >= 0 else 0)
         combo.blockSignals(False)
@@ -205,14 +221,15 @@ class VramPage(BasePage):
     def recompute(self) -> None:
         if not self.built or not self.gpu_combo.count():
             return
-        lang = language()
+        lang = self.lang
         custom = self.model_combo.currentData() == CUSTOM
         self.params_edit.setVisible(custom)
         total, used = self.vram()
         self._fill_table(self.judge_workloads(total, used))
         try:
             model = self.core.parse_param_count(self.params_edit.text()) if custom else self.model_combo.currentData()
-            est = self.core.estimate(model, mode=self.mode_combo.currentData(), precision=self.precision_combo.currentData(),
+            est = self.core.estimate(model, mode=self.mode_combo.currentData(),
+                                     precision=self.precision_combo.currentData(),
                            batch=self.batch_spin.value(), context=self.context_spin.value() or None,
                            vram_total_bytes=total, vram_used_bytes=used)
         except self.core.VramInputError as exc:
@@ -221,16 +238,18 @@ class VramPage(BasePage):
             self.last_estimate = None
             return
         self.last_estimate = est
-        self.model.session.results["vram"] = est
+        self.model.session.vram = est
         if est.fits is None:
-            head = t("vram.page.no_gpu_total", total=self.core.format_gib(est.total_bytes))
+            head = t("vram.page.no_gpu_total", self.lang, total=self.core.format_gib(est.total_bytes))
             colour = "#333333"
         elif est.fits:
-            head = t("vram.page.fits", total=self.core.format_gib(est.total_bytes), usable=self.core.format_gib(est.usable_bytes),
+            head = t("vram.page.fits", self.lang, total=self.core.format_gib(est.total_bytes),
+                     usable=self.core.format_gib(est.usable_bytes),
                      free=self.core.format_gib(est.headroom_bytes))
             colour = "#2e7d32"
         else:
-            head = t("vram.page.does_not_fit", total=self.core.format_gib(est.total_bytes), usable=self.core.format_gib(est.usable_bytes))
+            head = t("vram.page.does_not_fit", self.lang, total=self.core.format_gib(est.total_bytes),
+                     usable=self.core.format_gib(est.usable_bytes))
             colour = "#c62828"
         self.verdict.setText(f'<span style="font-size:14px; font-weight:600; color:{colour}">{head}</span>')
         self.assumptions.setText("• " + "\n• ".join(est.assumption_texts(lang)))
@@ -238,7 +257,7 @@ class VramPage(BasePage):
             self.bar.show_estimate(est, lang)
 
     def _fill_table(self, judgments) -> None:
-        lang = language()
+        lang = self.lang
         self.table.setRowCount(len(judgments))
         for row, j in enumerate(judgments):
             title = QTableWidgetItem(f"{MARKS.get(j.verdict, '•')}  {j.title(lang)}")
@@ -254,25 +273,26 @@ class VramPage(BasePage):
         super().retranslate()
         if not self.built:
             return
-        self.inputs_box.setTitle(t("vram.page.inputs"))
-        self.result_box.setTitle(t("vram.page.result"))
-        self.lessons_box.setTitle(t("vram.page.lessons"))
-        self.gpu_label.setText(t("vram.page.gpu") + ":")
-        self.model_label.setText(t("vram.page.model") + ":")
-        self.setting_label.setText(t("vram.page.setting") + ":")
-        self.batch_label.setText(t("vram.page.batch"))
-        self.context_label.setText(t("vram.page.context"))
-        self.context_spin.setSpecialValueText(t("vram.page.default_context"))
-        self.model_combo.setItemText(self.model_combo.count() - 1, t("vram.page.custom_model"))
-        self.table.setHorizontalHeaderLabels([t("vram.page.col.lesson"), t("vram.page.col.verdict")])
-        self.units.setText(self.core.units_explanation())
+        self.inputs_box.setTitle(t("vram.page.inputs", self.lang))
+        self.result_box.setTitle(t("vram.page.result", self.lang))
+        self.lessons_box.setTitle(t("vram.page.lessons", self.lang))
+        self.gpu_label.setText(t("vram.page.gpu", self.lang) + ":")
+        self.model_label.setText(t("vram.page.model", self.lang) + ":")
+        self.setting_label.setText(t("vram.page.setting", self.lang) + ":")
+        self.batch_label.setText(t("vram.page.batch", self.lang))
+        self.context_label.setText(t("vram.page.context", self.lang))
+        self.context_spin.setSpecialValueText(t("vram.page.default_context", self.lang))
+        self.model_combo.setItemText(self.model_combo.count() - 1, t("vram.page.custom_model", self.lang))
+        self.table.setHorizontalHeaderLabels([t("vram.page.col.lesson", self.lang), t("vram.page.col.verdict",
+                                                                                      self.lang)])
+        self.units.setText(self.core.units_explanation(self.lang))
         for combo, keys, prefix in ((self.mode_combo, self.core.MODES, "vram.mode."),
                                     (self.precision_combo, list(self.core.PRECISIONS), "vram.precision.")):
             current = combo.currentData()
             combo.blockSignals(True)
             combo.clear()
             for key in keys:
-                combo.addItem(t(prefix + key), key)
+                combo.addItem(t(prefix + key, self.lang), key)
             combo.setCurrentIndex(max(0, combo.findData(current if current else keys[0 if prefix.endswith("mode.")
                                                                                        else 1])))
             combo.blockSignals(False)

@@ -11,14 +11,16 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from wizard.core.base.i18n import t
+from wizard.ui.language import LangOf, english
 
 CURVES = [("cpu", "fp32", "#1f77b4"), ("gpu", "fp32", "#d62728"), ("gpu", "tf32", "#ff7f0e"),
           ("gpu", "fp16", "#2ca02c"), ("gpu", "bf16", "#9467bd")]
 
 
 class BenchPlots(QWidget):
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, lang_of: LangOf = english) -> None:
         super().__init__(parent)
+        self.lang_of = lang_of
         pg.setConfigOptions(antialias=True, background="w", foreground="#333333")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -39,13 +41,18 @@ class BenchPlots(QWidget):
         self.view.ci.layout.setColumnStretchFactor(1, 2)
         self.retranslate()
 
-    def retranslate(self) -> None:
-        self.sweep.setTitle(t("bench.page.plot.sweep"), size="9pt")
-        self.sweep.setLabel("bottom", t("bench.page.plot.size"))
-        self.sweep.setLabel("left", "GFLOP/s")
-        self.bars.setTitle(t("bench.page.plot.bars"), size="9pt")
 
-    def show_report(self, report, lang: str | None = None) -> None:
+    @property
+    def lang(self) -> str:
+        return self.lang_of()
+
+    def retranslate(self) -> None:
+        self.sweep.setTitle(t("bench.page.plot.sweep", self.lang), size="9pt")
+        self.sweep.setLabel("bottom", t("bench.page.plot.size", self.lang))
+        self.sweep.setLabel("left", "GFLOP/s")
+        self.bars.setTitle(t("bench.page.plot.bars", self.lang), size="9pt")
+
+    def show_report(self, report, lang: str | None) -> None:
         self.sweep.clear()
         gpu = next((d for d in report.devices if d != "cpu"), None)
         for kind, dtype, colour in CURVES:
@@ -71,12 +78,12 @@ class BenchPlots(QWidget):
         for e in report.efficiencies():
             rows.append((f"{e.dtype} {e.id}: {e.percent:.0f}%", e.display_percent, "#1565c0"))
         if not rows:  # a CPU-only run: say so instead of drawing empty axes
-            self.bars.setTitle(t("bench.page.plot.no_bars"), size="9pt")
+            self.bars.setTitle(t("bench.page.plot.no_bars", lang), size="9pt")
             self.bars.hideAxis("left")
             self.bars.hideAxis("bottom")
             self.bars.showGrid(x=False, y=False)
             return
-        self.bars.setTitle(t("bench.page.plot.bars"), size="9pt")
+        self.bars.setTitle(t("bench.page.plot.bars", lang), size="9pt")
         self.bars.showAxis("left")
         self.bars.showAxis("bottom")
         self.bars.showGrid(x=True, alpha=0.25)

@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from wizard.core.base.i18n import t
+from wizard.ui.language import LangOf, english
 from wizard.core.machine.models import Finding
 
 COLOURS = {"error": "#c62828", "warning": "#ef6c00", "info": "#1565c0"}
@@ -18,8 +19,9 @@ class FindingCard(QFrame):
 
     action_requested = Signal(object)
 
-    def __init__(self, finding: Finding, parent: QWidget | None = None) -> None:
+    def __init__(self, finding: Finding, parent: QWidget | None = None, lang_of: LangOf = english) -> None:
         super().__init__(parent)
+        self.lang_of = lang_of
         self.finding = finding
         colour = COLOURS.get(finding.severity, "#555555")
         self.setObjectName("findingCard")
@@ -50,15 +52,21 @@ class FindingCard(QFrame):
             layout.addLayout(row)
         self.retranslate()
 
+
+    @property
+    def lang(self) -> str:
+        return self.lang_of()
+
     def retranslate(self) -> None:
         f = self.finding
-        self.title.setText(f"{MARKS.get(f.severity, '•')}  {t('severity.' + f.severity)}: {f.title()}")
-        self.cause.setText(f.cause())
-        self.fix.setText("→ " + f.fix())
+        severity = t("severity." + f.severity, self.lang)
+        self.title.setText(f"{MARKS.get(f.severity, '•')}  {severity}: {f.title(self.lang)}")
+        self.cause.setText(f.cause(self.lang))
+        self.fix.setText("→ " + f.fix(self.lang))
         if f.evidence:
             self.setToolTip(f.evidence)
         if self.button is not None:
-            self.button.setText(f.action.label())  # type: ignore[attr-defined]
+            self.button.setText(f.action.label(self.lang))  # type: ignore[attr-defined]
 
 
 class FindingsView(QWidget):
@@ -66,8 +74,9 @@ class FindingsView(QWidget):
 
     action_requested = Signal(object)  # the finding whose action button was pressed
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, lang_of: LangOf = english) -> None:
         super().__init__(parent)
+        self.lang_of = lang_of
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._layout.setSpacing(6)
@@ -76,11 +85,16 @@ class FindingsView(QWidget):
         self._layout.addWidget(self._empty)
         self.cards: list[FindingCard] = []
 
+
+    @property
+    def lang(self) -> str:
+        return self.lang_of()
+
     def set_findings(self, findings: list[Finding]) -> None:
         for card in self.cards:
             card.setParent(None)
             card.deleteLater()
-        self.cards = [FindingCard(f, self) for f in findings]
+        self.cards = [FindingCard(f, self, self.lang_of) for f in findings]
         for card in self.cards:
             card.action_requested.connect(self.action_requested)
             self._layout.addWidget(card)
@@ -88,7 +102,7 @@ class FindingsView(QWidget):
         self.retranslate()
 
     def retranslate(self) -> None:
-        self._empty.setText("✔  " + t("doctor.no_findings"))
+        self._empty.setText("✔  " + t("doctor.no_findings", self.lang))
         self._empty.setVisible(not self.cards)
         for card in self.cards:
             card.retranslate()

@@ -12,6 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from wizard.core.base.i18n import t
+from wizard.ui.language import LangOf, english
 
 HISTORY_S = 60
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"]
@@ -24,8 +25,9 @@ class LiveGpuPlot(QWidget):
               ("memory", "plot.memory", "%", (0, 100)),
               ("temperature", "plot.temperature", "°C", None))
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, lang_of: LangOf = english) -> None:
         super().__init__(parent)
+        self.lang_of = lang_of
         pg.setConfigOptions(antialias=True, background="w", foreground="#333333")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -51,10 +53,15 @@ class LiveGpuPlot(QWidget):
             self.plots[name] = plot
         self.retranslate()
 
+
+    @property
+    def lang(self) -> str:
+        return self.lang_of()
+
     def retranslate(self) -> None:
         for name, key, unit, _ in self.SERIES:
-            self.plots[name].setTitle(f"{t(key)} ({unit})", size="9pt")
-        self.plots["temperature"].setLabel("bottom", t("plot.seconds"))
+            self.plots[name].setTitle(f"{t(key, self.lang)} ({unit})", size="9pt")
+        self.plots["temperature"].setLabel("bottom", t("plot.seconds", self.lang))
 
     def add_samples(self, samples: list) -> None:
         """Append one round of NVML samples (objects with index, t, utilization_gpu, …)."""

@@ -52,7 +52,3 @@ class LogView(QPlainTextEdit):
         """Everything shown (and still queued), for tests and the page."""
         shown = self.toPlainText().splitlines()
         return shown + list(self._pending)
-
-    def clear_log(self) -> None:
-        self._pending.clear()
-        self.clear()

@@ -2,7 +2,7 @@
 
 Offered in this order: the environment the Install step just made, the interpreter the
 recommendation chose, every interpreter detection found, and Browse… for any other. The
-choice is shared through ``session.results["target_python"]`` so both pages agree.
+choice is shared through ``session.target_python`` so both pages agree.
 """
 
 from __future__ import annotations
@@ -34,24 +34,27 @@ class PythonPicker(QWidget):
         self.combo.currentIndexChanged.connect(self._changed)
         self.retranslate()
 
+    @property
+    def lang(self) -> str:
+        return self.session.lang
+
     def candidates(self) -> list[tuple[str, str]]:
         """(label, path) in the order a student most likely wants them."""
         found: list[tuple[str, str]] = []
-        results = self.session.results
-        install = results.get("install")
-        env_python = install.get("env_python") if isinstance(install, dict) else getattr(install, "env_python", None)
+        install = self.session.install
+        env_python = install.get("env_python") if install else None
         if env_python:
-            found.append((t("picker.installed", path=env_python), env_python))
-        choice = results.get("recommendation")
+            found.append((t("picker.installed", self.lang, path=env_python), env_python))
+        choice = self.session.recommendation
         interpreter = getattr(choice, "interpreter", None)
         if interpreter is not None:
-            found.append((t("picker.recommended", version=interpreter.version or "?", path=interpreter.path),
+            found.append((t("picker.recommended", self.lang, version=interpreter.version or "?", path=interpreter.path),
                           interpreter.path))
         d = self.session.detection
         for p in (d.pythons if d else []):
             if not p.error:
                 found.append((f"Python {p.version} — {p.path}", p.path))
-        chosen = results.get("target_python")
+        chosen = self.session.target_python
         if chosen and chosen not in [path for _, path in found]:
             found.insert(0, (chosen, chosen))
         seen: set[str] = set()
@@ -63,7 +66,7 @@ class PythonPicker(QWidget):
         return unique
 
     def refresh(self) -> None:
-        current = self.session.results.get("target_python")
+        current = self.session.target_python
         self.combo.blockSignals(True)
         self.combo.clear()
         for label, path in self.candidates():
@@ -80,15 +83,15 @@ class PythonPicker(QWidget):
     def _changed(self, _index: int = 0) -> None:
         path = self.path()
         if path:
-            self.session.results["target_python"] = path
+            self.session.target_python = path
             self.changed.emit(path)
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, t("picker.browse_title"))
+        path, _ = QFileDialog.getOpenFileName(self, t("picker.browse_title", self.lang))
         if path:
-            self.session.results["target_python"] = path
+            self.session.target_python = path
             self.refresh()
 
     def retranslate(self) -> None:
-        self.label.setText(t("picker.label") + ":")
-        self.browse.setText(t("picker.browse"))
+        self.label.setText(t("picker.label", self.lang) + ":")
+        self.browse.setText(t("picker.browse", self.lang))

@@ -8,7 +8,8 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from wizard.core.vram.estimate import GIB, ITEM_KEYS, Estimate, item_label
+from wizard.core.vram.units import GIB, ITEM_KEYS, item_label
+from wizard.core.vram.estimate import Estimate
 
 COLOURS = {"weights": "#1f77b4", "gradients": "#ff7f0e", "optimizer": "#d62728",
            "activations": "#2ca02c", "kv_cache": "#9467bd", "overhead": "#7f7f7f"}
@@ -33,7 +34,7 @@ class VramBar(QWidget):
         self.bars: dict[str, pg.BarGraphItem] = {}
         self.usable_line: pg.InfiniteLine | None = None
 
-    def show_estimate(self, est: Estimate, lang: str | None = None) -> None:
+    def show_estimate(self, est: Estimate, lang: str | None) -> None:
         self.plot.clear()
         self.legend.clear()
         self.bars = {}

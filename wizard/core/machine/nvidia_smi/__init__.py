@@ -39,7 +39,6 @@ from wizard.core.machine.models import (
 )
 from wizard.core.machine.nvidia_smi.values import (
     clean,
-    cuda_version_from_int,
     name_is_truncated,
     normalise_bus_id,
     normalise_cc,
@@ -51,11 +50,20 @@ from wizard.core.machine.nvidia_smi.values import (
 )
 
 __all__ = [
-    "QUERY_FIELDS", "FALLBACK_FIELDS", "query_argv", "xml_argv", "q_argv", "table_argv",
-    "parse_csv", "parse_xml", "parse_q_text", "parse_table", "parse_any",
-    "classify_failure", "detect_format", "rejected_query_field",
-    "parse_mib", "parse_float", "parse_int", "normalise_cc", "cuda_version_from_int",
-    "normalise_bus_id", "name_is_truncated",
+    "QUERY_FIELDS",
+    "FALLBACK_FIELDS",
+    "query_argv",
+    "xml_argv",
+    "q_argv",
+    "table_argv",
+    "parse_csv",
+    "parse_xml",
+    "parse_q_text",
+    "parse_table",
+    "parse_any",
+    "classify_failure",
+    "detect_format",
+    "rejected_query_field",
 ]
 
 CSV_SOURCE = "nvidia-smi csv"

@@ -1,0 +1,237 @@
+"""Install use cases: where PyTorch goes, what is asked of which index, the plan, and the run.
+
+Every install decision both faces make lives here once: the default folder of a new venv (and
+its numbering when the folder is taken), whether a folder is an unfinished install the wizard
+resumes, the requirements and the index (a mirror replaces download.pytorch.org), the
+options of the job, the plan preview and the pre-flight checks. The Environment page and
+``gpu-setup-wizard install`` call these, so the same inputs give the same plan in both.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from wizard.core.install.environments import EnvTarget, is_incomplete, new_uv_venv, new_venv
+from wizard.core.install.preflight import PreflightResult, UNPACK_FACTOR
+from wizard.core.install import environments
+from wizard.core.install import preflight
+from wizard.core.install.plan import InstallPlan, PlanError
+from wizard.core.install.job import INSTALLER_PIP, InstallOptions
+from wizard.core.install.runner import InstallJob, run_steps
+
+VERIFY_IMPORTS = ("torch",)
+
+
+@dataclass
+class InstallSettings:
+    """The advanced settings: a mirror of the PyTorch index, uv's Python mirror, a proxy,
+    and which tool installs from the cache."""
+
+    mirror: str = ""
+    python_mirror: str = ""
+    proxy: str = ""
+    installer: str = INSTALLER_PIP
+
+
+@dataclass
+class InstallRequest:
+    """What is to be installed where: the target, the job's options, the previewed plan (None
+    when it is known only after the environment exists) and a one-line description."""
+
+    target: EnvTarget
+    options: InstallOptions
+    plan: InstallPlan | None = None
+    description: str = ""
+
+
+@dataclass
+class CheckOutcome:
+    """What the pre-flight found for one target: the checks, free space where the environment
+    and the cache go, what the cache already holds, and the target interpreter's own answer."""
+
+    preflight: PreflightResult
+    free_env: tuple[int, int] | None = None
+    free_cache: tuple[int, int] | None = None
+    cached_bytes: int = 0
+    interpreter: Any = None
+
+
+@dataclass
+class PlanOutcome:
+    """A plan preview: the plan (None: resolvable only once the environment exists) or why not."""
+
+    plan: InstallPlan | None = None
+    error: PlanError | None = None
+
+
+# --- what to install -----------------------------------------------------------------------------
+def install_source(candidate: Any, mirror: str | None = None) -> tuple[list[str], str | None]:
+    """(requirements, index URL) for the chosen build; a mirror replaces the index.
+
+    A mirror of PyPI is used as it is for a build from PyPI; a mirror of
+    download.pytorch.org/whl gets the build's variant appended (``<mirror>/cu128``)."""
+    from wizard.core.recommend.commands import mirror_index_url, requirements
+
+    reqs = requirements(candidate)
+    mirror = (mirror or "").strip()
+    if mirror:
+        index = mirror if candidate.uses_default_index else mirror_index_url(mirror, candidate.variant)
+    else:
+        index = None if candidate.uses_default_index else candidate.index_url
+    return reqs, index
+
+
+def install_options(candidate: Any, settings: InstallSettings, *, cache_dir: str | None = None,
+                    state_dir: str | None = None, confirmed: set[str] | None = None,
+                    plan: InstallPlan | None = None, parallel: int | None = None) -> InstallOptions:
+    """The job's options for ``candidate`` under ``settings`` (the mirror, proxy and installer)."""
+    reqs, index = install_source(candidate, settings.mirror)
+    proxy = settings.proxy.strip()
+    extra = {"parallel": max(1, parallel)} if parallel is not None else {}
+    return InstallOptions(reqs, index, installer=settings.installer, cache_dir=cache_dir, state_dir=state_dir,
+                          confirmed=set(confirmed or ()), proxies={"http": proxy, "https": proxy} if proxy else None,
+                          uv_python_mirror=settings.python_mirror.strip() or None,
+                          verify_imports=list(VERIFY_IMPORTS),
+                          expected_download_bytes=plan.total_bytes if plan is not None else 0, **extra)
+
+
+# --- where it goes -------------------------------------------------------------------------------
+def state_store(state_dir: str | None = None) -> Any:
+    """The store of install states (``None``: the user's state folder)."""
+    from wizard.core.install.recovery import StateStore
+
+    return StateStore(state_dir)
+
+
+def unfinished_at(store: Any, path: str) -> Any:
+    """The wizard's own unfinished install at ``path`` (installing there resumes it), or None.
+
+    Only an install the wizard created and did not complete counts, and only while the folder
+    is missing or still incomplete (a finished environment someone made there is not ours)."""
+    if not path:
+        return None
+    state = store.load(path)
+    if state is None or state.status == "complete" or not state.created_by_wizard:
+        return None
+    if os.path.exists(path) and not is_incomplete(path):
+        return None
+    return state
+
+
+def default_venv_path(host: Any, candidate: Any, store: Any) -> str:
+    """``<home>/GPU-Setup-Wizard/envs/torch-<variant>``, numbered (``-2``, ``-3``) while that
+    folder is taken by something that is not our own unfinished install."""
+    name = f"torch-{candidate.variant}" if candidate is not None else "pytorch"
+    base = environments.default_venv_path(host, name)
+    path, n = base, 2
+    while os.path.exists(path) and unfinished_at(store, path) is None:
+        path, n = f"{base}-{n}", n + 1
+    return path
+
+
+def new_venv_target(path: str, python: str, *, uv_exe: str | None = None, installer: str = INSTALLER_PIP,
+                    managed: bool = False) -> EnvTarget:
+    """A new venv at ``path`` from the interpreter ``python`` -- or, with ``managed``, from the
+    Python version uv installs. uv makes the venv when it installs, or when the Python is its own."""
+    if managed or (installer != INSTALLER_PIP and uv_exe):
+        return new_uv_venv(path, python, uv_exe=uv_exe)
+    return new_venv(path, python)
+
+
+def venv_target_at(path: str, python: str, store: Any, **kwargs: Any) -> tuple[EnvTarget, Any]:
+    """(target, resumed state): the unfinished install at ``path`` when there is one, else a new venv."""
+    path = os.path.abspath(os.path.expanduser(path))
+    state = unfinished_at(store, path)
+    if state is not None:
+        return state.env_target(), state
+    return new_venv_target(path, python, **kwargs), None
+
+
+# --- plan and checks (slow: worker thread or the command's own) ---------------------------------
+def plan_install(target: EnvTarget, options: InstallOptions, host: Any) -> PlanOutcome:
+    """Resolve the exact files against the index, without installing anything."""
+    from wizard.core.install.runner import preview_plan
+
+    try:
+        return PlanOutcome(preview_plan(target, options, host))
+    except PlanError as exc:
+        return PlanOutcome(None, exc)
+
+
+def default_cache_dir(cache_dir: str | None = None) -> str:
+    if cache_dir:
+        return cache_dir
+    from wizard.core.install.cache import default_cache_root
+
+    return str(default_cache_root())
+
+
+def run_checks(target: EnvTarget, host: Any, plan: InstallPlan | None, cache_dir: str,
+               confirmed: set[str], conda_names: list[str] | None = None, conda_base: str | None = None,
+               resumable: bool = False) -> CheckOutcome:
+    """Pre-flight for ``target``: the interpreter is asked about itself (PEP 668, its prefix),
+    the cache is looked at (files already there are not downloaded again)."""
+    from wizard.core.install.cache import WheelCache
+    from wizard.core.machine.pythons import query_interpreter
+
+    interpreter = None
+    if not target.creates_env and os.path.exists(target.python_exe):
+        interpreter, _key = query_interpreter(host, target.python_exe, "target")
+    download, unpacked, cached = 0, None, 0
+    if plan is not None:
+        cache = WheelCache(cache_dir)
+        cached = sum(f.size or 0 for f in plan.to_install if cache.path(f.filename).exists())
+        download = max(0, plan.total_bytes - cached)
+        unpacked = int(plan.total_bytes * UNPACK_FACTOR)
+    result = preflight.preflight(target, host, download_bytes=download, unpacked_bytes=unpacked, cache_dir=cache_dir,
+                            interpreter=interpreter, existing_conda_names=list(conda_names or []),
+                            conda_base_prefix=conda_base, confirmed=confirmed,
+                            folder_state=(lambda _p: "missing") if resumable else None)
+    return CheckOutcome(result, host.disk_free(target.path) if target.path else None, host.disk_free(cache_dir),
+                        cached, interpreter)
+
+
+def plan_document(request: InstallRequest, checks: CheckOutcome | None, lang: str) -> dict[str, Any]:
+    """The plan as both faces export it: files, target, requirements, index and the checks."""
+    from wizard.core.install.plan import PLAN_SCHEMA
+
+    doc = request.plan.to_json() if request.plan is not None else {"schema": PLAN_SCHEMA, "files": None}
+    doc.update({"target": request.target.to_json(), "requirements": list(request.options.requirements),
+                "index_url": request.options.index_url})
+    if checks is not None:
+        doc.update({"checks": [c.to_json(lang) for c in checks.preflight.checks], "ok": checks.preflight.ok})
+    return doc
+
+
+# --- the run -------------------------------------------------------------------------------------
+@dataclass
+class InstallOutcome:
+    """How the install ended: ok, the job (its summary, failure and recovery options)."""
+
+    ok: bool
+    job: InstallJob
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+def new_job(session: Any, request: InstallRequest, *, on_log: Callable[[str], None] | None = None) -> InstallJob:
+    """The install job for ``request`` on the session's host (the window runs it through its
+    step runner, the CLI with :func:`run_install`)."""
+    return InstallJob(request.target, request.options, session.host, on_log=on_log)
+
+
+def run_install(session: Any, job: InstallJob, *, on_progress: Callable[[Any], None] | None = None,
+                cancel: Any = None) -> InstallOutcome:
+    """Run ``job`` on this thread and record a finished install's summary in the session."""
+    ok = run_steps(job, on_progress=on_progress, cancel=cancel)
+    outcome = InstallOutcome(ok, job, job.summary())
+    if ok:
+        record_install(session, outcome.summary)
+    return outcome
+
+
+def record_install(session: Any, summary: dict[str, Any]) -> None:
+    """A finished install: its summary, and its Python becomes the one Verify checks."""
+    session.install = summary
+    session.target_python = summary.get("env_python") or session.target_python

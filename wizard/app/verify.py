@@ -1,0 +1,68 @@
+"""Verify use cases: prove the target environment works, then diagnose what it showed.
+
+The Verify page feeds the probe's events into :func:`new_report` as they stream (its probe
+runs on a worker thread); ``gpu-setup-wizard verify`` calls :func:`run_verify`. Both record the
+finished report the same way, so the report reads the same check list.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from wizard.app.session import Session
+
+VERIFY_TIMEOUT_S = 300
+
+
+def new_report(session: Session, python_exe: str) -> Any:
+    """An empty checklist for ``python_exe`` against the session's detection (fed by the page)."""
+    from wizard.core.verify.checklist import VerifyReport
+
+    return VerifyReport(detection=session.detection, python_exe=python_exe)
+
+
+def probe_args() -> list[str]:
+    from wizard.core.verify.checklist import verify_args
+
+    return verify_args()
+
+
+def run_verify(session: Session, python_exe: str, *, on_event: Callable[[dict], None] | None = None,
+               cancel: Any = None) -> Any:
+    """Run the verify probe in ``python_exe`` on this thread and record the report."""
+    from wizard.core.verify.checklist import run_verify as core_run_verify
+
+    report = core_run_verify(python_exe, session.detection, timeout=VERIFY_TIMEOUT_S, on_event=on_event,
+                             cancel=cancel)
+    record_verify(session, report)
+    return report
+
+
+def record_verify(session: Session, report: Any) -> None:
+    session.verify = report
+    session.target_python = report.python_exe or session.target_python
+
+
+def diagnose(session: Session, report: Any) -> list[Any]:
+    """Every failure-mode rule over the detection and this environment's torch facts (runs
+    commands: call it off the GUI thread); recorded as the session's diagnosis."""
+    from wizard.core.diagnosis.facts import TorchFacts, gather_env_facts
+    from wizard.core.diagnosis.rules import diagnose as core_diagnose
+
+    detection = session.detection
+    if detection is None:
+        return []
+    torch = TorchFacts.from_probe_events(report.events)
+    env = gather_env_facts(session.host, is_wsl=detection.system.is_wsl, python_exe=report.python_exe)
+    found = core_diagnose(detection, torch, env)
+    record_diagnosis(session, found)
+    return found
+
+
+def record_diagnosis(session: Session, found: list[Any]) -> None:
+    session.diagnosis = list(found)
+
+
+def request_build(session: Session, params: dict[str, str]) -> None:
+    """A diagnosis asks for another build: the next recommendation takes it as the wish."""
+    session.requested_build = dict(params)

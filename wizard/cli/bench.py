@@ -1,0 +1,48 @@
+"""``gpu-setup-wizard bench --python EXE [--quick|--full]``: CPU versus GPU speed in that environment.
+
+NVML samples the GPU during the run when it is available. Exit statuses: SUCCESS; BAD_INPUT
+for an interpreter that is not there; CANCELLED on Ctrl+C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import threading
+
+from wizard.cli.common import error, lang_of, print_json, progress_printer, target_python
+from wizard.cli.exit_status import ExitStatus
+from wizard.core.base.i18n import t
+
+
+def run(args: argparse.Namespace) -> int:
+    lang = lang_of(args)
+    python = target_python(args.python)
+    if python is None:
+        return error(t("verify.cli.no_python", lang, path=args.python))
+    return bench_and_print(python, args.suite, args.json, lang)
+
+
+def bench_and_print(python: str, suite: str, as_json: bool, lang: str) -> int:
+    """The command's body: run the benchmark probe (NVML sampled), print its report -- the app
+    layer's use case, as the Benchmark page's."""
+    from wizard.app import bench as app_bench
+    from wizard.app.session import Session
+    from wizard.core.base.host import RealHost
+    from wizard.core.verify.benchmark import progress_text
+
+    session = Session(host=RealHost(), lang=lang)
+    cancel = threading.Event()
+    try:
+        report = app_bench.run_bench(session, python, suite, on_event=progress_printer(progress_text, lang),
+                                     cancel=cancel)
+    except KeyboardInterrupt:
+        cancel.set()
+        return ExitStatus.CANCELLED
+    if as_json:
+        print_json(report.to_json(lang))
+    else:
+        print(report.to_text(lang))
+    return ExitStatus.SUCCESS
+
+
+__all__ = ["run", "bench_and_print"]

@@ -1,0 +1,93 @@
+"""What every command shares: the streams, the language, error lines, reading an input file.
+
+The language is not global: :func:`wizard.cli.entry.main` decides it once (``--lang``, else the
+environment) and stores it on the parsed arguments, and each command passes it on to whatever
+renders text. A command called with arguments from another parser (a test's) falls back to the
+environment's language.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, Callable
+
+from wizard.cli.exit_status import ExitStatus
+from wizard.core.base.i18n import detect_lang, normalise_lang
+
+PROG = "gpu-setup-wizard"
+
+
+def setup_streams() -> None:
+    """The one stream setup of every command, done before anything is printed.
+
+    A Windows console gets UTF-8 (Hangul shows whatever the console's code page, also with
+    PYTHONLEGACYWINDOWSSTDIO). A redirected stream keeps the locale's encoding, which is what
+    PowerShell and cmd decode a pipe with. And no character ever crashes a run (a Hangul path
+    on a cp1252 console): one that cannot be written is replaced, the rest is printed.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        if not hasattr(stream, "reconfigure"):
+            continue  # replaced by a test or an embedding host: leave it as it is
+        if sys.platform == "win32" and stream.isatty():
+            stream.reconfigure(encoding="utf-8", errors="replace")
+        else:
+            stream.reconfigure(errors="replace")
+
+
+def lang_of(args: argparse.Namespace) -> str:
+    """The language this command prints in ('ko' or 'en')."""
+    lang = getattr(args, "lang", None)
+    return normalise_lang(lang) if lang else detect_lang()
+
+
+def say(text: str) -> None:
+    """A progress or status line: stderr, so stdout stays clean for ``--json``."""
+    print(text, file=sys.stderr, flush=True)
+
+
+def error(message: str, status: ExitStatus = ExitStatus.BAD_INPUT) -> ExitStatus:
+    """Print ``gpu-setup-wizard: message`` on stderr and return ``status`` for the caller to return."""
+    print(f"{PROG}: {message}", file=sys.stderr)
+    return status
+
+
+def print_json(doc: Any) -> None:
+    print(json.dumps(doc, ensure_ascii=False, indent=2))
+
+
+def read_input(path: str) -> str:
+    """FILE, or stdin for '-', decoded as the console or editor that saved it wrote it."""
+    if path == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    from wizard.core.base.host import decode_output
+
+    return decode_output(data)
+
+
+def target_python(path: str) -> str | None:
+    """The interpreter ``--python`` names: a file (``.exe`` optional), or a name on PATH."""
+    import shutil
+
+    if os.path.isfile(path) or os.path.isfile(path + ".exe"):
+        return path
+    return shutil.which(path)
+
+
+def progress_printer(progress_text: Callable[[dict, str], str], lang: str) -> Callable[[dict], None]:
+    """A probe's progress events as one stderr line each, in ``lang``."""
+
+    def on_event(event: dict) -> None:
+        if event.get("event") == "progress":
+            print("… " + progress_text(event, lang), file=sys.stderr, flush=True)
+
+    return on_event
+
+
+__all__ = ["PROG", "setup_streams", "lang_of", "say", "error", "print_json", "read_input", "target_python",
+           "progress_printer"]

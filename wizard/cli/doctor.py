@@ -1,0 +1,172 @@
+"""``gpu-setup-wizard doctor``: detect this machine (or read a saved nvidia-smi output) and explain it.
+
+Two options reach into later stages: ``--explain FILE|-`` recognises a pasted error text
+(:func:`cmd_explain`), and ``--compare-last`` compares this run with the last saved one and saves
+it (:func:`compare_last`), so a student runs it before and after a driver update.
+
+Exit statuses: SUCCESS; BAD_INPUT for an unreadable or empty file; ``--explain`` returns
+NOTHING_RECOGNISED when it recognised nothing, so a script can tell.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from wizard.cli.common import error, lang_of, print_json, read_input
+from wizard.cli.exit_status import ExitStatus
+from wizard.core.base.i18n import t
+
+
+def run(args: argparse.Namespace) -> int:
+    """``doctor``: detection, as text or ``--json``; private values masked unless asked."""
+    from wizard.core.base.host import RealHost
+    from wizard.core.base.privacy import redactor_for
+    from wizard.core.machine.doctor import detection_to_json, format_text
+
+    lang = lang_of(args)
+    if args.explain:
+        return cmd_explain(args.explain, lang, as_json=args.json)
+    host = RealHost()
+    detection = _read_smi_file(args.nvidia_smi_file, lang) if args.nvidia_smi_file else _detect(host)
+    if isinstance(detection, ExitStatus):
+        return detection
+    redactor = None
+    if not args.include_private:
+        redactor = redactor_for(host.home(), host.environ, host.platform_facts().get("node"))
+    compared = None
+    if args.compare_last and not args.nvidia_smi_file:  # a saved file is another machine: nothing to compare
+        compared = compare_last(detection, lang, save=True)
+        for warning in compared.warnings:
+            print(warning, file=sys.stderr)
+    if args.json:
+        doc = detection_to_json(detection, lang, redactor)
+        if compared is not None:
+            doc["changes"] = redactor.redact(compared.doc) if redactor else compared.doc
+        print_json(doc)
+    else:
+        text = format_text(detection, lang)
+        if compared is not None:
+            text += "\n\n" + "\n".join(compared.lines)
+        print(redactor.redact_text(text) if redactor else text)
+    return ExitStatus.SUCCESS
+
+
+def _detect(host: Any) -> Any:
+    from wizard.core.machine.detect import detect
+
+    return detect(host)
+
+
+def _read_smi_file(path: str, lang: str) -> Any:
+    """The detection a saved nvidia-smi output describes, or the exit status after an error line."""
+    from wizard.core.machine.detect import UnreadableInput, detection_from_smi_text
+
+    try:
+        text = read_input(path)
+    except OSError as exc:
+        return error(t("cli.error.cannot_read", lang, path=path, error=exc.strerror or exc))
+    if not text.strip():
+        return error(t("cli.error.empty", lang))
+    try:
+        return detection_from_smi_text(text)
+    except UnreadableInput as exc:
+        return error(t("cli.error.unrecognised_smi", lang, reason=str(exc)))
+
+
+# ---------------------------------------------------------------------------------------------
+# doctor --explain FILE|-
+# ---------------------------------------------------------------------------------------------
+def read_pasted(path: str) -> str:
+    """The text of FILE, or of stdin for '-', decoded as a Windows console or editor saved it
+    (UTF-16 from PowerShell, cp949 from a Korean console). Raises OSError."""
+    from wizard.core.diagnosis.explain import decode_pasted
+
+    if path == "-":
+        return decode_pasted(sys.stdin.buffer.read())
+    with open(path, "rb") as fh:
+        return decode_pasted(fh.read())
+
+
+def explain_text(text: str, lang: str | None = None) -> tuple[list[Any], ExitStatus]:
+    """The findings a pasted text shows, and the exit status: SUCCESS, NOTHING_RECOGNISED, or
+    BAD_INPUT for an empty text."""
+    from wizard.core.diagnosis.explain import recognise
+
+    if not (text or "").strip():
+        return [], ExitStatus.BAD_INPUT
+    findings = recognise(text)
+    return findings, ExitStatus.SUCCESS if findings else ExitStatus.NOTHING_RECOGNISED
+
+
+def format_explain(findings: list[Any], lang: str) -> str:
+    from wizard.core.diagnosis.model import format_diagnoses
+
+    if not findings:
+        return t("explain.nothing", lang)
+    return "\n".join([t("explain.heading", lang), ""] + format_diagnoses(findings, lang)).rstrip()
+
+
+def explain_json(findings: list[Any], lang: str) -> dict[str, Any]:
+    from wizard.core.diagnosis.model import findings_to_json
+
+    return {"schema": "gpu-setup-wizard/explain@1.0", "findings": findings_to_json(findings, lang)}
+
+
+def cmd_explain(path: str, lang: str, as_json: bool = False) -> ExitStatus:
+    """All of ``doctor --explain FILE|-``: read, recognise, print. Returns the exit status."""
+    try:
+        text = read_pasted(path)
+    except OSError as exc:
+        return error(t("cli.error.cannot_read", lang, path=path, error=exc.strerror or exc))
+    findings, status = explain_text(text, lang)
+    if status == ExitStatus.BAD_INPUT:
+        return error(t("cli.error.empty", lang))
+    if as_json:
+        print_json(explain_json(findings, lang))
+    else:
+        print(format_explain(findings, lang))
+    return status
+
+
+# ---------------------------------------------------------------------------------------------
+# doctor --compare-last
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class CompareOutcome:
+    """What ``--compare-last`` prints (``lines``) or adds to the JSON (``doc``)."""
+
+    lines: list[str]
+    doc: dict[str, Any]
+    diff: Any = None
+    saved: Any = None  # SaveResult when asked to save this run
+    warnings: list[str] = field(default_factory=list)
+
+
+def compare_last(detection: Any, lang: str, *, store: Any = None, save: bool = False) -> CompareOutcome:
+    """This machine (``detection``) against the last saved run. With ``save``, this run is saved
+    afterwards (so the next comparison starts from it). Never raises for history problems."""
+    from wizard.core.diagnosis.rules import diagnose
+    from wizard.core.history.diff import diff_snapshots
+    from wizard.core.history.store import HistoryStore, build_snapshot
+
+    store = store or HistoryStore()
+    current = build_snapshot(detection, findings=diagnose(detection))
+    last = store.last()
+    warnings = [n.text(lang) for n in store.warnings]
+    saved = store.save(current) if save else None
+    if saved is not None and not saved.ok:
+        warnings.append(saved.error.text(lang))
+    if last is None:
+        lines = [t("compare.no_previous", lang, dir=store.root)]
+        doc: dict[str, Any] = {"schema": "gpu-setup-wizard/diff@1.0", "old": None, "new": current.time,
+                               "significant": False, "changes": []}
+        return CompareOutcome(lines, doc, None, saved, warnings)
+    diff = diff_snapshots(last.snapshot, current)
+    return CompareOutcome(diff.lines(lang), diff.to_json(lang), diff, saved, warnings)
+
+
+__all__ = ["run", "read_pasted", "explain_text", "format_explain", "explain_json", "cmd_explain", "compare_last",
+           "CompareOutcome"]

@@ -1,0 +1,229 @@
+"""The one argparse definition of every ``gpu-setup-wizard`` command and option.
+
+Every help text comes from the catalogue in the language chosen before the parser is built
+(:func:`prescan_lang`: ``--lang`` may come after the command, and argparse prints ``--help``
+while it parses, too late to choose then). argparse's own headings ("usage:", "options:") and
+the ``-h``/``--version`` help are replaced by catalogue text too, so ``--lang ko install --help``
+is Korean from top to bottom.
+
+Each command's options are added by one ``add_<command>_parser`` function, which points the
+command at its module's ``run`` (``set_defaults(handler=...)``); the command modules import
+the core lazily, so building the parser stays cheap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+from typing import Any, Sequence
+
+from wizard import __version__
+from wizard.cli import bench, doctor, history, install, recommend, report, verify, vram
+from wizard.cli.common import PROG
+from wizard.core.base.i18n import LANGUAGES, detect_lang, normalise_lang, t
+
+REPORT_FORMATS = ("md", "html", "pdf", "json")
+VRAM_MODES = ("inference", "train", "lora", "qlora")
+
+
+def prescan_lang(argv: Sequence[str]) -> str:
+    """The language of this run, read before argparse builds its (translated) help: the last
+    ``--lang`` on the command line (argparse keeps the last one too), else the environment's."""
+    found = None
+    for i, arg in enumerate(argv):
+        if arg == "--lang" and i + 1 < len(argv):
+            found = argv[i + 1]
+        elif arg.startswith("--lang="):
+            found = arg.split("=", 1)[1]
+    return normalise_lang(found) if found else detect_lang()
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter with a translated "usage:" prefix."""
+
+    def __init__(self, prog: str, usage_prefix: str = "usage: ", **kwargs: Any) -> None:
+        super().__init__(prog, **kwargs)
+        self.usage_prefix = usage_prefix
+
+    def add_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None = None) -> None:
+        super().add_usage(usage, actions, groups, prefix if prefix is not None else self.usage_prefix)
+
+
+def _new(factory: Any, lang: str, **kwargs: Any) -> argparse.ArgumentParser:
+    """A parser (or sub-parser, from ``factory``) whose own texts are in ``lang``; its ``-h``
+    comes from the ``common_parent`` every parser is given."""
+    formatter = functools.partial(_Formatter, usage_prefix=t("cli.argparse.usage", lang) + " ")
+    parser = factory(add_help=False, formatter_class=formatter, **kwargs)
+    parser._positionals.title = t("cli.argparse.positionals", lang)
+    parser._optionals.title = t("cli.argparse.options", lang)
+    return parser
+
+
+def common_parent(lang: str) -> argparse.ArgumentParser:
+    """The options every parser takes (``-h`` in ``lang``, ``--lang``): a parent of each one."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("-h", "--help", action="help", default=argparse.SUPPRESS, help=t("cli.help.help", lang))
+    common.add_argument("--lang", choices=LANGUAGES, help=t("cli.lang.help", lang))
+    return common
+
+
+def _command(sub: Any, name: str, common: argparse.ArgumentParser, lang: str, help_key: str,
+             description_key: str | None = None) -> argparse.ArgumentParser:
+    return _new(sub.add_parser, lang, name=name, parents=[common], help=t(help_key, lang),
+                description=t(description_key or help_key, lang))
+
+
+def build_parser(lang: str = "en", with_commands: bool = True) -> argparse.ArgumentParser:
+    """The argument parser, its help in ``lang``. Without ``with_commands`` it knows only the
+    window's own options, so opening the wizard builds no command's options (start-up time)."""
+    common = common_parent(lang)
+    parser = _new(argparse.ArgumentParser, lang, prog=PROG, description=t("cli.description", lang),
+                  parents=[common])
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}",
+                        help=t("cli.version.help", lang))
+    parser.add_argument("--smoke-test", action="store_true", help=t("cli.smoke.help", lang))
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title=t("cli.argparse.commands", lang))
+    if not with_commands:
+        return parser
+    for add in (add_doctor_parser, add_recommend_parser, add_verify_parser, add_bench_parser, add_vram_parser,
+                add_install_parser, add_report_parser, add_history_parser):
+        add(sub, common, lang)
+    return parser
+
+
+def add_doctor_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
+    p = _command(sub, "doctor", common, lang, "cli.doctor.help")
+    p.add_argument("--json", action="store_true", help=t("cli.json.help", lang))
+    p.add_argument("--nvidia-smi-file", metavar="FILE", help=t("cli.smi_file.help", lang))
+    p.add_argument("--include-private", action="store_true", help=t("cli.private.help", lang))
+    p.add_argument("--explain", metavar="FILE", help=t("explain.cli.help", lang))
+    p.add_argument("--compare-last", action="store_true", help=t("compare.cli.help", lang))
+    p.set_defaults(handler=doctor.run)
+    return p
+
+
+def add_recommend_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
+    p = _command(sub, "recommend", common, lang, "recommend.cli.help")
+    h = {name: t(f"recommend.cli.{name}.help", lang) for name in (
+        "from_doctor", "os", "arch", "python", "driver", "cuda", "gpu_cc", "wsl", "torch", "variant", "cpu_only",
+        "newest", "index_url", "check_index", "all")}
+    p.add_argument("--json", action="store_true", help=t("cli.json.help", lang))
+    p.add_argument("--from-doctor", metavar="FILE", help=h["from_doctor"])
+    p.add_argument("--os", choices=("windows", "linux", "macos"), help=h["os"])
+    p.add_argument("--arch", help=h["arch"])
+    p.add_argument("--python", metavar="X.Y", help=h["python"])
+    p.add_argument("--driver", metavar="VERSION", help=h["driver"])
+    p.add_argument("--cuda", metavar="X.Y", help=h["cuda"])
+    p.add_argument("--gpu-cc", metavar="X.Y", action="append", default=[], help=h["gpu_cc"])
+    p.add_argument("--wsl", action="store_true", help=h["wsl"])
+    p.add_argument("--torch", metavar="VERSION", help=h["torch"])
+    p.add_argument("--variant", help=h["variant"])
+    p.add_argument("--cpu-only", action="store_true", help=h["cpu_only"])
+    p.add_argument("--newest", action="store_true", help=h["newest"])
+    p.add_argument("--index-url", metavar="URL", help=h["index_url"])
+    p.add_argument("--check-index", action="store_true", help=h["check_index"])
+    p.add_argument("--all", action="store_true", help=h["all"])
+    p.set_defaults(handler=recommend.run)
+    return p
+
+
+def add_verify_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
+    p = _command(sub, "verify", common, lang, "verify.cli.help")
+    p.add_argument("--python", metavar="EXE", required=True, help=t("verify.cli.python.help", lang))
+    p.add_argument("--json", action="store_true", help=t("cli.json.help", lang))
+    p.set_defaults(handler=verify.run)
+    return p
+
+
+def add_bench_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
+    p = _command(sub, "bench", common, lang, "bench.cli.help")
+    p.add_argument("--python", metavar="EXE", required=True, help=t("verify.cli.python.help", lang))
+    suite = p.add_mutually_exclusive_group()
+    suite.add_argument("--quick", dest="suite", action="store_const", const="quick",
+                       help=t("bench.cli.quick.help", lang))
+    suite.add_argument("--full", dest="suite", action="store_const", const="full", help=t("bench.cli.full.help", lang))
+    p.add_argument("--json", action="store_true", help=t("cli.json.help", lang))
+    p.set_defaults(handler=bench.run, suite="quick")
+    return p
+
+
+def add_vram_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
+    p = _command(sub, "vram", common, lang, "vram.cli.help")
+    p.add_argument("--vram-gb", metavar="N", help=t("vram.cli.vram_gb.help", lang))
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--model", metavar="NAME", help=t("vram.cli.model.help", lang))
+    which.add_argument("--params", metavar="SIZE", help=t("vram.cli.params.help", lang))
+    which.add_argument("--list-models", action="store_true", help=t("vram.cli.list.help", lang))
+    p.add_argument("--dtype", default="fp16", help=t("vram.cli.dtype.help", lang))
+    p.add_argument("--mode", default="inference", choices=VRAM_MODES, help=t("vram.cli.mode.help", lang))
+    p.add_argument("--batch", type=int, default=1, help=t("vram.cli.batch.help", lang))
+    p.add_argument("--context", type=int, help=t("vram.cli.context.help", lang))
+    p.add_argument("--json", action="store_true", help=t("cli.json.help", lang))
+    p.set_defaults(handler=vram.run)
+    return p
+
+
+def add_install_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
+    p = _command(sub, "install", common, lang, "install.cli.help", "install.cli.description")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--venv", metavar="PATH", help=t("install.cli.venv.help", lang))
+    where.add_argument("--conda-env", metavar="NAME", help=t("install.cli.conda.help", lang))
+    p.add_argument("--python", metavar="EXE|X.Y", help=t("install.cli.python.help", lang))
+    p.add_argument("--variant", help=t("install.cli.variant.help", lang))
+    p.add_argument("--torch", metavar="2.x", help=t("install.cli.torch.help", lang))
+    p.add_argument("--index-url", metavar="URL", help=t("install.cli.index.help", lang))
+    p.add_argument("--plan-only", action="store_true", help=t("install.cli.plan_only.help", lang))
+    p.add_argument("--yes", action="store_true", help=t("install.cli.yes.help", lang))
+    p.add_argument("--json", action="store_true", help=t("install.cli.json.help", lang))
+    p.add_argument("--installer", choices=("pip", "uv"), default="pip", help=t("install.cli.installer.help", lang))
+    p.add_argument("--cache-dir", metavar="DIR", help=t("install.cli.cache.help", lang))
+    p.add_argument("--parallel", type=int, default=3, metavar="N", help=t("install.cli.parallel.help", lang))
+    p.add_argument("--python-mirror", metavar="URL", help=t("install.cli.python_mirror.help", lang))
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--remove", action="store_true", help=t("install.cli.remove.help", lang))
+    what.add_argument("--restore", action="store_true", help=t("install.cli.restore.help", lang))
+    p.set_defaults(handler=install.run)
+    return p
+
+
+def add_report_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
+    p = _command(sub, "report", common, lang, "report.cli.help", "report.cli.description")
+    p.add_argument("--format", choices=REPORT_FORMATS, help=t("report.cli.format.help", lang))
+    p.add_argument("--json", action="store_true", help=t("report.cli.json.help", lang))
+    p.add_argument("-o", "--output", metavar="FILE", help=t("report.cli.output.help", lang))
+    p.add_argument("--include", choices=("private",), action="append", default=[],
+                   help=t("report.cli.include.help", lang))
+    p.add_argument("--include-private", dest="include", action="append_const", const="private",
+                   help=argparse.SUPPRESS)  # the spelling ``doctor`` uses
+    p.add_argument("--add-remote", metavar="[colab:|cloud:]FILE", action="append", default=[],
+                   help=t("report.cli.add_remote.help", lang))
+    p.set_defaults(handler=report.run)
+    return p
+
+
+def add_history_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
+    """``history`` with ``list``, ``show [N]`` and ``diff [A [B]]``; bare ``history`` lists."""
+    p = _command(sub, "history", common, lang, "history.cli.help")
+    p.add_argument("--dir", metavar="DIR", help=t("history.cli.dir.help", lang))
+    p.add_argument("--json", action="store_true", help=t("cli.json.help", lang))
+    p.set_defaults(handler=history.run_list)
+    inner = p.add_subparsers(dest="history_command", metavar="list|show|diff",
+                             title=t("cli.argparse.commands", lang))
+    for name, handler, help_key in (("list", history.run_list, "history.cli.list.help"),
+                                    ("show", history.run_show, "history.cli.show.help"),
+                                    ("diff", history.run_diff, "history.cli.diff.help")):
+        c = _command(inner, name, common, lang, help_key)
+        c.add_argument("--dir", metavar="DIR", default=argparse.SUPPRESS, help=t("history.cli.dir.help", lang))
+        c.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help=t("cli.json.help", lang))
+        if name == "show":
+            c.add_argument("number", nargs="?", type=int, default=-1, metavar="N",
+                           help=t("history.cli.number.help", lang))
+        if name == "diff":
+            c.add_argument("numbers", nargs="*", type=int, metavar="A B", help=t("history.cli.numbers.help", lang))
+        c.set_defaults(handler=handler)
+    return p
+
+
+__all__ = ["prescan_lang", "build_parser", "common_parent", "add_doctor_parser", "add_recommend_parser",
+           "add_verify_parser", "add_bench_parser", "add_vram_parser", "add_install_parser", "add_report_parser",
+           "add_history_parser", "REPORT_FORMATS"]

@@ -1,0 +1,100 @@
+"""``gpu-setup-wizard recommend``: the PyTorch build this machine can run, and why.
+
+Three sources of machine facts: this machine (detected), another machine's ``doctor --json``
+(``--from-doctor``), or facts typed on the command line (``--os``/``--driver``/``--gpu-cc``, the
+teaching and support form). Exit statuses: SUCCESS; BAD_INPUT for facts the recommender cannot take.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from wizard.cli.common import error, lang_of, print_json, read_input
+from wizard.cli.exit_status import ExitStatus
+from wizard.core.base.i18n import t
+
+
+def what_if_facts(args: argparse.Namespace) -> Any:
+    """MachineFacts typed on the command line."""
+    from wizard.core.recommend.inputs import MachineFacts
+
+    cuda = args.cuda
+    if args.driver and not cuda:
+        from wizard.core.recommend import compat
+
+        cuda = compat.load().cuda_for_driver(args.driver, "windows" if args.os == "windows" or args.wsl else "linux")
+    return MachineFacts(os=args.os or "linux", arch=args.arch or "x86_64", python=args.python or "3.12",
+                        driver_version=args.driver, cuda_driver=cuda, gpu_ccs=list(args.gpu_cc), is_wsl=args.wsl,
+                        gpu_names=["" for _ in args.gpu_cc])
+
+
+def run(args: argparse.Namespace) -> int:
+    """``recommend``: parse → recommend → print (text, or ``--json``)."""
+    lang = lang_of(args)
+    try:
+        found = recommend_for(args, lang)
+    except ValueError as exc:
+        return error(t("recommend.cli.bad_input", lang, error=exc))
+    if isinstance(found, ExitStatus):
+        return found
+    rec, note = found
+    return print_recommendation(args, rec, note, lang)
+
+
+def recommend_for(args: argparse.Namespace, lang: str) -> Any:
+    """(recommendation, a note on the chosen Python or None), or an exit status after an error line."""
+    from wizard.core.recommend.inputs import Wishes
+    from wizard.core.recommend.recommender import recommend
+
+    wishes = Wishes(torch=args.torch, newest=args.newest, cpu_only=args.cpu_only, variant=args.variant,
+                    index_url=args.index_url)
+    if args.from_doctor:
+        from wizard.core.machine.doctor import SchemaError, load_doctor_json
+        from wizard.core.machine.doctor_import import detection_from_doctor_json
+        from wizard.core.recommend.choose_python import choose_python
+
+        try:
+            doc = load_doctor_json(read_input(args.from_doctor))
+        except (OSError, SchemaError) as exc:
+            return error(t("recommend.cli.bad_from_doctor", lang, path=args.from_doctor, error=exc))
+        return choose_python(detection_from_doctor_json(doc), wishes, args.python).recommendation, None
+    if args.os or args.driver or args.gpu_cc:
+        return recommend(what_if_facts(args), wishes), None
+    from wizard.app import detect as app_detect
+    from wizard.app import recommend as app_recommend
+    from wizard.app.session import Session
+    from wizard.core.base.host import RealHost
+
+    session = Session(host=RealHost(), lang=lang)
+    app_detect.detect_machine(session, conda=False)
+    choice = app_recommend.recommend_for(session, wishes, args.python)
+    note = (t("recommend.cli.python_chosen", lang, version=choice.version, path=choice.interpreter.path)
+            if choice.interpreter else t("recommend.cli.python_install", lang, version=choice.version))
+    return choice.recommendation, note
+
+
+def print_recommendation(args: argparse.Namespace, rec: Any, note: str | None, lang: str) -> int:
+    from wizard.core.recommend.text import format_recommendation
+
+    index_messages: list[str] = []
+    if args.check_index and rec.best is not None:
+        from wizard.core.recommend.wheel_index import WheelIndex, target_tags
+
+        f = rec.facts
+        check = WheelIndex().check_candidate(rec.best, target_tags(f.python, f.os, f.arch))
+        index_messages = check.messages(lang)
+    if args.json:
+        doc = rec.to_json(lang)
+        if index_messages:
+            doc["index_check"] = index_messages
+        print_json(doc)
+        return ExitStatus.SUCCESS
+    text = format_recommendation(rec, lang, python_note=note, show_all=args.all)
+    if index_messages:
+        text += "\n" + "\n".join(t("recommend.cli.index_check", lang, result=m) for m in index_messages)
+    print(text)
+    return ExitStatus.SUCCESS
+
+
+__all__ = ["run", "recommend_for", "print_recommendation", "what_if_facts"]

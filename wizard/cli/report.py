@@ -1,0 +1,123 @@
+"""``gpu-setup-wizard report``: the filled-in checklist, headless (a lab server, Colab, SSH).
+
+    gpu-setup-wizard report [--format md|html|pdf|json] [-o FILE] [--lang ko|en]
+                            [--include private] [--add-remote [colab:|cloud:]FILE]
+
+What runs: detection on this machine, then the two steps that are pure and need nothing from
+the student (the recommendation for the interpreter the recommender prefers, and the lessons'
+VRAM judgment), and the comparison with the last saved run. Install, verification and benchmark
+are the window's steps; their lines say "not run". ``--json`` is ``--format json``: what a
+student runs in Colab or on a cloud GPU and brings back with ``--add-remote``.
+
+Without ``-o`` the Markdown, HTML or JSON goes to standard output, a PDF to
+``gpu-setup-report-<date>.pdf`` here; with ``-o`` the format can come from the file's suffix.
+Files are written atomically (a temporary file beside the target, then a rename), so an
+interrupted export never leaves half a report. Exit statuses: SUCCESS (written); BAD_INPUT (an
+unreadable ``--add-remote`` file, a folder that cannot be written, no Qt for the PDF).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from wizard.cli.common import error, lang_of
+from wizard.cli.exit_status import ExitStatus
+from wizard.core.base.i18n import t
+
+SUFFIXES = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".pdf": "pdf", ".json": "json"}
+
+
+def choose_format(fmt: str | None, as_json: bool, output: str | None) -> str:
+    """--format, else --json, else the output file's suffix, else Markdown."""
+    if fmt:
+        return fmt
+    if as_json:
+        return "json"
+    if output:
+        return SUFFIXES.get(Path(output).suffix.lower(), "md")
+    return "md"
+
+
+def headless_session(lang: str, host: Any = None) -> Any:
+    """A session with what runs without a window: detection, the recommendation, and what
+    changed since the last saved run (nothing is saved) -- the app layer's, as the window's."""
+    from wizard.app.report import windowless_session
+    from wizard.core.base.host import RealHost
+
+    run = windowless_session(host or RealHost(), lang)
+    if run.recommend_error is not None:  # the report says "not run"
+        print(f"gpu-setup-wizard: {run.recommend_error}", file=sys.stderr)
+    for notice in run.notices:
+        print(t("history.warning_prefix", lang) + " " + notice.text(lang), file=sys.stderr)
+    return run.session
+
+
+def default_pdf_name(now: _dt.datetime | None = None) -> str:
+    return f"gpu-setup-report-{(now or _dt.datetime.now()).strftime('%Y%m%d-%H%M')}.pdf"
+
+
+def load_remotes(args_list: Sequence[str], lang: str) -> list[Any]:
+    """The machines of ``--add-remote`` arguments; raises ValueError with a message to print."""
+    from wizard.core.report.remote import RemoteInputError, machine_from_file, split_kind
+
+    machines = []
+    for arg in args_list:
+        kind, path = split_kind(arg)
+        try:
+            machines.append(machine_from_file(path, kind))
+        except OSError as exc:
+            raise ValueError(t("cli.error.cannot_read", lang, path=path, error=exc.strerror or exc)) from exc
+        except RemoteInputError as exc:
+            raise ValueError(t("report.cli.bad_remote", lang, path=path, error=exc.text(lang))) from exc
+    return machines
+
+
+def run(args: argparse.Namespace) -> int:
+    """``report``: parse → build the report of this machine's headless session → write it."""
+    lang = lang_of(args)
+    fmt = choose_format(getattr(args, "format", None), getattr(args, "json", False), args.output)
+    try:
+        remotes = load_remotes(args.add_remote or [], lang)
+    except ValueError as exc:
+        return error(str(exc))
+    return build_and_write(fmt, args.output, "private" in (args.include or []), remotes, lang)
+
+
+def build_and_write(fmt: str, output: str | None, include_private: bool, remotes: list[Any], lang: str) -> int:
+    """The command's body: the session, the report, and where it goes."""
+    from wizard.app import report as app_report
+    from wizard.core.base.files import write_atomic
+    from wizard.core.report.as_json import dumps
+    from wizard.core.report.render import render_html, render_markdown
+
+    session = headless_session(lang)
+    report = app_report.build(session, lang=lang, include_private=include_private, remotes=remotes)
+    if fmt == "pdf":
+        from wizard.report_pdf import PdfError, render_pdf
+
+        target = Path(output or default_pdf_name())
+        try:
+            render_pdf(render_html(report, for_qt=True), target, title=report.title)
+        except PdfError as exc:
+            return error(t("report.cli.no_pdf", lang, error=exc))
+        except OSError as exc:
+            return error(t("report.cli.cannot_write", lang, path=target, error=exc.strerror or exc))
+        print(t("report.cli.saved", lang, path=target), file=sys.stderr)
+        return ExitStatus.SUCCESS
+    text = {"md": render_markdown, "html": render_html, "json": dumps}[fmt](report)
+    if not output:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return ExitStatus.SUCCESS
+    try:
+        target = write_atomic(output, text.encode("utf-8"))
+    except OSError as exc:
+        return error(t("report.cli.cannot_write", lang, path=output, error=exc.strerror or exc))
+    print(t("report.cli.saved", lang, path=target), file=sys.stderr)
+    return ExitStatus.SUCCESS
+
+
+__all__ = ["run", "build_and_write", "headless_session", "choose_format", "load_remotes", "default_pdf_name"]

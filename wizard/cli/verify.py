@@ -1,0 +1,50 @@
+"""``gpu-setup-wizard verify --python EXE``: prove that environment's PyTorch works on this GPU.
+
+The checks run in the target interpreter (the probe); progress lines go to stderr. Exit
+statuses: SUCCESS; FAILED when a check failed; BAD_INPUT for an interpreter that is not
+there; CANCELLED on Ctrl+C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import threading
+
+from wizard.cli.common import error, lang_of, print_json, progress_printer, target_python
+from wizard.cli.exit_status import ExitStatus
+from wizard.core.base.i18n import t
+
+
+def run(args: argparse.Namespace) -> int:
+    lang = lang_of(args)
+    python = target_python(args.python)
+    if python is None:
+        return error(t("verify.cli.no_python", lang, path=args.python))
+    return verify_and_print(python, args.json, lang)
+
+
+def verify_and_print(python: str, as_json: bool, lang: str) -> int:
+    """The command's body: detect, run the probe, print the checklist (the app layer's use
+    cases, as the Verify page's)."""
+    from wizard.app import detect as app_detect
+    from wizard.app import verify as app_verify
+    from wizard.app.session import Session
+    from wizard.core.base.host import RealHost
+    from wizard.core.verify.checklist import progress_text
+
+    session = Session(host=RealHost(), lang=lang)
+    app_detect.detect_machine(session, pythons=False, conda=False)
+    cancel = threading.Event()
+    try:
+        report = app_verify.run_verify(session, python, on_event=progress_printer(progress_text, lang), cancel=cancel)
+    except KeyboardInterrupt:
+        cancel.set()
+        return ExitStatus.CANCELLED
+    if as_json:
+        print_json(report.to_json(lang))
+    else:
+        print(report.to_text(lang))
+    return ExitStatus.SUCCESS if report.status != "fail" else ExitStatus.FAILED
+
+
+__all__ = ["run", "verify_and_print"]

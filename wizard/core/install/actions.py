@@ -1,0 +1,407 @@
+"""What each install step does: the bodies of the Python steps, and the command, parser and
+reading of the outcome of each process step. :meth:`JobState.steps` puts them in order:
+prepare → python (uv python install, when needed) → create → ensurepip (uv venvs) → inspect
+(what is installed; ``pip freeze`` of an existing env saved) → resolve (pip's dry-run report) →
+plan (sizes, space check) → download → install (offline from the cache: ``--no-index
+--find-links``, pip or uv) → verify → finish.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from wizard.core.base.files import write_atomic
+from wizard.core.base.i18n import msg
+from wizard.core.install.env_commands import CONDA_CREATE_TIMEOUT, UV_PYTHON_INSTALL_TIMEOUT, conda_env_list_argv, create_argvs, parse_conda_env_location, parse_conda_failure, parse_uv_failure, uv_env, uv_python_find_argv, uv_python_install_argv
+from wizard.core.install.environments import CREATOR_UV, find_uv, is_incomplete, remove_incomplete_marker, write_incomplete_marker
+from wizard.core.install.preflight import CHECK_EXTERNALLY_MANAGED, SEVERITY_CONFIRM, SEVERITY_OK, UNPACK_FACTOR, preflight, unpacked_size
+from wizard.core.install.download_errors import DownloadCancelled, DownloadError
+from wizard.core.install.download import Downloader, DownloadProgress
+from wizard.core.install.parsers import CondaCreateParser, PipInstallParser, UvInstallParser
+from wizard.core.install.plan import (
+    INSTALLED_SCRIPT, MIN_PIP, PIP_ENV, InstallPlan, PlanError, classify_pip_failure, fill_sizes, format_bytes,
+    installed_argv, mark_satisfied, parse_installed, parse_pip_report, parse_pip_version, pip_argv, pip_command,
+    resolve_argv,
+)
+from wizard.core.install.recovery import STATUS_COMPLETE, STATUS_RUNNING, EnvState
+from wizard.core.install.job import (
+    INSTALLER_UV, STEP_CREATE, STEP_DOWNLOAD, STEP_FINISH, STEP_INSPECT, STEP_INSTALL, STEP_PLAN, STEP_PREPARE,
+    STEP_PYTHON, STEP_RESOLVE, STEP_VERIFY, JobCancelled, OutputParser, ProcessResult, ProcessSpec, StepContext,
+    JobState, StepError, StepProgress,
+)
+from wizard.core.install.environments import EnvTarget
+
+# Runs in the target environment after the install: versions of everything, and imports.
+VERIFY_SCRIPT = INSTALLED_SCRIPT + (
+    "imports = {}\n"
+    "import importlib\n"
+    "for mod in sys.argv[1:]:\n"
+    "    try:\n"
+    "        importlib.import_module(mod)\n"
+    "        imports[mod] = 'ok'\n"
+    "    except BaseException as exc:\n"
+    "        imports[mod] = '%s: %s' % (type(exc).__name__, exc)\n"
+    "print(json.dumps({'gsw_imports': 1, 'imports': imports}))\n"
+)
+
+
+
+def prepare(ctx: StepContext) -> None:
+    """Load or start the recovery state, find out what the target needs, run the checks that
+    do not need the plan; record the state only when nothing blocks."""
+    job = ctx.job
+    job.work_dir.mkdir(parents=True, exist_ok=True)
+    state = _load_or_new_state(ctx)
+    t = job.target
+    state.status = STATUS_RUNNING
+    state.failed_step = None
+    # ours: an unfinished environment this wizard started (its folder is new or still marked)
+    ours = job.resuming and state.created_by_wizard and (
+        not os.path.exists(t.path) or is_incomplete(t.path))
+    _find_uv_python(job)
+    _preflight(ctx, ours)
+    job.state = state
+    job.store.save(state)
+    if t.creates_env and not t.is_conda and not os.path.exists(t.python_exe):
+        # The folder and its marker come first, so a create that is cancelled half-way still
+        # leaves a folder Resume and Remove recognise. (conda makes its prefix itself.)
+        os.makedirs(t.path, exist_ok=True)
+        write_incomplete_marker(t.path, {"requirements": job.options.requirements})
+
+
+def _load_or_new_state(ctx: StepContext) -> EnvState:
+    """The unfinished earlier run's state (a resume), or a new one."""
+    job = ctx.job
+    t = job.target
+    state = job.store.load(t.path) if t.path else None
+    if state is not None and state.status == STATUS_COMPLETE:
+        state = None  # a finished earlier run: this is a new job on an existing environment
+    if state is None:
+        return EnvState(env_path=t.path, target=t.to_json(), created_by_wizard=t.creates_env,
+                        requirements=list(job.options.requirements), index_url=job.options.index_url)
+    job.resuming = True
+    if state.created_by_wizard and not t.creates_env:
+        # resuming a new environment that now exists: keep treating it as ours
+        job.target = EnvTarget.from_json(state.target)
+    same = state.requirements == list(job.options.requirements) and state.index_url == job.options.index_url
+    if same and state.plan:
+        try:
+            job.plan = InstallPlan.from_json(state.plan)
+        except (ValueError, KeyError, TypeError):
+            job.plan = None
+    if not same:  # the student changed the build after a failure: plan again for the new one
+        state.requirements = list(job.options.requirements)
+        state.index_url = job.options.index_url
+        state.plan = None
+    ctx.log(msg("install.resuming", steps=", ".join(state.steps_done) or "-").text(ctx.job.lang))
+    return state
+
+
+def _find_uv_python(job: JobState) -> None:
+    """uv-managed Python: is the wanted version there already?"""
+    t = job.target
+    if not (t.creates_env and t.creator == CREATOR_UV and not t.base_python and t.python_version):
+        return
+    uv = t.uv_exe or job.options.uv_exe or find_uv()
+    if not uv:
+        raise StepError(STEP_PREPARE, msg("install.uv.missing"), "no-uv")
+    t.uv_exe = uv
+    res = job.host.run(uv_python_find_argv(uv, t.python_version), timeout=60,
+                       env=uv_env(job.options.uv_python_mirror))
+    job.need_python_install = not res.ok
+
+
+def _preflight(ctx: StepContext, ours: bool) -> None:
+    """The checks that do not need the plan; a blocking one stops here, nothing touched."""
+    job = ctx.job
+    t = job.target
+    existing_names: list[str] = []
+    base_prefix = None
+    if t.is_conda and t.conda_exe:
+        from wizard.core.machine.conda import parse_conda_env_list
+
+        res = job.host.run(conda_env_list_argv(t.conda_exe), timeout=120)
+        if res.ok:
+            try:
+                base_prefix, found = parse_conda_env_list(res.stdout)
+                existing_names = [e.name for e in found]
+            except ValueError:
+                pass
+    interpreter = None
+    if not t.creates_env and os.path.exists(t.python_exe):
+        from wizard.core.machine.pythons import query_interpreter
+
+        interpreter, _key = query_interpreter(job.host, t.python_exe, "target")
+    job.preflight = preflight(
+        t, job.host, download_bytes=job.options.expected_download_bytes, cache_dir=str(job.cache.root),
+        interpreter=interpreter, existing_conda_names=[] if ours else existing_names,
+        conda_base_prefix=base_prefix, confirmed=job.options.confirmed,
+        folder_state=(lambda p: "missing") if ours else None)
+    for check in job.preflight.checks:
+        if check.severity != SEVERITY_OK:
+            ctx.log(f"[{check.severity}] {check.text(ctx.job.lang)}")
+    blocking = job.preflight.blocking
+    if blocking:
+        # nothing was touched: no state is recorded (a refused folder must never become "ours")
+        kind = "confirm" if all(c.severity == SEVERITY_CONFIRM for c in blocking) else "preflight"
+        raise StepError(STEP_PREPARE, blocking[0].message, kind, "\n".join(c.text(ctx.job.lang) for c in blocking))
+
+
+def python_command(job: JobState) -> ProcessSpec:
+    t = job.target
+    argv = uv_python_install_argv(t.uv_exe or "uv", t.python_version or "")
+    env = job.child_env(uv_env(job.options.uv_python_mirror))
+    return ProcessSpec(argv, env, None, UV_PYTHON_INSTALL_TIMEOUT)
+
+
+def python_finish(job: JobState, result: ProcessResult, parser: OutputParser) -> None:
+    if not result.ok:
+        failure = parse_uv_failure(parser.tail_text())
+        raise StepError(STEP_PYTHON, failure.message, "network" if failure.kind in ("offline", "refused", "http")
+                        else failure.kind, parser.tail_text(), failure.host)
+    if job.state is not None:
+        job.state.python_installed = job.target.python_version
+
+
+def create_command(job: JobState) -> ProcessSpec:
+    argvs = create_argvs(job.target)
+    timeout = CONDA_CREATE_TIMEOUT if job.target.is_conda else 600.0
+    return ProcessSpec(argvs[0], job.child_env(uv_env(job.options.uv_python_mirror)), None, timeout)
+
+
+def create_parser(job: JobState) -> OutputParser:
+    return CondaCreateParser(STEP_CREATE) if job.target.is_conda else OutputParser(STEP_CREATE)
+
+
+def create_finish(job: JobState, result: ProcessResult, parser: OutputParser) -> None:
+    t = job.target
+    if not result.ok:
+        if t.is_conda:
+            failure = parse_conda_failure(parser.tail_text())
+            raise StepError(STEP_CREATE, failure.message, "network" if failure.kind == "offline" else failure.kind,
+                            parser.tail_text(), failure.host)
+        raise job.process_failure(STEP_CREATE, result, parser)
+    if t.is_conda:
+        location = parse_conda_env_location(parser.tail_text())
+        if location and location != t.path and job.state is not None:
+            t.path = location
+            job.state.target = t.to_json()
+            job.store.move(job.state, location)
+    if not os.path.exists(t.python_exe):
+        raise StepError(STEP_CREATE, msg("install.error.no_python_after_create", path=t.python_exe), "failed")
+    write_incomplete_marker(t.path, {"requirements": job.options.requirements})
+
+
+def ensurepip_command(job: JobState) -> ProcessSpec:
+    return ProcessSpec([job.env_python(), "-m", "ensurepip", "--default-pip"], job.child_env(), None, 300.0)
+
+
+def inspect_env(ctx: StepContext) -> None:
+    job = ctx.job
+    py = job.env_python()
+    res = job.host.run(installed_argv(py), timeout=120)
+    if not res.ok:
+        raise StepError(STEP_INSPECT, msg("install.plan.error.inspect", python=py,
+                                          detail=(res.stderr or res.error or "").strip()[-300:]), "failed")
+    try:
+        job.installed, job.python_version = parse_installed(res.stdout)
+    except ValueError as exc:
+        raise StepError(STEP_INSPECT, msg("install.plan.error.inspect", python=py, detail=str(exc)), "failed") \
+            from exc
+    job.pip_cmd = pip_command(py, job.options.pip_mode, job.python_version)
+    if job.pip_cmd[0] == py:  # the environment's own pip: it must know --dry-run --report
+        ver = job.host.run([*job.pip_cmd, "--isolated", "--version"], timeout=60, env=dict(PIP_ENV))
+        pip_version = parse_pip_version(ver.stdout) if ver.ok else None
+        if pip_version is None:
+            raise StepError(STEP_INSPECT, msg("install.plan.error.no_pip"), "no-pip", (ver.stderr or "")[-300:])
+        if pip_version < MIN_PIP:
+            raise StepError(STEP_INSPECT, msg("install.plan.error.old_pip"), "old-pip")
+    if job.plan is not None:  # resuming with the saved plan: what is installed now decides
+        mark_satisfied(job.plan.files, job.installed)
+    state = job.state
+    if state is not None and not state.created_by_wizard and not state.freeze_file:
+        freeze = job.host.run(pip_argv(job.pip_cmd, "freeze", "--all"), timeout=120, env=dict(PIP_ENV))
+        if freeze.ok:
+            path = job.store.freeze_path_for(state.env_path)
+            write_atomic(path, freeze.stdout, mkdir=True)
+            state.freeze_file = str(path)
+            ctx.log(msg("install.freeze_saved", path=str(path)).text(ctx.job.lang))
+        else:
+            raise StepError(STEP_INSPECT, msg("install.error.freeze", detail=(freeze.stderr or "")[-300:]), "failed")
+
+
+def _report_path(job: JobState) -> str:
+    return str(job.work_dir / "pip-report.json")
+
+
+def _extra_pip_args(job: JobState) -> list[str]:
+    return ["--break-system-packages"] if CHECK_EXTERNALLY_MANAGED in job.options.confirmed else []
+
+
+def resolve_command(job: JobState) -> ProcessSpec:
+    report = _report_path(job)
+    Path(report).unlink(missing_ok=True)
+    argv = resolve_argv(job.pip_or_default(), job.options.requirements, job.options.index_url, report,
+                        job.options.extra_index_urls, job.options.only_binary, extra_args=_extra_pip_args(job))
+    return ProcessSpec(argv, job.child_env(), str(job.work_dir), 900.0)
+
+
+def resolve_finish(job: JobState, result: ProcessResult, parser: OutputParser) -> None:
+    if not result.ok:
+        if result.timed_out or result.error:
+            raise job.process_failure(STEP_RESOLVE, result, parser)
+        err = classify_pip_failure(parser.tail_text(), job.options.index_url)
+        raise StepError(STEP_RESOLVE, err.message, err.kind, err.detail or parser.tail_text(), err.host)
+    try:
+        with open(_report_path(job), encoding="utf-8") as fh:
+            files, _env = parse_pip_report(fh.read())
+    except OSError as exc:
+        raise StepError(STEP_RESOLVE, msg("install.plan.error.bad_report", detail=str(exc)), "bad-report") from exc
+    except PlanError as exc:
+        raise StepError(STEP_RESOLVE, exc.message, exc.kind, exc.detail) from exc
+    mark_satisfied(files, job.installed)
+    job.plan = InstallPlan(job.env_python(), list(job.options.requirements), job.options.index_url, files,
+                           python_version=job.python_version, installed_before=dict(job.installed))
+
+
+def plan_step(ctx: StepContext) -> None:
+    job = ctx.job
+    plan = job.plan
+    assert plan is not None
+    session = job.session_factory() if job.session_factory else None
+    fill_sizes(plan.files, session)
+    if job.state is not None:
+        job.state.plan = plan.to_json()
+    for line in plan.summary_lines(job.lang):
+        ctx.log(line)
+    job.planned_bytes = plan.total_bytes
+    job.was_satisfied = plan.already_satisfied
+    if plan.already_satisfied:
+        ctx.log(msg("install.already_satisfied").text(ctx.job.lang))
+        return
+    cached = sum(f.size or 0 for f in plan.to_install if job.cache.path(f.filename).exists())
+    partial = sum(job.cache.partial_size(f) for f in plan.to_install)
+    to_fetch = max(0, plan.total_bytes - cached - partial)
+    result = preflight(job.target, job.host, download_bytes=to_fetch,
+                                unpacked_bytes=int(plan.total_bytes * UNPACK_FACTOR),
+                                cache_dir=str(job.cache.root), confirmed=job.options.confirmed,
+                                folder_state=lambda p: "missing", writable=lambda p: None)
+    space = [c for c in result.checks if c.id in ("disk-space", "cache-space", "path-too-long") and c.blocks]
+    if space:
+        raise StepError(STEP_PLAN, space[0].message, "space", "\n".join(c.text(ctx.job.lang) for c in space))
+    ctx.progress(StepProgress(STEP_PLAN, 1.0, msg("install.plan.total", count=len(plan.to_install),
+                                                  size=format_bytes(plan.total_bytes))))
+
+
+def download(ctx: StepContext) -> None:
+    job = ctx.job
+    plan = job.plan
+    assert plan is not None
+
+    def report(p: DownloadProgress) -> None:
+        ctx.progress(StepProgress(STEP_DOWNLOAD, p.fraction, msg(
+            "install.progress.download", done=format_bytes(p.done_bytes), total=format_bytes(p.total_bytes),
+            speed=format_bytes(p.speed_bps) + "/s", eta=_eta(p.eta_s)), p))
+
+    downloader = Downloader(job.cache, parallel=job.options.parallel, progress=report, cancel=ctx.cancel,
+                            session_factory=job.session_factory, proxies=job.options.proxies,
+                            retries=job.options.download_retries, backoff_s=job.options.download_backoff_s)
+    try:
+        job.download_result = downloader.fetch(plan.to_install)
+    except DownloadCancelled as exc:
+        raise JobCancelled(STEP_DOWNLOAD) from exc
+    except DownloadError as exc:
+        raise StepError(STEP_DOWNLOAD, exc.message, exc.kind, str(exc), getattr(exc, "host", None)) from exc
+    r = job.download_result
+    ctx.log(msg("install.download_done", fetched=format_bytes(r.downloaded_bytes),
+                cached=format_bytes(r.from_cache_bytes), seconds=f"{r.elapsed_s:.1f}").text(ctx.job.lang))
+    for name in r.refetched:
+        ctx.log(msg("install.refetched", file=name).text(ctx.job.lang))
+    # the exact unpacked size and deepest path, from the wheels' zip directories
+    wheels = [p for p in r.paths.values() if p.suffix == ".whl"]
+    unpacked, deepest = unpacked_size(wheels)
+    result = preflight(job.target, job.host, download_bytes=0, unpacked_bytes=unpacked,
+                                confirmed=job.options.confirmed, folder_state=lambda p: "missing",
+                                writable=lambda p: None, deepest_member=max(deepest, 1))
+    problems = [c for c in result.checks if c.id in ("disk-space", "path-too-long") and c.blocks]
+    if problems:
+        raise StepError(STEP_DOWNLOAD, problems[0].message, "space", "\n".join(c.text(ctx.job.lang) for c in problems))
+
+
+def _eta(seconds: float | None) -> str:
+    if seconds is None:
+        return "--:--"
+    seconds = int(seconds)
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600 \
+        else f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def install_argv(job: JobState) -> list[str]:
+    """The offline install from the cache: exact pins, ``--no-deps`` (the plan is complete)."""
+    plan = job.plan
+    assert plan is not None
+    find_links = str(job.cache.files_dir)
+    if job.options.installer == INSTALLER_UV:
+        uv = job.options.uv_exe or find_uv() or "uv"
+        return [uv, "pip", "install", "--no-config", "--python", job.env_python(), "--offline", "--no-index",
+                "--find-links", find_links, "--no-deps", *_extra_pip_args(job), *plan.pins()]
+    return pip_argv(job.pip_or_default(), "install", "--no-index", "--find-links", find_links, "--no-deps",
+                    "--no-input", "--progress-bar", "off", *_extra_pip_args(job), *plan.pins())
+
+
+def install_command(job: JobState) -> ProcessSpec:
+    return ProcessSpec(install_argv(job), job.child_env(), str(job.work_dir), job.options.process_timeout_s)
+
+
+def install_parser(job: JobState) -> OutputParser:
+    if job.options.installer == INSTALLER_UV:
+        return UvInstallParser(STEP_INSTALL)
+    return PipInstallParser(STEP_INSTALL, len(job.plan.to_install) if job.plan else 1)
+
+
+def install_finish(job: JobState, result: ProcessResult, parser: OutputParser) -> None:
+    if not result.ok:
+        raise job.process_failure(STEP_INSTALL, result, parser)
+
+
+def verify_command(job: JobState) -> ProcessSpec:
+    argv = [job.env_python(), "-I", "-c", VERIFY_SCRIPT, *job.options.verify_imports]
+    return ProcessSpec(argv, job.child_env(), str(job.work_dir), 600.0)
+
+
+def verify_finish(job: JobState, result: ProcessResult, parser: OutputParser) -> None:
+    if not result.ok:
+        raise job.process_failure(STEP_VERIFY, result, parser)
+    text = parser.tail_text()
+    try:
+        job.installed, job.python_version = parse_installed(text)
+    except ValueError as exc:
+        raise StepError(STEP_VERIFY, msg("install.error.verify", detail=str(exc)), "failed", text) from exc
+    for line in reversed(text.splitlines()):
+        if '"gsw_imports"' in line:
+            job.imports = json.loads(line).get("imports", {})
+            break
+    plan = job.plan
+    wrong = []
+    if plan is not None:
+        mark_satisfied(plan.files, job.installed)
+        wrong = [f"{f.name} {f.installed_version or '-'} ≠ {f.version}" for f in plan.files if not f.satisfied]
+    bad_imports = [f"{m}: {r}" for m, r in job.imports.items() if r != "ok"]
+    if wrong or bad_imports:
+        raise StepError(STEP_VERIFY, msg("install.error.verify", detail="; ".join(wrong + bad_imports)), "verify",
+                        text)
+
+
+def finish(ctx: StepContext) -> None:
+    job = ctx.job
+    remove_incomplete_marker(job.target.path)
+    if job.state is not None:
+        if STEP_FINISH not in job.state.steps_done:
+            job.state.steps_done.append(STEP_FINISH)
+        job.state.status = STATUS_COMPLETE
+        job.state.failed_step = None
+        job.state.error = None
+        job.store.save(job.state)
+    ctx.log(msg("install.complete", python=job.env_python(), seconds=f"{job.elapsed_s:.1f}").text(ctx.job.lang))

@@ -1,0 +1,72 @@
+"""Why a download stopped: each error carries a translatable :class:`Message` naming the file,
+the server and what to do (a mirror for a network failure, space for a full disk), so the CLI and
+the window show the same sentence in the student's language.
+"""
+
+from __future__ import annotations
+
+from wizard.core.base.i18n import Message, msg
+
+
+class DownloadError(Exception):
+    """A download that cannot go on. ``message`` is a translatable :class:`Message`."""
+
+    kind = "error"
+
+    def __init__(self, message: Message, filename: str | None = None) -> None:
+        super().__init__(message.text("en"))
+        self.message = message
+        self.filename = filename
+
+
+class NetworkError(DownloadError):
+    """The server could not be reached (or kept failing). Names the host; suggests a mirror."""
+
+    kind = "network"
+
+    def __init__(self, host: str, url: str, detail: str, filename: str | None = None) -> None:
+        super().__init__(msg("install.error.network", host=host, detail=detail), filename)
+        self.host = host
+        self.url = url
+        self.detail = detail
+
+
+class HttpStatusError(DownloadError):
+    kind = "http"
+
+    def __init__(self, host: str, url: str, status: int, filename: str | None = None) -> None:
+        super().__init__(msg("install.error.http", host=host, status=status, file=filename or url), filename)
+        self.host = host
+        self.url = url
+        self.status = status
+
+
+class HashMismatch(DownloadError):
+    """The file's sha256 differs from the index's, twice. The file has been deleted."""
+
+    kind = "hash"
+
+    def __init__(self, filename: str, expected: str, actual: str, host: str) -> None:
+        super().__init__(msg("install.error.hash", file=filename, expected=expected, actual=actual, host=host),
+                         filename)
+        self.expected = expected
+        self.actual = actual
+        self.host = host
+
+
+class DiskFullError(DownloadError):
+    kind = "disk"
+
+    def __init__(self, folder: str, filename: str) -> None:
+        super().__init__(msg("install.error.disk_full", folder=folder, file=filename), filename)
+        self.folder = folder
+
+
+class DownloadCancelled(DownloadError):
+    kind = "cancelled"
+
+    def __init__(self) -> None:
+        super().__init__(msg("install.cancelled"))
+
+
+__all__ = ["DownloadError", "NetworkError", "HttpStatusError", "HashMismatch", "DiskFullError", "DownloadCancelled"]

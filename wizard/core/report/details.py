@@ -1,0 +1,428 @@
+"""The report's detail sections, after the lesson's three: the blog's verification checklist,
+the system, the install, verification and benchmark details, VRAM, findings, what changed, and
+the raw appendices (collect_env and nvidia-smi exactly as printed) a teaching assistant asks for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wizard.core.base.i18n import t
+from wizard.core.machine.models import STATUS_OK
+from wizard.core.report.document import (
+    CPU_BUILD_RIGHT_HERE,
+    FAIL,
+    INFO,
+    NOT_RUN,
+    PASS,
+    SKIP,
+    STATUSES,
+    STYLE_CHECKS,
+    WARN,
+    Block,
+    Item,
+    Section,
+    Table,
+)
+from wizard.core.report.inputs import ReportContext, check_of, checks_of
+from wizard.core.report.lesson import nvidia_smi_line, workload_judgments
+from wizard.core.report.text import (
+    date_text,
+    fmt_duration,
+    fmt_speedup,
+    gib,
+    machine_title,
+    not_run,
+    num,
+    status_word,
+)
+
+
+# --- the blog's verification checklist ---------------------------------------------------------------
+
+
+def _check_item(ctx: ReportContext, item_id: str, label_key: str, c: dict[str, Any] | None,
+                missing: tuple[str, str] | None = None) -> Item:
+    """A line from a verify check; ``missing``: (status, text) when the check is absent."""
+    label = ctx.t(label_key)
+    if c is None:
+        status, text = missing or (NOT_RUN, not_run(ctx.lang, "report.why.no_verify"))
+        return Item(item_id, label, text, status)
+    details = []
+    if c.get("status") in (FAIL, WARN):
+        if c.get("cause") and c.get("cause") != c.get("detail"):
+            details.append(ctx.t("report.cause", text=c["cause"]))
+        if c.get("fix"):
+            details.append(ctx.t("report.fix", text=c["fix"]))
+    status = c.get("status") if c.get("status") in STATUSES else INFO
+    return Item(item_id, label, str(c.get("detail") or status_word(status, ctx.lang)), status, details)
+
+
+def verify_checklist_section(ctx: ReportContext) -> Section:
+    d, verify = ctx.detection, ctx.verify
+    sec = Section("verify_checklist", ctx.t("report.section.verify_checklist"), style=STYLE_CHECKS)
+    # driver: what detection saw outside the environment; the env's own view when it disagrees
+    drv = check_of(verify, "cuda.driver")
+    if drv is not None and drv.get("status") in (FAIL, WARN):
+        driver_item = _check_item(ctx, "driver", "report.check.driver", drv)
+    elif d is None:
+        driver_item = Item("driver", ctx.t("report.check.driver"), not_run(ctx.lang, "report.why.no_detection"),
+                           NOT_RUN)
+    elif d.nvidia.status == STATUS_OK:
+        driver_item = Item("driver", ctx.t("report.check.driver"),
+                           ctx.t("report.smi.ok", driver=d.nvidia.driver_version or "?",
+                                 cuda=d.nvidia.cuda_version or "?", count=len(d.nvidia.gpus)), PASS)
+    else:
+        line = nvidia_smi_line(ctx, d)
+        no_card = line.status == INFO
+        driver_item = Item("driver", ctx.t("report.check.driver"), line.value, SKIP if no_card else FAIL,
+                           line.details + [f.fix(ctx.lang) for f in d.findings[:1] if not no_card])
+    items = [driver_item]
+    # CUDA: the build, then whether CUDA starts
+    avail, build = check_of(verify, "cuda.available"), check_of(verify, "cuda.build")
+    cuda_check = avail
+    if avail is None or avail.get("status") == SKIP:
+        cuda_check = build if build is not None and build.get("status") in (FAIL, WARN) else avail or build
+    if cuda_check is not None and cuda_check.get("cause_id") == CPU_BUILD_RIGHT_HERE:
+        cuda_check = {**cuda_check, "status": SKIP}  # no NVIDIA GPU: CUDA does not apply here
+    items.append(_check_item(ctx, "cuda", "report.check.cuda", cuda_check))
+    items.append(_check_item(ctx, "pytorch", "report.check.pytorch", check_of(verify, "torch.import")))
+    tensor = check_of(verify, "cuda.matmul.fp32", 0)
+    kernel = check_of(verify, "cuda.kernel", 0)
+    if kernel is not None and kernel.get("status") == FAIL:
+        tensor = kernel
+    no_gpu = (SKIP, ctx.t("report.check.no_gpu_here"))
+    items.append(_check_item(ctx, "gpu_tensor", "report.check.gpu_tensor", tensor, no_gpu if verify else None))
+    items.append(_check_item(ctx, "memory", "report.check.memory", check_of(verify, "cuda.memory", 0),
+                             no_gpu if verify else None))
+    sec.items = items
+    return sec
+
+
+# --- system ----------------------------------------------------------------------------------------
+
+
+def system_section(ctx: ReportContext) -> Section:
+    sec = Section("system", ctx.t("report.section.system"))
+    d = ctx.detection
+    if d is None:
+        sec.status = NOT_RUN
+        sec.paragraphs = [not_run(ctx.lang, "report.why.no_detection")]
+        if ctx.inputs.detection_error:
+            sec.paragraphs.append(ctx.inputs.detection_error.strip().splitlines()[0])
+        return sec
+    s = d.system
+    na = t("common.na", ctx.lang)
+    os_line = s.os_pretty or s.os
+    if s.is_wsl:
+        os_line += f" (WSL{s.wsl_version or ''})"
+    if s.os_build:
+        os_line += f" [{s.os_build}]"
+    cores = f"{s.cpu_physical_cores or '?'}/{s.cpu_logical_cores or '?'}"
+    sec.items = [
+        Item("os", ctx.t("doctor.os"), os_line + (f", {s.arch}" if s.arch else "")),
+        Item("cpu", ctx.t("doctor.cpu"), f"{s.cpu_model or na} ({cores})"),
+        Item("ram", ctx.t("doctor.ram"), gib(s.ram_total_bytes) or na),
+        Item("disk", ctx.t("report.system.disk"), ctx.t("report.system.disk_value", free=gib(s.disk_free_bytes) or na,
+                                                         path=s.disk_path or na)),
+    ]
+    working = [p for p in d.pythons if not p.error]
+    pythons = [f"Python {p.version or '?'} — {p.path} ({p.source})" for p in working]
+    sec.items.append(Item("pythons", ctx.t("report.system.pythons"),
+                          ctx.t("report.judgment.count", count=len(working)) if working else ctx.t("common.none_found"),
+                          INFO, pythons))
+    if d.conda:
+        sec.items.append(Item("conda", "conda", ", ".join(f"{c.exe} {c.version or ''}".strip() for c in d.conda)))
+    return sec
+
+
+# --- recommendation and install --------------------------------------------------------------------
+
+
+def _candidate_title(c: Any) -> str:
+    from wizard.core.recommend.text import candidate_title
+
+    return candidate_title(c)
+
+
+def install_section(ctx: ReportContext) -> Section:
+    sec = Section("install", ctx.t("report.section.install"))
+    choice = ctx.inputs.recommendation
+    rec = getattr(choice, "recommendation", None)
+    best = getattr(rec, "best", None)
+    chosen = ctx.inputs.candidate or best
+    if choice is None:
+        sec.items.append(Item("recommended", ctx.t("report.install.recommended"),
+                              not_run(ctx.lang, "report.why.no_recommendation"), NOT_RUN))
+    elif best is None:
+        sec.items.append(Item("recommended", ctx.t("report.install.recommended"), ctx.t("report.install.no_build"),
+                              FAIL, [a.text(ctx.lang) for a in getattr(rec, "advice", [])]))
+    else:
+        details = [m.text(ctx.lang) for m in best.reasons] + ["⚠ " + m.text(ctx.lang) for m in best.warnings]
+        sec.items.append(Item("recommended", ctx.t("report.install.recommended"), _candidate_title(best), INFO, details))
+        if chosen is not None and chosen is not best and _candidate_title(chosen) != _candidate_title(best):
+            sec.items.append(Item("chosen", ctx.t("report.install.chosen"), _candidate_title(chosen), WARN,
+                                  [m.text(ctx.lang) for m in getattr(chosen, "warnings", [])]))
+        interp = getattr(choice, "interpreter", None)
+        python = (ctx.t("report.install.python_found", version=choice.version, path=interp.path) if interp
+                  else ctx.t("report.install.python_missing", version=choice.version))
+        sec.items.append(Item("python", "Python", python))
+        sec.items.append(Item("index", ctx.t("report.install.index"), chosen.index_url))
+        required = [a for a in getattr(rec, "advice", []) if a.severity == "required"]
+        for a in required:
+            sec.items.append(Item("advice", ctx.t("report.install.first"), a.text(ctx.lang), WARN, list(a.commands)))
+        commands = chosen.commands().as_text()
+        sec.blocks.append(Block("command", ctx.t("report.install.command"), commands.get("pip")))
+    inst = ctx.install
+    if inst is None:
+        sec.items.append(Item("installed", ctx.t("report.install.installed"),
+                              not_run(ctx.lang, "report.why.no_install"), NOT_RUN))
+        return sec
+    na = t("common.na", ctx.lang)
+    where = inst.get("env_path") or na
+    kind = inst.get("target_kind")
+    sec.items.append(Item("where", ctx.t("report.install.where"), where + (f" ({kind})" if kind else "")))
+    sec.items.append(Item("env_python", ctx.t("report.install.env_python"), inst.get("env_python") or na))
+    packages = [f"{p.get('name')} {p.get('version')}" for p in inst.get("installed") or [] if isinstance(p, dict)]
+    if inst.get("ok"):
+        value = ", ".join(packages) if packages else (ctx.t("report.install.already") if inst.get("already_satisfied")
+                                                      else ", ".join(inst.get("requirements") or []) or na)
+        sec.items.append(Item("installed", ctx.t("report.install.installed"), value, PASS))
+    else:
+        err = inst.get("error") or {}
+        text = err.get("message") if isinstance(err, dict) else None
+        sec.items.append(Item("installed", ctx.t("report.install.installed"),
+                              ctx.t("report.install.failed", status=inst.get("status") or "?"), FAIL,
+                              [text] if text else []))
+    return sec
+
+
+# --- verification details ------------------------------------------------------------------------
+
+
+def verification_section(ctx: ReportContext) -> Section:
+    sec = Section("verification", ctx.t("report.section.verification"))
+    verify = ctx.verify
+    if not verify:
+        sec.status = NOT_RUN
+        sec.paragraphs = [not_run(ctx.lang, "report.why.no_verify")]
+        return sec
+    counts = verify.get("counts") or {}
+    python = verify.get("python")
+    if python:
+        sec.paragraphs.append(ctx.t("report.verify.env", python=python))
+    sec.paragraphs.append(t("verify.report.counts", ctx.lang, passed=counts.get("pass", 0), warned=counts.get("warn", 0),
+                            failed=counts.get("fail", 0), skipped=counts.get("skip", 0)))
+    if verify.get("complete") is False:
+        sec.paragraphs.append(ctx.t("report.verify.incomplete"))
+    rows, statuses = [], []
+    for c in checks_of(verify):
+        status = c.get("status") if c.get("status") in STATUSES else INFO
+        rows.append([status_word(status, ctx.lang), str(c.get("title") or c.get("id")), str(c.get("detail") or "")])
+        statuses.append(status)
+    sec.tables.append(Table("checks", [ctx.t("report.col.status"), ctx.t("report.col.check"),
+                                       ctx.t("report.col.result")], rows, row_status=statuses))
+    versions = verify.get("versions") or {}
+    shown = [(k, versions.get(k)) for k in ("python", "torch", "cuda", "cudnn", "nccl", "driver_cuda", "arch_list")]
+    rows = [[k, " ".join(str(a) for a in v) if isinstance(v, list) else str(v)] for k, v in shown
+            if v not in (None, "", [])]
+    if rows:
+        sec.tables.append(Table("versions", [ctx.t("report.col.component"), ctx.t("report.col.version")], rows))
+    return sec
+
+
+# --- benchmark details ----------------------------------------------------------------------------
+_UNIT_SECONDS = ("s",)
+
+
+def bench_details_section(ctx: ReportContext) -> Section:
+    sec = Section("bench_details", ctx.t("report.section.bench_details"))
+    bench = ctx.bench
+    if not bench:
+        sec.status = NOT_RUN
+        sec.paragraphs = [not_run(ctx.lang, "report.why.no_bench")]
+        return sec
+    for key in ("summary", "course_line"):
+        if bench.get(key):
+            sec.paragraphs.append(str(bench[key]))
+    gpu, cpu = bench.get("gpu") or {}, bench.get("cpu") or {}
+    if cpu.get("model"):
+        sec.items.append(Item("cpu", "CPU", f"{cpu['model']}" + (f", {cpu['threads']} threads" if cpu.get("threads")
+                                                                  else "")))
+    if gpu.get("name"):
+        sec.items.append(Item("gpu", "GPU", str(gpu["name"])))
+    if bench.get("suite"):
+        sec.items.append(Item("suite", ctx.t("report.bench.suite"), str(bench["suite"])))
+    speedups = [s for s in bench.get("speedups") or [] if isinstance(s, dict)]
+    if speedups:
+        rows = [[ctx.t(f"report.speedup.{s.get('id')}"), f"{s.get('baseline')} → {s.get('target')}",
+                 str(s.get("size") if s.get("size") is not None else ""), fmt_speedup(s.get("factor"), ctx.lang)]
+                for s in speedups]
+        sec.tables.append(Table("speedups", [ctx.t("report.col.what"), ctx.t("report.col.devices"),
+                                             ctx.t("report.col.size"), ctx.t("report.line.speedup")], rows))
+    effs = [e for e in bench.get("efficiency") or [] if isinstance(e, dict)]
+    if effs:
+        rows = [[t(f"bench.result.{e.get('id')}", ctx.lang), str(e.get("dtype")), str(e.get("size") or ""),
+                 f"{num(float(e.get('measured') or 0))} / {num(float(e.get('peak') or 0))}",
+                 f"{float(e.get('percent') or 0):.0f}%"] for e in effs]
+        sec.tables.append(Table("efficiency", [ctx.t("report.col.what"), "dtype", ctx.t("report.col.size"),
+                                               ctx.t("report.col.measured_peak"), ctx.t("report.col.efficiency")], rows,
+                                caption=ctx.t("report.bench.efficiency_caption")))
+    results = [r for r in bench.get("results") or [] if isinstance(r, dict)]
+    if results:
+        rows = []
+        for r in results:
+            title = t(f"bench.result.{r.get('id')}", ctx.lang)
+            unit = str(r.get("unit") or "")
+            value = fmt_duration(r.get("value"), ctx.lang) if unit in _UNIT_SECONDS else \
+                f"{num(float(r.get('value') or 0))} {unit}"
+            rows.append([title, str(r.get("device") or ""), str(r.get("dtype") or ""),
+                         str(r.get("size") if r.get("size") is not None else ""), value,
+                         fmt_duration(r.get("median_s"), ctx.lang)])
+        sec.tables.append(Table("results", [ctx.t("report.col.what"), ctx.t("report.col.device"), "dtype",
+                                            ctx.t("report.col.size"), ctx.t("report.col.value"),
+                                            ctx.t("report.col.median")], rows))
+    skipped = [s for s in bench.get("skipped") or [] if isinstance(s, dict)]
+    if skipped:
+        sec.items.append(Item("skipped", ctx.t("report.bench.skipped"), str(len(skipped)), SKIP,
+                              sorted({f"{s.get('id')} ({s.get('device')}): {s.get('text')}" for s in skipped})))
+    return sec
+
+
+# --- VRAM -------------------------------------------------------------------------------------------
+
+
+def vram_section(ctx: ReportContext) -> Section:
+    from wizard.core.vram.units import format_gib, format_params
+
+    sec = Section("vram", ctx.t("report.section.vram"))
+    est = ctx.inputs.vram
+    if est is None:
+        sec.items.append(Item("estimate", ctx.t("report.vram.estimate"), not_run(ctx.lang, "report.why.no_vram"),
+                              NOT_RUN))
+    else:
+        model = getattr(est, "model", None)
+        name = getattr(model, "name", None) or "?"
+        params = getattr(model, "params", None)
+        sec.items.append(Item("model", ctx.t("report.vram.model"),
+                              name + (f" ({format_params(params)})" if params else "")))
+        setting = ctx.t("report.vram.setting", mode=t(f"vram.mode.{est.mode}", ctx.lang),
+                        precision=t(f"vram.precision.{est.precision}", ctx.lang), batch=est.batch)
+        sec.items.append(Item("setting", ctx.t("report.vram.setting_label"), setting))
+        fits = est.fits
+        if fits is None:
+            value = ctx.t("report.vram.need_no_gpu", need=format_gib(est.total_bytes))
+            status = INFO
+        else:
+            key = "report.vram.fits" if fits else "report.vram.does_not_fit"
+            value = ctx.t(key, need=format_gib(est.total_bytes), usable=format_gib(est.usable_bytes or 0))
+            status = PASS if fits else FAIL
+        sec.items.append(Item("fits", ctx.t("report.vram.result"), value, status,
+                              list(est.assumption_texts(ctx.lang))[:4]))
+    judged = workload_judgments(ctx)
+    if judged is not None:
+        judgments, basis = judged
+        sec.paragraphs.append(basis)
+        rows = [[j.title(ctx.lang), j.text(ctx.lang)] for j in judgments]
+        statuses = [PASS if j.runs_here else (WARN if j.verdict != "too_big" else FAIL) for j in judgments]
+        sec.tables.append(Table("lessons", [ctx.t("report.col.lesson"), ctx.t("report.col.verdict")], rows,
+                                row_status=statuses))
+    if est is None and judged is None:
+        sec.status = NOT_RUN
+    return sec
+
+
+# --- findings ----------------------------------------------------------------------------------------
+
+
+def findings_section(ctx: ReportContext) -> Section:
+    sec = Section("findings", ctx.t("report.section.findings"))
+    d = ctx.detection
+    # the Verify page's diagnosis (every failure-mode rule, the detection's own findings first)
+    # when it ran; else what detection found
+    findings = ctx.inputs.diagnosis
+    if findings is None and d is not None:
+        findings = d.findings
+    seen: set[str] = set()
+    severity_status = {"error": FAIL, "warning": WARN, "info": INFO}
+    for f in findings or []:
+        title = f.title(ctx.lang)
+        if f.id in seen:
+            continue
+        seen.add(f.id)
+        sec.items.append(Item(f.id, f"{t('severity.' + f.severity, ctx.lang)}: {title}", f.cause(ctx.lang),
+                              severity_status.get(f.severity, INFO), [ctx.t("report.fix", text=f.fix(ctx.lang))]))
+    for c in checks_of(ctx.verify):
+        if c.get("status") not in (FAIL, WARN) or not (c.get("cause") or c.get("fix")):
+            continue
+        if c.get("cause_id") == CPU_BUILD_RIGHT_HERE:
+            continue  # the detection's "no NVIDIA GPU" note says it, as a note
+        key = f"verify:{c.get('cause_id') or c.get('id')}"
+        if key in seen or (c.get("finding") and c.get("finding") in seen):
+            continue
+        seen.add(key)
+        details = [ctx.t("report.fix", text=c["fix"])] if c.get("fix") else []
+        sec.items.append(Item(str(c.get("id")), f"{ctx.t('report.findings.verify')}: {c.get('title')}",
+                              str(c.get("cause") or c.get("detail") or ""), c["status"], details))
+    if not sec.items:
+        if d is None and not ctx.verify:
+            sec.status = NOT_RUN
+            sec.paragraphs = [not_run(ctx.lang, "report.why.no_detection")]
+        else:
+            sec.paragraphs = [ctx.t("report.findings.none")]
+    return sec
+
+
+# --- what changed ------------------------------------------------------------------------------------
+
+
+def changes_section(ctx: ReportContext) -> Section:
+    sec = Section("changes", ctx.t("report.section.changes"))
+    if not ctx.inputs.changes_checked:
+        sec.status = NOT_RUN
+        sec.paragraphs = [not_run(ctx.lang, "report.why.no_history")]
+        return sec
+    diff = ctx.inputs.changes
+    if diff is None:
+        sec.paragraphs = [ctx.t("report.changes.nothing")]
+        return sec
+    old = getattr(getattr(diff, "old", None), "time", None)
+    sec.paragraphs = [ctx.t("report.changes.since", time=date_text(old) or "?")]
+    tones = {"better": PASS, "worse": FAIL, "neutral": INFO}
+    for i, change in enumerate(getattr(diff, "changes", [])):
+        sec.items.append(Item(f"change{i + 1}", ctx.t(f"report.tone.{change.tone}"), change.text(ctx.lang),
+                              tones.get(change.tone, INFO)))
+    if not sec.items:
+        sec.paragraphs.append(t("diff.none", ctx.lang))
+    return sec
+
+
+# --- appendices ---------------------------------------------------------------------------------------
+
+
+def appendices(ctx: ReportContext) -> list[Block]:
+    verify = ctx.verify
+    collect = None
+    if verify:
+        ce = verify.get("collect_env")
+        collect = ce.get("text") if isinstance(ce, dict) else None
+        if collect is None:
+            raw = ctx.inputs.verify
+            text = getattr(raw, "collect_env_text", None)
+            collect = text if isinstance(text, str) else None
+    blocks = [Block("collect_env", ctx.t("report.appendix.collect_env"), collect,
+                    not_run(ctx.lang, "report.why.no_verify") if not verify else ctx.t("report.appendix.no_collect_env"))]
+    d = ctx.detection
+    smi = d.nvidia.raw_smi_output if d is not None else None
+    empty = not_run(ctx.lang, "report.why.no_detection") if d is None else ctx.t("report.appendix.no_smi")
+    blocks.append(Block("nvidia_smi", ctx.t("report.appendix.nvidia_smi"), smi, empty))
+    for i, m in enumerate(ctx.machines[1:], 1):
+        if m.raw_nvidia_smi:
+            blocks.append(Block(f"nvidia_smi_{m.kind}_{i}",
+                                ctx.t("report.appendix.nvidia_smi_remote", machine=machine_title(m, ctx.lang)),
+                                m.raw_nvidia_smi))
+    return blocks
+
+
+__all__ = ["verify_checklist_section", "system_section", "install_section", "verification_section",
+           "bench_details_section", "vram_section", "findings_section", "changes_section", "appendices"]

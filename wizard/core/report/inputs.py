@@ -1,0 +1,183 @@
+"""What the report is built from: one typed value, :class:`ReportInputs`, instead of a session.
+
+Why a dataclass of its own: the report stage comes before the application layer, so it must not
+import :mod:`wizard.app`; and a report a teaching assistant trusts must say exactly which facts it
+was built from. The application layer (``wizard.app.report.report_inputs``) fills one; :func:`~wizard.core.report.build.build_report` reads nothing else.
+
+The later steps' results (verification, benchmark) are read as their JSON documents
+(``to_json(lang)``), the same documents their own ``--json`` outputs print, so the report and
+those outputs cannot disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+from wizard.core.base.i18n import t
+from wizard.core.machine.models import STATUS_OK, Detection, GpuInfo
+from wizard.core.report.document import KIND_LOCAL, MachineRecord
+from wizard.core.report.text import detect_platform_hint
+
+if TYPE_CHECKING:
+    from wizard.core.base.privacy import Redactor
+    from wizard.core.recommend.choose_python import PythonChoice
+    from wizard.core.recommend.recommender import Candidate
+    from wizard.core.verify.benchmark import BenchReport
+    from wizard.core.verify.checklist import VerifyReport
+
+
+@dataclass(frozen=True)
+
+
+class ReportInputs:
+    """Everything one report is made of. A step that did not run is ``None`` (the report says
+    "not run"); nothing here is looked up later from anywhere else."""
+
+    started_at: str  # when the run began (ISO 8601): the checklist's date
+    lang: str = "en"
+    environ: Mapping[str, str] = field(default_factory=dict)  # Colab detection and redaction
+    home: str | None = None  # hidden in a redacted report
+    hostname: str | None = None  # the OS's node name, hidden too (detection's host name wins)
+    detection: Detection | None = None
+    detection_error: str | None = None
+    recommendation: PythonChoice | None = None
+    candidate: Candidate | None = None  # the build the student picked, when not the recommended one
+    install: Mapping[str, Any] | None = None  # the install job's summary
+    verify: VerifyReport | Mapping[str, Any] | None = None
+    bench: BenchReport | Mapping[str, Any] | None = None
+    vram: Any = None  # the VramEstimate of the workload the student chose
+    diagnosis: Sequence[Any] | None = None  # Diagnosis items (wizard.core.diagnosis.rules)
+    changes_checked: bool = False  # history was compared (``changes`` None: nothing to compare with)
+    changes: Any = None  # a SnapshotDiff; history is a later stage, so it is not named here
+    remotes: Sequence[MachineRecord] = ()  # Colab/cloud machines added to the report
+
+
+def inputs_redactor(inputs: ReportInputs) -> Redactor:
+    """Who to hide: the home folder and user of the inputs' machine, and its host name."""
+    from wizard.core.base.privacy import redactor_for
+
+    hostname = (inputs.detection.system.hostname if inputs.detection else None) or inputs.hostname
+    return redactor_for(inputs.home, inputs.environ, hostname)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the later steps' results as their JSON documents
+# ---------------------------------------------------------------------------------------------
+
+
+def as_doc(value: Any, lang: str) -> dict[str, Any] | None:
+    """A step's result as its JSON document: a dict as is, else ``to_json(lang)``."""
+    if value is None:
+        return None
+    if isinstance(value, Mapping):
+        return dict(value)
+    to_json = getattr(value, "to_json", None)
+    if callable(to_json):  # VerifyReport.to_json(lang), BenchReport.to_json(lang)
+        doc = to_json(lang)
+        return doc if isinstance(doc, dict) else None
+    return None
+
+
+def install_doc(value: Any) -> dict[str, Any] | None:
+    """The install result: the install summary dict (``InstallJob.summary()``)."""
+    if value is None:
+        return None
+    if isinstance(value, Mapping):
+        return dict(value)
+    summary = getattr(value, "summary", None)
+    if callable(summary):
+        doc = summary()
+        return doc if isinstance(doc, dict) else None
+    return as_doc(value, "en")
+
+
+def checks_of(verify: dict[str, Any] | None) -> list[dict[str, Any]]:
+    if not verify:
+        return []
+    return [c for c in verify.get("checks") or [] if isinstance(c, dict)]
+
+
+def check_of(verify: dict[str, Any] | None, cid: str, device: int | None = None) -> dict[str, Any] | None:
+    for c in checks_of(verify):
+        if c.get("id") == cid and (device is None or c.get("device") in (device, None)):
+            return c
+    return None
+
+
+def bench_course(bench: dict[str, Any] | None) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The course's N×N matmul on the CPU and on the GPU (the last of each)."""
+    cpu = gpu = None
+    for r in (bench or {}).get("results") or []:
+        if isinstance(r, dict) and r.get("id") == "course_matmul":
+            if r.get("device") == "cpu":
+                cpu = r
+            else:
+                gpu = r
+    return cpu, gpu
+
+
+# ---------------------------------------------------------------------------------------------
+# This machine as a record
+# ---------------------------------------------------------------------------------------------
+
+
+def gpus_of(detection: Detection | None) -> list[GpuInfo]:
+    if detection is None or detection.nvidia.status != STATUS_OK:
+        return []
+    return list(detection.nvidia.gpus)
+
+
+def local_machine(inputs: ReportInputs, lang: str | None = None) -> MachineRecord:
+    """This machine's facts as a record (``machines[0]`` of the report)."""
+    lang = lang or inputs.lang
+    d = inputs.detection
+    verify = as_doc(inputs.verify, lang)
+    bench = as_doc(inputs.bench, lang)
+    record = MachineRecord(kind=KIND_LOCAL, source="detection", date=inputs.started_at,
+                           platform_hint=detect_platform_hint(inputs.environ))
+    if d is not None:
+        record.os = d.system.os_pretty or (d.system.os if d.system.os != "unknown" else None)
+        record.nvidia_status = d.nvidia.status
+        record.driver_version = d.nvidia.driver_version
+        record.cuda_version = d.nvidia.cuda_version
+        record.gpus = [{"name": g.name, "memory_total_mib": g.memory_total_mib,
+                        "compute_capability": g.compute_capability} for g in gpus_of(d)]
+    if verify:
+        versions = verify.get("versions") or {}
+        record.torch_version = versions.get("torch")
+        record.torch_cuda = versions.get("cuda")
+        cuda = (verify.get("facts") or {}).get("cuda")
+        if isinstance(cuda, dict) and isinstance(cuda.get("is_available"), bool):
+            record.cuda_available = cuda["is_available"]
+    cpu, gpu = bench_course(bench)
+    if cpu is not None:
+        record.bench_size = cpu.get("size")
+        record.cpu_s = cpu.get("median_s")
+    if gpu is not None:
+        record.gpu_s = gpu.get("median_s")
+    if record.cpu_s and record.gpu_s:
+        record.speedup = record.cpu_s / record.gpu_s
+    return record
+
+
+@dataclass
+
+
+class ReportContext:
+    """What every section builder reads: the inputs, the language, the documents read once."""
+
+    inputs: ReportInputs
+    lang: str
+    detection: Detection | None
+    verify: dict[str, Any] | None
+    bench: dict[str, Any] | None
+    install: dict[str, Any] | None
+    machines: list[MachineRecord]
+
+    def t(self, key: str, **params: Any) -> str:
+        return t(key, self.lang, **params)
+
+
+__all__ = ["ReportInputs", "ReportContext", "inputs_redactor", 
+           "as_doc", "install_doc", "checks_of", "check_of", "bench_course", "gpus_of", "local_machine"]

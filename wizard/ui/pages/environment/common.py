@@ -1,0 +1,69 @@
+"""What the Environment and Install pages share: the target modes, the colours and marks of
+their rich-text labels, and the confirmation dialog (one function, so tests can answer it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from wizard.core.base.i18n import t
+from wizard.core.install.env_commands import COMMAND_TIMEOUT, describe_uv_python_download, uv_env, uv_python_find_argv
+
+MODE_NEW_VENV = "new-venv"
+MODE_EXISTING = "existing"
+MODE_NEW_CONDA = "new-conda"
+MODE_EXISTING_CONDA = "existing-conda"
+MODE_RESUME = "resume"
+MODE_SKIP = "skip"  # PyTorch is already there (the re-run after a driver update): straight to Verify
+MODES = (MODE_RESUME, MODE_NEW_VENV, MODE_EXISTING, MODE_NEW_CONDA, MODE_EXISTING_CONDA, MODE_SKIP)
+
+GREEN, ORANGE, RED, GREY = "#2e7d32", "#ef6c00", "#c62828", "#6d6d6d"
+REFRESH_DELAY_MS = 250
+DEFAULT_CONDA_NAME = "pytorch"
+
+
+def esc(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+_esc = esc
+
+
+def marked(symbol: str, colour: str, text: str) -> str:
+    """``text`` (escaped) after a coloured mark, for the rich-text labels."""
+    return f'<span style="color:{colour}">{symbol} {esc(text)}</span>'
+
+
+def ask_yes_no(parent: QWidget, title: str, text: str, yes_text: str, no_text: str) -> bool:
+    """A warning dialog whose safe answer is the default; True only for an explicit yes.
+    (One function, so tests answer it without a modal loop.)"""
+    box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.NoButton, parent)
+    yes = box.addButton(yes_text, QMessageBox.ButtonRole.AcceptRole)
+    no = box.addButton(no_text, QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(no)
+    box.setEscapeButton(no)
+    box.exec()
+    return box.clickedButton() is yes
+
+
+class ErrorText:
+    """A Message-like wrapper for an error text that has no catalogue key (a crash's first line)."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+
+    def text(self, lang: str | None) -> str:
+        return self._text
+
+
+def describe_uv_python(host: Any, uv: str, version: str, mirror: str | None, lang: str) -> str:
+    """One sentence: what uv will download for Python ``version`` and where (worker thread)."""
+    found = host.run(uv_python_find_argv(uv, version), timeout=COMMAND_TIMEOUT, env=uv_env(mirror))
+    if found.ok and found.stdout.strip():
+        return t("envpage.uv.have", lang, version=version, path=found.stdout.strip().splitlines()[-1])
+    download, folder = describe_uv_python_download(host, uv, version, mirror)
+    if download is None:
+        return t("envpage.uv.unknown", lang, version=version)
+    return t("install.uv.download_info", lang, version=download.version, url=download.url,
+             folder=folder or t("common.na", lang))
