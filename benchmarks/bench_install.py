@@ -44,11 +44,11 @@ STALLS: list[float] = []  # worst heartbeat lateness per wizard run
 sys.path.insert(0, str(REPO))
 
 from tests.integration.index_server import LoopbackIndex, make_wheel  # noqa: E402
-from wizard.core import envs  # noqa: E402
 from wizard.core.base.host import RealHost  # noqa: E402
+from wizard.core.install import environments as envs  # noqa: E402
+from wizard.core.install.job import InstallOptions  # noqa: E402
 from wizard.core.install.plan import format_bytes  # noqa: E402
 from wizard.core.install.runner import InstallJob, run_steps  # noqa: E402
-from wizard.core.install.job import InstallOptions  # noqa: E402
 
 
 def torch_payload(folder: Path) -> list[str] | None:

@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 
 from tests.recorded_host import RecordedHost
+from wizard.app.session import Session
 from wizard.core.machine.models import (
     STATUS_NO_DRIVER,
     STATUS_OK,
@@ -27,7 +28,6 @@ from wizard.core.machine.models import (
     SourceResult,
     SystemInfo,
 )
-from wizard.app.session import Session
 
 REPO = Path(__file__).resolve().parents[1]
 PROBE = REPO / "tests" / "data" / "probe"
@@ -142,8 +142,8 @@ def install_summary(env: str, torch: str, vision: str, index_url: str) -> dict:
 
 
 def _changes(detection: Detection):
-    from wizard.core.history.store import BenchHeadline, build_snapshot
     from wizard.core.history.diff import diff_snapshots
+    from wizard.core.history.store import BenchHeadline, build_snapshot
 
     new = build_snapshot(detection, now=NOW)
     old = build_snapshot(detection, now=NOW - _dt.timedelta(days=12))
@@ -156,12 +156,12 @@ def _changes(detection: Detection):
 
 
 def full_session(lang: str = "ko") -> Session:
-    from wizard.core.verify.benchmark import BenchReport
     from wizard.core.recommend.choose_python import choose_python
     from wizard.core.recommend.inputs import Wishes
+    from wizard.core.verify.benchmark import BenchReport
     from wizard.core.verify.checklist import VerifyReport
-    from wizard.core.vram.units import GIB
     from wizard.core.vram.estimate import estimate
+    from wizard.core.vram.units import GIB
 
     d = rtx3060_detection()
     s = Session(host=_host(), lang=lang, started_at=STARTED, detection=d)
@@ -182,8 +182,8 @@ def full_session(lang: str = "ko") -> Session:
 
 
 def no_gpu_session(lang: str = "en") -> Session:
-    from wizard.core.verify.benchmark import BenchReport
     from wizard.core.recommend.choose_python import choose_python
+    from wizard.core.verify.benchmark import BenchReport
     from wizard.core.verify.checklist import VerifyReport
 
     d = no_gpu_detection()

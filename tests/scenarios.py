@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from tests import fake_nvml
+from tests.recorded_host import RecordedHost
+from wizard.core.base.host import CommandResult
 from wizard.core.machine import nvidia_smi
 from wizard.core.machine.adapters import CIM_COMMAND
-from wizard.core.base.host import CommandResult
-from tests.recorded_host import RecordedHost
 
 RECORDED = Path(__file__).resolve().parent / "data" / "recorded"
 GIB = 2**30

@@ -48,12 +48,12 @@ def main(argv: list[str] | None = None) -> int:
     prepare_home(work)
 
     from tests.integration.index_server import LoopbackIndex, make_wheel
-    from wizard.core.recommend.choose_python import PythonChoice
+    from wizard.app.session import Session
     from wizard.core.base.host import RealHost
     from wizard.core.machine.models import Detection, NvidiaInfo, PythonInterpreter, SystemInfo
+    from wizard.core.recommend.choose_python import PythonChoice
     from wizard.core.recommend.inputs import MachineFacts, Wishes
     from wizard.core.recommend.recommender import recommend
-    from wizard.app.session import Session
     from wizard.ui.app import create_app
     from wizard.ui.main_wizard import SetupWizard
     from wizard.ui.pages.base import PageId

@@ -27,18 +27,23 @@ from PySide6.QtCore import QTimer  # noqa: E402
 from PySide6.QtWidgets import QWizard  # noqa: E402
 
 from tests.integration.index_server import LoopbackIndex, make_wheel  # noqa: E402
+from wizard.app.session import Session  # noqa: E402
+from wizard.core.base.host import RealHost  # noqa: E402
 from wizard.core.install.environments import CREATOR_UV, KIND_EXISTING_VENV, KIND_NEW_CONDA, find_uv, is_incomplete  # noqa: E402
 from wizard.core.install.preflight import CHECK_CONDA_BASE, CHECK_OWN_RUNTIME  # noqa: E402
-from wizard.core.base.host import RealHost  # noqa: E402
-from wizard.core.machine.models import (  # noqa: E402
-    CondaEnv, CondaInstall, Detection, NvidiaInfo, PythonInterpreter, SystemInfo,
-)
 from wizard.core.install.recovery import STATUS_CANCELLED, STATUS_COMPLETE, STATUS_FAILED, StateStore  # noqa: E402
-from wizard.app.session import Session  # noqa: E402
+from wizard.core.machine.models import CondaEnv, CondaInstall, Detection, NvidiaInfo, PythonInterpreter, SystemInfo  # noqa: E402
 from wizard.ui.main_wizard import SetupWizard  # noqa: E402
-from wizard.ui.pages.environment import common as env_common  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402
-from wizard.ui.pages.environment.common import MODE_EXISTING, MODE_EXISTING_CONDA, MODE_NEW_CONDA, MODE_NEW_VENV, MODE_RESUME, MODE_SKIP
+from wizard.ui.pages.environment import common as env_common  # noqa: E402
+from wizard.ui.pages.environment.common import (
+    MODE_EXISTING,
+    MODE_EXISTING_CONDA,
+    MODE_NEW_CONDA,
+    MODE_NEW_VENV,
+    MODE_RESUME,
+    MODE_SKIP,
+)
 from wizard.ui.pages.environment_page import register_install_pages
 from wizard.ui.pages.install_page import STATE_CANCELLED, STATE_DONE, STATE_FAILED, STATE_REMOVED  # noqa: E402
 
@@ -540,8 +545,8 @@ def _run_spec(qtbot, spec, cancel_after_first_line: bool = False):
 
 
 def test_process_runner_decodes_split_hangul_and_cp949(qtbot):
-    from wizard.core.base.process import ProcessSpec
     from wizard.core.base.host import child_env
+    from wizard.core.base.process import ProcessSpec
 
     code = ("import sys, time\n"
             "data = '설치 완료: 가상 환경\\n'.encode('utf-8')\n"

@@ -14,8 +14,8 @@ from PySide6.QtGui import QGuiApplication  # noqa: E402
 from PySide6.QtWidgets import QDialog, QLabel  # noqa: E402
 
 from tests import report_sessions as rs  # noqa: E402
-from wizard.core.report.remote import machine_from_text  # noqa: E402
 from wizard.core.report.as_json import loads  # noqa: E402
+from wizard.core.report.remote import machine_from_text  # noqa: E402
 from wizard.core.report.render import render_markdown  # noqa: E402
 from wizard.ui.main_wizard import SetupWizard  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402
@@ -180,4 +180,4 @@ def test_sweep_plot():
     png = sweep_plot_png(session.bench, "en")
     image = QImage.fromData(png, "PNG")
     assert image.width() == 1280 and image.height() == 600
-    assert sweep_plot_png(None) is None
+    assert sweep_plot_png(None, "en") is None

@@ -56,8 +56,8 @@ def test_pdf_first_page(tmp_path, qapp):
     if not shutil.which("pdftoppm"):
         pytest.skip("poppler-utils (pdftoppm) is not installed")
     from tests import report_sessions as rs
-    from wizard.core.report.remote import machine_from_text
     from wizard.app.report import build as build_report
+    from wizard.core.report.remote import machine_from_text
     from wizard.core.report.render import render_html
     from wizard.report_pdf import render_pdf
 

@@ -21,8 +21,8 @@ pytest.importorskip("pytestqt")
 
 from tests.gui.test_install_pages import commit, root, wait_end, wait_plan  # noqa: E402,F401
 from tests.integration.index_server import LoopbackIndex, make_wheel  # noqa: E402
-from wizard.core.base.host import RealHost  # noqa: E402
 from wizard.app.session import Session  # noqa: E402
+from wizard.core.base.host import RealHost  # noqa: E402
 from wizard.ui.main_wizard import SetupWizard  # noqa: E402
 from wizard.ui.pages.environment.common import MODE_NEW_VENV  # noqa: E402
 

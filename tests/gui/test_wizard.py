@@ -13,8 +13,8 @@ pytest.importorskip("pytestqt")
 from PySide6.QtWidgets import QLabel, QTreeWidget  # noqa: E402
 
 from tests import scenarios  # noqa: E402
-from wizard.core.base.host import RealHost  # noqa: E402
 from wizard.app.session import Session  # noqa: E402
+from wizard.core.base.host import RealHost  # noqa: E402
 from wizard.ui.main_wizard import SetupWizard  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402
 
@@ -224,8 +224,8 @@ def test_recommend_page_without_gpu_recommends_cpu_and_colab(qtbot):
 
 def test_first_page_says_what_changed_since_the_last_run(qtbot, tmp_path, monkeypatch):
     monkeypatch.setenv("GSW_DATA_DIR", str(tmp_path))
-    from wizard.core.machine.detect import detect
     from wizard.core.history.store import HistoryStore, build_snapshot
+    from wizard.core.machine.detect import detect
 
     before = scenarios.windows_rtx2080super()
     desc = scenarios.fake_nvml.rtx2080super_windows()

@@ -14,16 +14,16 @@ import datetime as dt
 import json
 
 from tests import fake_nvml, scenarios
+from tests.recorded_host import RecordedHost
 from wizard.cli.doctor import compare_last, explain_text
 from wizard.cli.exit_status import ExitStatus
 from wizard.cli.parser import add_history_parser
+from wizard.core.diagnosis.facts import TorchFacts, gather_env_facts
+from wizard.core.diagnosis.rules import diagnose
+from wizard.core.history.diff import diff_snapshots
+from wizard.core.history.store import BenchHeadline, HistoryStore, build_snapshot
 from wizard.core.machine import nvidia_smi
 from wizard.core.machine.detect import detect
-from wizard.core.diagnosis.rules import diagnose
-from wizard.core.diagnosis.facts import TorchFacts, gather_env_facts
-from wizard.core.history.store import BenchHeadline, HistoryStore, build_snapshot
-from tests.recorded_host import RecordedHost
-from wizard.core.history.diff import diff_snapshots
 
 T0 = dt.datetime(2026, 11, 1, 9, 0, tzinfo=dt.timezone.utc)
 UUID = "GPU-5b9a6c1e-3f7d-4e2a-9c41-7d2e8f0a1b23"

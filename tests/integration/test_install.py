@@ -22,20 +22,37 @@ import psutil
 import pytest
 
 from tests.integration.index_server import LoopbackIndex, free_port, make_wheel
-from wizard.core.install.environments import EnvTarget, KIND_NEW_VENV, existing_venv, find_uv, is_incomplete, new_uv_venv, new_venv
-from wizard.core.install.download_errors import DownloadCancelled, HttpStatusError, NetworkError
-from wizard.core.install.download import Downloader
-from wizard.core.install.cache import WheelCache
 from wizard.core.base.host import RealHost
-from wizard.core.install.plan import InstallPlan, PlannedFile, classify_pip_failure, format_bytes, mark_satisfied
-from wizard.core.install.runner import InstallJob, StreamDecoder, restore_steps, run_process, run_steps
+from wizard.core.base.process import ProcessSpec
+from wizard.core.install.cache import WheelCache
+from wizard.core.install.download import Downloader
+from wizard.core.install.download_errors import DownloadCancelled, HttpStatusError, NetworkError
+from wizard.core.install.environments import (
+    KIND_NEW_VENV,
+    EnvTarget,
+    existing_venv,
+    find_uv,
+    is_incomplete,
+    new_uv_venv,
+    new_venv,
+)
 from wizard.core.install.job import InstallOptions
 from wizard.core.install.parsers import PipInstallParser
-from wizard.core.base.process import ProcessSpec
+from wizard.core.install.plan import InstallPlan, PlannedFile, classify_pip_failure, format_bytes, mark_satisfied
 from wizard.core.install.recovery import (
-    OPTION_REMOVE, OPTION_RESTORE, OPTION_RESUME, STATUS_CANCELLED, STATUS_COMPLETE, STATUS_FAILED, RemoveRefused,
-    StateStore, parse_freeze, remove_environment, restore_plan,
+    OPTION_REMOVE,
+    OPTION_RESTORE,
+    OPTION_RESUME,
+    STATUS_CANCELLED,
+    STATUS_COMPLETE,
+    STATUS_FAILED,
+    RemoveRefused,
+    StateStore,
+    parse_freeze,
+    remove_environment,
+    restore_plan,
 )
+from wizard.core.install.runner import InstallJob, StreamDecoder, restore_steps, run_process, run_steps
 
 REPO = Path(__file__).resolve().parents[2]
 BIG = 6_000_000

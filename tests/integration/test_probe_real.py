@@ -26,15 +26,16 @@ from pathlib import Path
 import psutil
 import pytest
 
-from wizard.core.verify.benchmark import BenchReport, run_bench
-from wizard.core.machine.detect import detect
 from wizard.core.base.host import RealHost
-from wizard.core.verify.probe_runner import run_probe
+from wizard.core.machine.detect import detect
+from wizard.core.verify.benchmark import BenchReport, run_bench
 from wizard.core.verify.checklist import VerifyReport, run_verify
+from wizard.core.verify.probe_runner import run_probe
 
 pytestmark = pytest.mark.slow
 
 from tests.torch_env import TORCH_SPEC  # noqa: F401  (torch_python is a shared fixture)
+
 REQUIRED = ("id", "device", "dtype", "size", "median_s", "iqr_s", "value", "unit")
 # The real-probe runs here use the quick suite with small sizes so the file stays well under a
 # minute on a 2-core machine; the default sizes are for students' machines.
@@ -300,7 +301,7 @@ def test_json_survives_a_torch_whose_import_raises(broken_python, script):
     r = VerifyReport.from_outcome(out)
     c = r.check("torch.import")
     assert (c.status, c.cause, c.fix) == ("fail", "torch_import_failed", "reinstall_torch")
-    assert "c10.dll" in c.detail_text()
+    assert "c10.dll" in c.detail_text("en")
 
 
 def test_cancel_mid_benchmark(torch_python):
@@ -319,7 +320,7 @@ def test_cancel_mid_benchmark(torch_python):
     for pid in pids:
         assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
     b = BenchReport.from_events(out.events, outcome=out)
-    assert b.results and not b.completed and b.to_json()["probe"]["failure"] == "cancelled"
+    assert b.results and not b.completed and b.to_json("en")["probe"]["failure"] == "cancelled"
 
 
 @pytest.mark.skipif(os.name == "nt", reason="POSIX signal")

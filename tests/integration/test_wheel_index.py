@@ -23,8 +23,16 @@ import requests
 from wizard.core.recommend.inputs import MachineFacts, Wishes
 from wizard.core.recommend.recommender import recommend
 from wizard.core.recommend.wheel_index import (
-    PEP691_JSON, STATUS_FOUND, STATUS_MISSING, STATUS_NOT_FOUND, STATUS_OFFLINE, WheelIndex, parse_simple_html,
-    parse_simple_json, project_url, target_tags,
+    PEP691_JSON,
+    STATUS_FOUND,
+    STATUS_MISSING,
+    STATUS_NOT_FOUND,
+    STATUS_OFFLINE,
+    WheelIndex,
+    parse_simple_html,
+    parse_simple_json,
+    project_url,
+    target_tags,
 )
 
 LAST_MODIFIED = formatdate(1_790_000_000, usegmt=True)

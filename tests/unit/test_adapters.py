@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.recorded_host import RecordedHost
+from wizard.core.base.host import CommandResult, RealHost
 from wizard.core.machine.adapters import (
     CIM_COMMAND,
     classify_vendor,
@@ -15,8 +17,6 @@ from wizard.core.machine.adapters import (
     parse_system_profiler_displays,
     pci_ids_names,
 )
-from wizard.core.base.host import CommandResult, RealHost
-from tests.recorded_host import RecordedHost
 from wizard.core.machine.models import DisplayAdapter
 
 RECORDED = Path(__file__).resolve().parents[1] / "data" / "recorded"

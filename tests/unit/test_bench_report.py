@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import reference_file
+from wizard.core.base.i18n import catalogue
+from wizard.core.base.resources import load_json
+from wizard.core.machine.nvml_sampler import GpuSample
 from wizard.core.verify.benchmark import SCHEMA, BenchReport, BenchResult, bench_args, progress_text, result_title
 from wizard.core.verify.gpu_sampling import GpuSampling, sample_during, summarise_samples
 from wizard.core.verify.gpu_specs import PEAK_FIELD, find_gpu_spec, normalise_gpu_name
-from wizard.core.base.i18n import catalogue
-from wizard.core.machine.nvml_sampler import GpuSample
-from wizard.core.base.resources import load_json
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data" / "probe"

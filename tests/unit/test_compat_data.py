@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from wizard.core.recommend import compat
-from wizard.core.recommend.compat_model import SCHEMA, minor_of, version
-from wizard.core.recommend.compat_model import ArchList, CompatDataError, parse_cc
-from wizard.core.recommend.compat import parse
 from wizard.core.base.resources import resource_path
+from wizard.core.recommend import compat
+from wizard.core.recommend.compat import parse
+from wizard.core.recommend.compat_model import SCHEMA, ArchList, CompatDataError, minor_of, parse_cc, version
 
 REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from wizard.core.machine.conda import find_conda, install_root, parse_conda_env_list, parse_conda_version
-from wizard.core.base.host import CommandResult, RealHost
 from tests.recorded_host import RecordedHost
+from wizard.core.base.host import CommandResult, RealHost
+from wizard.core.machine.conda import find_conda, install_root, parse_conda_env_list, parse_conda_version
 from wizard.core.machine.models import CondaEnv, CondaInstall
 
 RECORDED = Path(__file__).resolve().parents[1] / "data" / "recorded"

@@ -9,11 +9,9 @@ import pytest
 
 from tests import scenarios
 from tests.conftest import reference_file
+from tests.recorded_host import RecordedHost
 from tests.unit.test_explain import assert_renders
-from wizard.core.machine.adapters import parse_cim_video_controllers
-from wizard.core.machine.detect import detect, detection_from_smi_text
-from wizard.core.diagnosis.rules import DIAGNOSIS_RULES, diagnose, register_rule, visible_devices
-from wizard.core.diagnosis.model import Action, Diagnosis, action_for, driver_vs_build, findings_to_json, format_diagnoses, has_messages
+from wizard.core.base.host import CommandResult
 from wizard.core.diagnosis.facts import (
     EnvFacts,
     Package,
@@ -27,8 +25,18 @@ from wizard.core.diagnosis.facts import (
     parse_sb_state,
     variant_to_cuda,
 )
-from wizard.core.base.host import CommandResult
-from tests.recorded_host import RecordedHost
+from wizard.core.diagnosis.model import (
+    Action,
+    Diagnosis,
+    action_for,
+    driver_vs_build,
+    findings_to_json,
+    format_diagnoses,
+    has_messages,
+)
+from wizard.core.diagnosis.rules import DIAGNOSIS_RULES, diagnose, register_rule, visible_devices
+from wizard.core.machine.adapters import parse_cim_video_controllers
+from wizard.core.machine.detect import detect, detection_from_smi_text
 from wizard.core.machine.models import (
     STATUS_DRIVER_NOT_LOADED,
     STATUS_GPU_LOST,

@@ -15,14 +15,57 @@ from pathlib import Path
 
 import pytest
 
-from wizard.core.install.env_commands import conda_remove_argv, create_argvs, describe_uv_python_download, parse_conda_env_location, parse_conda_failure, parse_uv_failure, parse_uv_python_downloads, uv_env, uv_python_install_argv
-from wizard.core.install.environments import EnvTarget, KINDS, KIND_EXISTING_CONDA, KIND_EXISTING_VENV, MARKER_SCHEMA, existing_conda_env, existing_python, existing_targets, existing_venv, find_uv, is_incomplete, new_conda_env, new_uv_venv, new_venv, read_incomplete_marker, remove_incomplete_marker, write_incomplete_marker
-from wizard.core.install.preflight import CHECK_CONDA_BASE, CHECK_EXTERNALLY_MANAGED, CHECK_OWN_RUNTIME, CONFIRMABLE, Check, LONG_PATHS_KEY, PreflightResult, SEVERITY_WARNING, TORCH_DEEPEST_MEMBER, conda_name_problem, deepest_path_length, max_env_path_length, probe_writable, unpacked_size
-from wizard.core.install import preflight
-from wizard.core.machine.conda import parse_conda_env_list
-from wizard.core.base.host import CommandResult
 from tests.recorded_host import RecordedHost
+from wizard.core.base.host import CommandResult
+from wizard.core.install import preflight
+from wizard.core.install.env_commands import (
+    conda_remove_argv,
+    create_argvs,
+    describe_uv_python_download,
+    parse_conda_env_location,
+    parse_conda_failure,
+    parse_uv_failure,
+    parse_uv_python_downloads,
+    uv_env,
+    uv_python_install_argv,
+)
+from wizard.core.install.environments import (
+    KIND_EXISTING_CONDA,
+    KIND_EXISTING_VENV,
+    KINDS,
+    MARKER_SCHEMA,
+    EnvTarget,
+    existing_conda_env,
+    existing_python,
+    existing_targets,
+    existing_venv,
+    find_uv,
+    is_incomplete,
+    new_conda_env,
+    new_uv_venv,
+    new_venv,
+    read_incomplete_marker,
+    remove_incomplete_marker,
+    write_incomplete_marker,
+)
 from wizard.core.install.parsers import CondaCreateParser
+from wizard.core.install.preflight import (
+    CHECK_CONDA_BASE,
+    CHECK_EXTERNALLY_MANAGED,
+    CHECK_OWN_RUNTIME,
+    CONFIRMABLE,
+    LONG_PATHS_KEY,
+    SEVERITY_WARNING,
+    TORCH_DEEPEST_MEMBER,
+    Check,
+    PreflightResult,
+    conda_name_problem,
+    deepest_path_length,
+    max_env_path_length,
+    probe_writable,
+    unpacked_size,
+)
+from wizard.core.machine.conda import parse_conda_env_list
 from wizard.core.machine.models import CondaInstall, PythonInterpreter
 
 RECORDED = Path(__file__).resolve().parents[1] / "data" / "recorded"
@@ -332,7 +375,6 @@ def test_new_conda_name_checked_in_preflight():
 
 def test_every_check_message_exists_in_both_languages():
     from wizard.core.base.i18n import catalogue
-
     from wizard.core.install import env_commands, environments, preflight
 
     src = "".join(Path(m.__file__).read_text(encoding="utf-8") for m in (environments, env_commands, preflight))
@@ -409,8 +451,8 @@ def test_existing_targets_lists_venvs_conda_envs_and_the_wizard_folder(tmp_path)
 
 
 def test_proxy_setting_reaches_the_children(tmp_path):
-    from wizard.core.install.runner import InstallJob
     from wizard.core.install.job import InstallOptions
+    from wizard.core.install.runner import InstallJob
 
     opts = InstallOptions(["x==1"], proxies={"https": "http://proxy.campus.ac.kr:3128"},
                           state_dir=str(tmp_path / "s"), cache_dir=str(tmp_path / "c"))

@@ -13,14 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import REFERENCE, reference_file
-from wizard.cli.doctor import (
-    cmd_explain,
-    explain_json,
-    explain_text,
-    format_explain,
-)
+from wizard.cli.doctor import cmd_explain, explain_json, explain_text, format_explain
 from wizard.cli.exit_status import ExitStatus
-from wizard.core.diagnosis.model import has_messages
+from wizard.core.base.resources import load_json
 from wizard.core.diagnosis.explain import (
     PatternDataError,
     clean_lines,
@@ -30,7 +25,7 @@ from wizard.core.diagnosis.explain import (
     patterns,
     recognise,
 )
-from wizard.core.base.resources import load_json
+from wizard.core.diagnosis.model import has_messages
 
 FAILURE_MODES = REFERENCE / "failure-modes.json"
 

@@ -5,11 +5,17 @@ from __future__ import annotations
 import pytest
 
 from tests import scenarios
-from wizard.core.machine.findings import detection_findings
-from wizard.core.base.host import CommandResult
 from tests.recorded_host import RecordedHost
+from wizard.core.base.host import CommandResult
+from wizard.core.machine.findings import detection_findings
 from wizard.core.machine.models import (
-    STATUS_OK, Detection, DisplayAdapter, GpuInfo, NvidiaInfo, SourceResult, SystemInfo,
+    STATUS_OK,
+    Detection,
+    DisplayAdapter,
+    GpuInfo,
+    NvidiaInfo,
+    SourceResult,
+    SystemInfo,
 )
 from wizard.core.machine.nvidia import detect_nvidia, find_nvidia_smi, merge
 

@@ -14,11 +14,19 @@ import pytest
 from tests import scenarios
 from wizard.cli.exit_status import ExitStatus
 from wizard.cli.parser import add_history_parser
-from wizard.core.machine.detect import detect
+from wizard.core.diagnosis.facts import TorchFacts
 from wizard.core.diagnosis.model import Diagnosis
 from wizard.core.diagnosis.rules import diagnose
-from wizard.core.diagnosis.facts import TorchFacts
-from wizard.core.history.store import SCHEMA, BenchHeadline, HistoryStore, Snapshot, benchmark_headlines, build_snapshot, default_history_dir
+from wizard.core.history.store import (
+    SCHEMA,
+    BenchHeadline,
+    HistoryStore,
+    Snapshot,
+    benchmark_headlines,
+    build_snapshot,
+    default_history_dir,
+)
+from wizard.core.machine.detect import detect
 from wizard.core.machine.models import Detection, GpuInfo, NvidiaInfo, SystemInfo
 
 T0 = dt.datetime(2026, 11, 1, 9, 0, tzinfo=dt.timezone.utc)

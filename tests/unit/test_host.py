@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from wizard.core.base.host import RealHost, CommandResult, decode_output
 from tests.recorded_host import RecordedHost
+from wizard.core.base.host import CommandResult, RealHost, decode_output
 
 
 def test_run_captures_output_and_forces_utf8():

@@ -6,11 +6,11 @@ the URLs, sizes and hashes the downloader needs.)"""
 from __future__ import annotations
 
 import sys
-import tomllib
 from importlib import metadata
 from pathlib import Path
 
 import pytest
+import tomllib
 from packaging.requirements import Requirement
 from packaging.version import Version
 

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from wizard.core.machine import nvidia_smi as smi
-from wizard.core.machine.nvidia_smi.values import cuda_version_from_int, name_is_truncated, normalise_bus_id, normalise_cc, parse_float, parse_mib
 from wizard.core.machine.models import (
     STATUS_DRIVER_NOT_LOADED,
     STATUS_ERROR,
@@ -27,6 +26,14 @@ from wizard.core.machine.models import (
     STATUS_UNRECOGNISED,
     STATUS_VERSION_MISMATCH,
     SourceResult,
+)
+from wizard.core.machine.nvidia_smi.values import (
+    cuda_version_from_int,
+    name_is_truncated,
+    normalise_bus_id,
+    normalise_cc,
+    parse_float,
+    parse_mib,
 )
 
 REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference"

@@ -20,15 +20,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wizard.core.base.host import CommandResult
 from tests.recorded_host import RecordedHost
+from wizard.core.base.host import CommandResult
 from wizard.core.verify.probe_runner import (
     PROTOCOL,
     ProbeOutcome,
     ProbeStream,
+    kill_pid_tree,
     outcome_from_output,
     outcome_from_stream,
-    kill_pid_tree,
     probe_command,
     probe_environment,
     resolve_script,

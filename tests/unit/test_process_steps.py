@@ -15,11 +15,19 @@ from pathlib import Path
 import psutil
 
 from wizard.core.base.host import RealHost
-from wizard.core.install.environments import new_venv
-from wizard.core.install.runner import InstallJob, Progress, StepHooks, run_steps
-from wizard.core.install.job import InstallOptions, OutputParser, ProcessStep, PythonStep, StepContext, StepError, StepProgress
-from wizard.core.base.process import ProcessSpec
 from wizard.core.base.i18n import msg
+from wizard.core.base.process import ProcessSpec
+from wizard.core.install.environments import new_venv
+from wizard.core.install.job import (
+    InstallOptions,
+    OutputParser,
+    ProcessStep,
+    PythonStep,
+    StepContext,
+    StepError,
+    StepProgress,
+)
+from wizard.core.install.runner import InstallJob, Progress, StepHooks, run_steps
 
 
 def _job(tmp_path: Path) -> InstallJob:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from wizard.core.base.host import CommandResult, RealHost
 from tests.recorded_host import RecordedHost
+from wizard.core.base.host import CommandResult, RealHost
 from wizard.core.machine.pythons import (
     QUERY_ARGS,
     QUERY_SCRIPT,

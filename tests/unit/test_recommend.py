@@ -19,13 +19,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from packaging.version import Version
 
-from wizard.core.recommend import compat
-from wizard.core.recommend.compat_model import parse_cc
 from wizard.core.base.i18n import catalogue
 from wizard.core.machine.models import Detection, DisplayAdapter, GpuInfo, NvidiaInfo, SystemInfo
-from wizard.core.recommend.rules import RULE_DRIVER, RULE_EXISTS, RULE_GPU, RULES
+from wizard.core.recommend import compat
+from wizard.core.recommend.compat_model import parse_cc
 from wizard.core.recommend.inputs import MachineFacts, Wishes
 from wizard.core.recommend.recommender import check_candidate, recommend, rule_failures
+from wizard.core.recommend.rules import RULE_DRIVER, RULE_EXISTS, RULE_GPU, RULES
 
 KB = compat.load()
 

@@ -9,14 +9,14 @@ import json
 import pytest
 
 from tests import report_sessions as rs
-from wizard.core.base.i18n import t
-from wizard.core.machine.models import DisplayAdapter
-from wizard.core.report.document import FAIL, INFO, NOT_RUN, PASS, SECTION_ORDER, SKIP, WARN
-from wizard.core.report.text import detect_platform_hint, fmt_duration, fmt_seconds
-from wizard.core.report.render import render_markdown
 from wizard.app.report import build as build_report
 from wizard.app.report import report_inputs
 from wizard.app.session import Session
+from wizard.core.base.i18n import t
+from wizard.core.machine.models import DisplayAdapter
+from wizard.core.report.document import FAIL, INFO, NOT_RUN, PASS, SECTION_ORDER, SKIP, WARN
+from wizard.core.report.render import render_markdown
+from wizard.core.report.text import detect_platform_hint, fmt_duration, fmt_seconds
 
 CHECKLIST_IDS = ["date", "local_gpu", "nvidia_smi", "pytorch_cuda", "gpu_memory", "colab", "cloud"]
 
@@ -94,8 +94,8 @@ def test_judgment_lines_come_from_the_vram_workloads():
 
 
 def test_a_typed_in_vram_size_is_the_basis_when_the_vram_page_had_one():
-    from wizard.core.vram.units import GIB
     from wizard.core.vram.estimate import estimate
+    from wizard.core.vram.units import GIB
 
     s = rs.detection_only_session("en")
     s.vram = estimate("llama-2-7b", mode="inference", precision="fp16", vram_total_bytes=8 * GIB)
@@ -253,8 +253,8 @@ def test_detection_findings_with_fixes():
 
 
 def test_the_verify_pages_diagnosis_replaces_the_detection_findings():
-    from wizard.core.diagnosis.rules import diagnose
     from wizard.core.diagnosis.facts import TorchFacts
+    from wizard.core.diagnosis.rules import diagnose
 
     s = _with_verify("verify_rtx5090_cu126_windows.jsonl")
     found = diagnose(s.detection, TorchFacts.from_probe_events(s.verify.events))
@@ -317,8 +317,8 @@ def test_building_does_not_change_the_session():
 def test_the_builder_takes_explicit_typed_inputs():
     """The report stage reads a ReportInputs, not the application's session: the same facts give
     the same report either way, and a bare ReportInputs is a report of nothing run."""
-    from wizard.core.report.document import report_to_dict
     from wizard.core.report.build import build_report as core_build
+    from wizard.core.report.document import report_to_dict
     from wizard.core.report.inputs import ReportInputs
 
     s = rs.full_session("en")

@@ -17,8 +17,8 @@ import pytest
 
 from tests import report_sessions as rs
 from wizard import __version__
-from wizard.core.report.remote import machine_from_text
 from wizard.app.report import build as build_report
+from wizard.core.report.remote import machine_from_text
 from wizard.core.report.render import Plot, render_html, render_markdown
 
 REGEN = os.environ.get("GSW_REGEN_GOLDEN") == "1"

@@ -8,11 +8,10 @@ import json
 import pytest
 
 from tests import report_sessions as rs
-from wizard.core.report.remote import machine_from_text
 from wizard.app.report import build as build_report
-from wizard.core.report.document import SCHEMA
-from wizard.core.report.document import ReportSchemaError, report_from_dict, report_to_dict
 from wizard.core.report.as_json import dumps, loads
+from wizard.core.report.document import SCHEMA, ReportSchemaError, report_from_dict, report_to_dict
+from wizard.core.report.remote import machine_from_text
 from wizard.core.report.render import render_html, render_markdown
 
 

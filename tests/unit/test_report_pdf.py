@@ -12,8 +12,8 @@ import pytest
 pytest.importorskip("PySide6")
 
 from tests import report_sessions as rs  # noqa: E402
-from wizard.core.report.remote import machine_from_text  # noqa: E402
 from wizard.app.report import build as build_report  # noqa: E402
+from wizard.core.report.remote import machine_from_text  # noqa: E402
 from wizard.core.report.render import render_html  # noqa: E402
 
 POPPLER = shutil.which("pdftotext") and shutil.which("pdffonts")

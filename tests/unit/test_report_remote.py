@@ -9,18 +9,12 @@ import pytest
 
 from tests import report_sessions as rs
 from tests.conftest import reference_file
-from wizard.core.machine.doctor import detection_to_json
-from wizard.core.report.remote import (
-    RemoteInputError,
-    guess_smi_kind,
-    machine_from_file,
-    machine_from_text,
-    split_kind,
-)
 from wizard.app.report import build as build_report
-from wizard.core.report.document import NOT_RUN, PASS
-from wizard.core.report.text import fmt_seconds
+from wizard.core.machine.doctor import detection_to_json
 from wizard.core.report.as_json import dumps
+from wizard.core.report.document import NOT_RUN, PASS
+from wizard.core.report.remote import RemoteInputError, guess_smi_kind, machine_from_file, machine_from_text, split_kind
+from wizard.core.report.text import fmt_seconds
 
 
 def test_colab_paste_fills_the_colab_line():

@@ -10,16 +10,9 @@ import pytest
 
 from wizard.cli.doctor import compare_last
 from wizard.core.diagnosis.facts import TorchFacts
+from wizard.core.history.diff import NOISE_FLOOR, TONE_BETTER, TONE_WORSE, changes_since_last, diff_snapshots, torch_fit
 from wizard.core.history.store import BenchHeadline, FindingSummary, GpuSummary, HistoryStore, Snapshot
 from wizard.core.machine.models import Detection, GpuInfo, NvidiaInfo, SystemInfo
-from wizard.core.history.diff import (
-    NOISE_FLOOR,
-    TONE_BETTER,
-    TONE_WORSE,
-    changes_since_last,
-    diff_snapshots,
-    torch_fit,
-)
 
 UUID = "GPU-5b9a6c1e-3f7d-4e2a-9c41-7d2e8f0a1b23"
 CU126 = TorchFacts(version="2.6.0+cu126", cuda="12.6", is_available=True, python_version="3.11.9")

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from wizard.core.machine.adapters import CIM_COMMAND
-from wizard.core.base.host import CommandResult, RealHost
 from tests.recorded_host import RecordedHost
+from wizard.core.base.host import CommandResult, RealHost
+from wizard.core.machine.adapters import CIM_COMMAND
 from wizard.core.machine.system import (
     default_env_root,
     detect_system,

@@ -20,9 +20,9 @@ import pytest
 
 from wizard.core.base.i18n import catalogue, t
 from wizard.core.machine.models import Detection, DisplayAdapter, GpuInfo, NvidiaInfo, SystemInfo
-from wizard.core.verify.probe_runner import ProbeOutcome
 from wizard.core.verify.checklist import SCHEMA, VerifyReport, progress_text
 from wizard.core.verify.checks import ORDER, Check, worst
+from wizard.core.verify.probe_runner import ProbeOutcome
 from wizard.core.verify.rules import arch_coverage, cuda_from_found_version, parse_arch_list
 
 REPO = Path(__file__).resolve().parents[2]

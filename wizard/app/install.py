@@ -13,12 +13,11 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from wizard.core.install import environments, preflight
 from wizard.core.install.environments import EnvTarget, is_incomplete, new_uv_venv, new_venv
-from wizard.core.install.preflight import PreflightResult, UNPACK_FACTOR
-from wizard.core.install import environments
-from wizard.core.install import preflight
-from wizard.core.install.plan import InstallPlan, PlanError
 from wizard.core.install.job import INSTALLER_PIP, InstallOptions
+from wizard.core.install.plan import InstallPlan, PlanError
+from wizard.core.install.preflight import UNPACK_FACTOR, PreflightResult
 from wizard.core.install.runner import InstallJob, run_steps
 
 VERIFY_IMPORTS = ("torch",)

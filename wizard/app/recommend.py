@@ -84,8 +84,8 @@ def candidate_for(facts: Any, torch: str, variant: str) -> Any:
     """A Candidate for ``torch`` + ``variant`` on ``facts``: the recommender's own when it lists
     it, else one built from the compatibility data (an option the rules rejected)."""
     from wizard.core.recommend import compat
-    from wizard.core.recommend.recommender import Candidate, recommend
     from wizard.core.recommend.inputs import Wishes
+    from wizard.core.recommend.recommender import Candidate, recommend
 
     rec = recommend(facts, Wishes(torch=torch, variant=variant, newest=True))
     for c in rec.candidates:

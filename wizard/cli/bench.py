@@ -7,9 +7,8 @@ for an interpreter that is not there; CANCELLED on Ctrl+C.
 from __future__ import annotations
 
 import argparse
-import threading
 
-from wizard.cli.common import error, lang_of, print_json, progress_printer, target_python
+from wizard.cli.common import error, lang_of, run_probe_command, target_python
 from wizard.cli.exit_status import ExitStatus
 from wizard.core.base.i18n import t
 
@@ -31,18 +30,10 @@ def bench_and_print(python: str, suite: str, as_json: bool, lang: str) -> int:
     from wizard.core.verify.benchmark import progress_text
 
     session = Session(host=RealHost(), lang=lang)
-    cancel = threading.Event()
-    try:
-        report = app_bench.run_bench(session, python, suite, on_event=progress_printer(progress_text, lang),
-                                     cancel=cancel)
-    except KeyboardInterrupt:
-        cancel.set()
-        return ExitStatus.CANCELLED
-    if as_json:
-        print_json(report.to_json(lang))
-    else:
-        print(report.to_text(lang))
-    return ExitStatus.SUCCESS
+    report = run_probe_command(lambda on_event, cancel: app_bench.run_bench(session, python, suite, on_event=on_event,
+                                                                            cancel=cancel),
+                               progress_text, as_json, lang)
+    return ExitStatus.CANCELLED if report is None else ExitStatus.SUCCESS
 
 
 __all__ = ["run", "bench_and_print"]

@@ -89,5 +89,25 @@ def progress_printer(progress_text: Callable[[dict, str], str], lang: str) -> Ca
     return on_event
 
 
+def run_probe_command(run: Callable[[Callable[[dict], None], Any], Any], progress_text: Callable[[dict, str], str],
+                      as_json: bool, lang: str) -> Any:
+    """Run a probe use case (``run(on_event, cancel)``) with progress on stderr, and print its
+    report as JSON or text. Ctrl+C cancels the probe (its process tree is stopped) and gives
+    ``None``; otherwise the report, for the caller to choose the exit status."""
+    import threading
+
+    cancel = threading.Event()
+    try:
+        report = run(progress_printer(progress_text, lang), cancel)
+    except KeyboardInterrupt:
+        cancel.set()
+        return None
+    if as_json:
+        print_json(report.to_json(lang))
+    else:
+        print(report.to_text(lang))
+    return report
+
+
 __all__ = ["PROG", "setup_streams", "lang_of", "say", "error", "print_json", "read_input", "target_python",
-           "progress_printer"]
+           "progress_printer", "run_probe_command"]

@@ -97,8 +97,8 @@ def _state_target(args: argparse.Namespace, path: str):
 
 def _recommend(args: argparse.Namespace, host: Any, python_version: str | None):
     """(candidate, PythonChoice or None)."""
-    from wizard.core.recommend.choose_python import choose_python
     from wizard.core.machine.detect import detect
+    from wizard.core.recommend.choose_python import choose_python
     from wizard.core.recommend.inputs import MachineFacts, Wishes
     from wizard.core.recommend.recommender import recommend
 
@@ -267,9 +267,9 @@ def _plan_only(request: Any, host: Any, args: argparse.Namespace, lang: str) -> 
 
 
 def _remove_or_restore(args: argparse.Namespace, host: Any, lang: str) -> int:
-    from wizard.core.install.runner import InstallJob, restore_steps, run_steps
     from wizard.core.install.job import InstallOptions
     from wizard.core.install.recovery import RemoveRefused, StateStore, remove_environment
+    from wizard.core.install.runner import InstallJob, restore_steps, run_steps
 
     store = StateStore()
     if args.venv:

@@ -50,7 +50,8 @@ def recommend_for(args: argparse.Namespace, lang: str) -> Any:
     wishes = Wishes(torch=args.torch, newest=args.newest, cpu_only=args.cpu_only, variant=args.variant,
                     index_url=args.index_url)
     if args.from_doctor:
-        from wizard.core.machine.doctor import SchemaError, load_doctor_json
+        from wizard.core.base.schema import SchemaError
+        from wizard.core.machine.doctor import load_doctor_json
         from wizard.core.machine.doctor_import import detection_from_doctor_json
         from wizard.core.recommend.choose_python import choose_python
 

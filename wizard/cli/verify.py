@@ -8,9 +8,8 @@ there; CANCELLED on Ctrl+C.
 from __future__ import annotations
 
 import argparse
-import threading
 
-from wizard.cli.common import error, lang_of, print_json, progress_printer, target_python
+from wizard.cli.common import error, lang_of, run_probe_command, target_python
 from wizard.cli.exit_status import ExitStatus
 from wizard.core.base.i18n import t
 
@@ -34,16 +33,11 @@ def verify_and_print(python: str, as_json: bool, lang: str) -> int:
 
     session = Session(host=RealHost(), lang=lang)
     app_detect.detect_machine(session, pythons=False, conda=False)
-    cancel = threading.Event()
-    try:
-        report = app_verify.run_verify(session, python, on_event=progress_printer(progress_text, lang), cancel=cancel)
-    except KeyboardInterrupt:
-        cancel.set()
+    report = run_probe_command(lambda on_event, cancel: app_verify.run_verify(session, python, on_event=on_event,
+                                                                              cancel=cancel),
+                               progress_text, as_json, lang)
+    if report is None:
         return ExitStatus.CANCELLED
-    if as_json:
-        print_json(report.to_json(lang))
-    else:
-        print(report.to_text(lang))
     return ExitStatus.SUCCESS if report.status != "fail" else ExitStatus.FAILED
 
 

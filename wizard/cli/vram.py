@@ -29,10 +29,10 @@ def vram_of_this_machine() -> tuple[int | None, int, str | None]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wizard.core.vram.units import GIB, format_params
-    from wizard.core.vram.inputs import VramInputError, parse_param_count
     from wizard.core.vram.catalogue import catalogue_models
     from wizard.core.vram.estimate import estimate
+    from wizard.core.vram.inputs import VramInputError, parse_param_count
+    from wizard.core.vram.units import GIB, format_params
     from wizard.core.vram.workloads import judge_workloads
 
     lang = lang_of(args)
@@ -68,8 +68,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _json(est: Any, judgments: list[Any], total: int | None, used: int, lang: str) -> dict[str, Any]:
     from wizard.core.vram.estimate import SCHEMA, SCHEMA_VERSION
-    from wizard.core.vram.units import units_explanation
     from wizard.core.vram.memory import usable_vram_bytes
+    from wizard.core.vram.units import units_explanation
 
     if est is not None:
         return est.to_json(lang, workloads=judgments)
@@ -81,8 +81,8 @@ def _json(est: Any, judgments: list[Any], total: int | None, used: int, lang: st
 
 def _lines(est: Any, judgments: list[Any], total: int | None, used: int, gpu_name: str | None,
            lang: str) -> list[str]:
-    from wizard.core.vram.units import format_gib, units_explanation
     from wizard.core.vram.text import format_estimate, format_largest, format_workloads
+    from wizard.core.vram.units import format_gib, units_explanation
 
     lines: list[str] = []
     if gpu_name:

@@ -12,9 +12,9 @@ import time
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication
 
+from wizard.app.session import Session
 from wizard.core.base.i18n import detect_lang, t
 from wizard.core.base.resources import resource_path
-from wizard.app.session import Session
 
 
 def ms_since_process_start() -> float:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from PySide6.QtCore import QSize
 from PySide6.QtWidgets import QWidget, QWizard
 
-from wizard.core.base.i18n import t
 from wizard.app.session import Session
+from wizard.core.base.i18n import t
 from wizard.ui.pages.base import PageId
+from wizard.ui.pages.benchmark_page import BenchmarkPage
 from wizard.ui.pages.gpu_page import GpuPage
 from wizard.ui.pages.placeholder_page import PlaceholderPage
-from wizard.ui.pages.benchmark_page import BenchmarkPage
 from wizard.ui.pages.recommend_page import RecommendPage
 from wizard.ui.pages.system_page import SystemPage
 from wizard.ui.pages.verify_page import VerifyPage

@@ -22,9 +22,9 @@ import shiboken6
 from PySide6.QtCore import QObject, Signal
 
 from wizard.core.base.i18n import msg
-from wizard.core.install.runner import InstallJob, StepHooks, run_step_process, run_steps
 from wizard.core.base.process import ProcessResult, ProcessSpec
 from wizard.core.install.job import Step, StepError
+from wizard.core.install.runner import InstallJob, StepHooks, run_step_process, run_steps
 from wizard.ui.workers import WorkerAdapter, submit
 
 KILL_GRACE_S = 2.0  # terminate → (this long) → kill; the whole stop stays within a few seconds

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from wizard.core.machine.models import Detection
 from wizard.app import detect as app_detect
 from wizard.app import history as app_history
 from wizard.app.session import Session
+from wizard.core.machine.models import Detection
 from wizard.ui.workers import submit
 
 

@@ -14,9 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from wizard.core.base.process import (
-    ProcessResult, ProcessSpec, child_env, decode_bytes, locale_fallbacks, run_process,
-)
+from wizard.core.base.process import ProcessResult, ProcessSpec, child_env, decode_bytes, locale_fallbacks, run_process
 
 DEFAULT_TIMEOUT = 10.0
 

@@ -23,8 +23,8 @@ from typing import Any, Iterable
 
 from packaging.version import InvalidVersion, Version
 
-from wizard.core.history.store import HistoryStore, Snapshot, build_snapshot
 from wizard.core.base.i18n import t
+from wizard.core.history.store import HistoryStore, Snapshot, build_snapshot
 from wizard.core.machine.models import STATUS_OK, Detection
 
 NOISE_FLOOR = 0.10
@@ -166,8 +166,8 @@ def torch_fit(snap: Snapshot, torch: Any, python: str | None, kb: Any = None) ->
     """Does ``torch`` (TorchFacts) run on the machine ``snap`` describes? Only the driver and GPU
     rules count: the wheel was installed, so it existed for that Python."""
     from wizard.core.recommend import compat
-    from wizard.core.recommend.rules import RULE_DRIVER, RULE_GPU
     from wizard.core.recommend.recommender import rule_failures
+    from wizard.core.recommend.rules import RULE_DRIVER, RULE_GPU
 
     if torch is None or not torch.installed or not torch.version:
         return Fit("unknown")

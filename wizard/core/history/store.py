@@ -25,12 +25,12 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from wizard import __version__
-from wizard.core.diagnosis.model import SCOPE_DETECTION, Diagnosis
-from wizard.core.diagnosis.facts import TorchFacts
 from wizard.core.base.files import write_atomic
 from wizard.core.base.i18n import Message, MessageError, msg
 from wizard.core.base.schema import SchemaError, check_schema
-from wizard.core.machine.models import Detection, Finding, STATUS_VERSION_MISMATCH, to_jsonable
+from wizard.core.diagnosis.facts import TorchFacts
+from wizard.core.diagnosis.model import SCOPE_DETECTION, Diagnosis
+from wizard.core.machine.models import STATUS_VERSION_MISMATCH, Detection, Finding, to_jsonable
 
 log = logging.getLogger(__name__)
 

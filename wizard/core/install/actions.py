@@ -14,24 +14,77 @@ from pathlib import Path
 
 from wizard.core.base.files import write_atomic
 from wizard.core.base.i18n import msg
-from wizard.core.install.env_commands import CONDA_CREATE_TIMEOUT, UV_PYTHON_INSTALL_TIMEOUT, conda_env_list_argv, create_argvs, parse_conda_env_location, parse_conda_failure, parse_uv_failure, uv_env, uv_python_find_argv, uv_python_install_argv
-from wizard.core.install.environments import CREATOR_UV, find_uv, is_incomplete, remove_incomplete_marker, write_incomplete_marker
-from wizard.core.install.preflight import CHECK_EXTERNALLY_MANAGED, SEVERITY_CONFIRM, SEVERITY_OK, UNPACK_FACTOR, preflight, unpacked_size
-from wizard.core.install.download_errors import DownloadCancelled, DownloadError
 from wizard.core.install.download import Downloader, DownloadProgress
+from wizard.core.install.download_errors import DownloadCancelled, DownloadError
+from wizard.core.install.env_commands import (
+    CONDA_CREATE_TIMEOUT,
+    UV_PYTHON_INSTALL_TIMEOUT,
+    conda_env_list_argv,
+    create_argvs,
+    parse_conda_env_location,
+    parse_conda_failure,
+    parse_uv_failure,
+    uv_env,
+    uv_python_find_argv,
+    uv_python_install_argv,
+)
+from wizard.core.install.environments import (
+    CREATOR_UV,
+    EnvTarget,
+    find_uv,
+    is_incomplete,
+    remove_incomplete_marker,
+    write_incomplete_marker,
+)
+from wizard.core.install.job import (
+    INSTALLER_UV,
+    STEP_CREATE,
+    STEP_DOWNLOAD,
+    STEP_FINISH,
+    STEP_INSPECT,
+    STEP_INSTALL,
+    STEP_PLAN,
+    STEP_PREPARE,
+    STEP_PYTHON,
+    STEP_RESOLVE,
+    STEP_VERIFY,
+    JobCancelled,
+    JobState,
+    OutputParser,
+    ProcessResult,
+    ProcessSpec,
+    StepContext,
+    StepError,
+    StepProgress,
+)
 from wizard.core.install.parsers import CondaCreateParser, PipInstallParser, UvInstallParser
 from wizard.core.install.plan import (
-    INSTALLED_SCRIPT, MIN_PIP, PIP_ENV, InstallPlan, PlanError, classify_pip_failure, fill_sizes, format_bytes,
-    installed_argv, mark_satisfied, parse_installed, parse_pip_report, parse_pip_version, pip_argv, pip_command,
+    INSTALLED_SCRIPT,
+    MIN_PIP,
+    PIP_ENV,
+    InstallPlan,
+    PlanError,
+    classify_pip_failure,
+    fill_sizes,
+    format_bytes,
+    installed_argv,
+    mark_satisfied,
+    parse_installed,
+    parse_pip_report,
+    parse_pip_version,
+    pip_argv,
+    pip_command,
     resolve_argv,
 )
-from wizard.core.install.recovery import STATUS_COMPLETE, STATUS_RUNNING, EnvState
-from wizard.core.install.job import (
-    INSTALLER_UV, STEP_CREATE, STEP_DOWNLOAD, STEP_FINISH, STEP_INSPECT, STEP_INSTALL, STEP_PLAN, STEP_PREPARE,
-    STEP_PYTHON, STEP_RESOLVE, STEP_VERIFY, JobCancelled, OutputParser, ProcessResult, ProcessSpec, StepContext,
-    JobState, StepError, StepProgress,
+from wizard.core.install.preflight import (
+    CHECK_EXTERNALLY_MANAGED,
+    SEVERITY_CONFIRM,
+    SEVERITY_OK,
+    UNPACK_FACTOR,
+    preflight,
+    unpacked_size,
 )
-from wizard.core.install.environments import EnvTarget
+from wizard.core.install.recovery import STATUS_COMPLETE, STATUS_RUNNING, EnvState
 
 # Runs in the target environment after the install: versions of everything, and imports.
 VERIFY_SCRIPT = INSTALLED_SCRIPT + (

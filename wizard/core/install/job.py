@@ -31,14 +31,19 @@ from typing import Any, Callable, Mapping, Sequence
 from wizard.core.base.host import Host, RealHost
 from wizard.core.base.i18n import Message, msg
 from wizard.core.base.process import ProcessResult, ProcessSpec
-from wizard.core.install.download import DownloadProgress
 from wizard.core.install.cache import WheelCache
-from wizard.core.install.plan import InstallPlan, pip_child_env, pip_command
-from wizard.core.install.recovery import (
-    STATUS_CANCELLED, STATUS_COMPLETE, STATUS_FAILED, STATUS_RUNNING, EnvState, StateStore,
-)
+from wizard.core.install.download import DownloadProgress
 from wizard.core.install.environments import EnvTarget
+from wizard.core.install.plan import InstallPlan, pip_child_env, pip_command
 from wizard.core.install.preflight import PreflightResult
+from wizard.core.install.recovery import (
+    STATUS_CANCELLED,
+    STATUS_COMPLETE,
+    STATUS_FAILED,
+    STATUS_RUNNING,
+    EnvState,
+    StateStore,
+)
 
 INSTALLER_PIP = "pip"
 INSTALLER_UV = "uv"

@@ -33,8 +33,8 @@ from urllib.parse import unquote, urlsplit
 from packaging.utils import canonicalize_name
 
 from wizard.core.base.host import Host, child_env
-from wizard.core.base.schema import check_schema, split_schema
 from wizard.core.base.i18n import Message, msg
+from wizard.core.base.schema import check_schema, split_schema
 
 PLAN_SCHEMA = "gpu-setup-wizard/install-plan@1.0"
 RESOLVE_TIMEOUT = 900.0  # a large resolution over a slow link; pip's own retries sit inside it

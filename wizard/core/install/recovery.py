@@ -32,8 +32,8 @@ from packaging.utils import canonicalize_name
 from wizard.core.base.files import replace_file, write_atomic
 from wizard.core.base.host import Host
 from wizard.core.base.schema import check_schema, split_schema
-from wizard.core.install.environments import INCOMPLETE_MARKER, EnvTarget
 from wizard.core.install.env_commands import conda_remove_argv
+from wizard.core.install.environments import INCOMPLETE_MARKER, EnvTarget
 
 STATE_SCHEMA = "gpu-setup-wizard/env-state@1.0"
 APP_NAME = "gpu-setup-wizard"

@@ -29,18 +29,32 @@ from wizard.core.base.i18n import msg
 from wizard.core.base.process import LineDecoder, ProcessResult, ProcessSpec, child_env, kill_tree
 from wizard.core.base.process import run_process as _run_child
 from wizard.core.install import actions as act
-from wizard.core.install.environments import CREATOR_UV
+from wizard.core.install.environments import CREATOR_UV, EnvTarget
 from wizard.core.install.job import (
-    STEP_CREATE, STEP_DOWNLOAD, STEP_ENSUREPIP, STEP_FINISH, STEP_INSPECT,
-    STEP_INSTALL, STEP_PLAN, STEP_PREPARE, STEP_PYTHON, STEP_RESOLVE, STEP_VERIFY, InstallOptions, JobCancelled, JobState, ProcessStep, PythonStep, Step, StepContext,
-    StepError, StepProgress,
+    STEP_CREATE,
+    STEP_DOWNLOAD,
+    STEP_ENSUREPIP,
+    STEP_FINISH,
+    STEP_INSPECT,
+    STEP_INSTALL,
+    STEP_PLAN,
+    STEP_PREPARE,
+    STEP_PYTHON,
+    STEP_RESOLVE,
+    STEP_VERIFY,
+    InstallOptions,
+    JobCancelled,
+    JobState,
+    ProcessStep,
+    PythonStep,
+    Step,
+    StepContext,
+    StepError,
+    StepProgress,
 )
-from wizard.core.install.parsers import (
-    ResolveParser, UvPythonParser,
-)
+from wizard.core.install.parsers import ResolveParser, UvPythonParser
 from wizard.core.install.plan import InstallPlan, installed_argv, parse_installed
 from wizard.core.install.recovery import STATUS_COMPLETE
-from wizard.core.install.environments import EnvTarget
 
 # The decoder of a step's output, under its old name; cancel for a pid held elsewhere, likewise.
 StreamDecoder = LineDecoder

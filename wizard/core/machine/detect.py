@@ -9,15 +9,9 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from wizard.core.machine.findings import detection_findings
 from wizard.core.base.host import Host
-from wizard.core.machine.models import (
-    STATUS_UNRECOGNISED,
-    Detection,
-    NvidiaInfo,
-    SourceResult,
-    SystemInfo,
-)
+from wizard.core.machine.findings import detection_findings
+from wizard.core.machine.models import STATUS_UNRECOGNISED, Detection, NvidiaInfo, SourceResult, SystemInfo
 
 
 def detect(host: Host, env_dir: str | None = None, *, pythons: bool = True, conda: bool = True) -> Detection:

@@ -13,10 +13,10 @@ from typing import Any
 
 from wizard import __version__
 from wizard.core.base.i18n import t
-from wizard.core.machine.models import STATUS_OK, Detection, GpuInfo, to_jsonable
 from wizard.core.base.privacy import Redactor
-from wizard.core.base.schema import load_schema_json
 from wizard.core.base.schema import check_schema as _check_schema
+from wizard.core.base.schema import load_schema_json
+from wizard.core.machine.models import STATUS_OK, Detection, GpuInfo, to_jsonable
 
 SCHEMA = "gpu-setup-wizard/doctor"
 SCHEMA_VERSION = "1.0"

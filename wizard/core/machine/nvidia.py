@@ -16,8 +16,8 @@ import threading
 from dataclasses import fields, replace
 from typing import Any, Callable
 
-from wizard.core.machine import nvidia_smi
 from wizard.core.base.host import Host
+from wizard.core.machine import nvidia_smi
 from wizard.core.machine.models import (
     STATUS_DRIVER_NOT_LOADED,
     STATUS_ERROR,

@@ -13,8 +13,16 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from wizard.core.machine.nvml_calls import (conflict_text, describe_error, is_nvml_error, missing_names, module_name,
-                                            to_mib, to_number, to_watts)
+from wizard.core.machine.nvml_calls import (
+    conflict_text,
+    describe_error,
+    is_nvml_error,
+    missing_names,
+    module_name,
+    to_mib,
+    to_number,
+    to_watts,
+)
 
 log = logging.getLogger(__name__)
 

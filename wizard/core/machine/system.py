@@ -22,8 +22,8 @@ import re
 import shlex
 from types import ModuleType
 
-from wizard.core.machine.adapters import list_display_adapters
 from wizard.core.base.host import Host
+from wizard.core.machine.adapters import list_display_adapters
 from wizard.core.machine.models import SystemInfo
 
 PRODUCT_DIR_NAME = "GPU-Setup-Wizard"

@@ -35,8 +35,8 @@ from wizard.core.recommend.compat_model import (
     PLATFORMS,
     SUPPORTED_MAJOR,
     ArchList,
-    CompatDB,
     CompatDataError,
+    CompatDB,
     CudaArchEntry,
     GpuArch,
     Release,
@@ -45,7 +45,6 @@ from wizard.core.recommend.compat_model import (
     parse_cc,
     version,
 )
-
 
 # --------------------------------------------------------------------------------------------
 # Loading and checking: the parser is the validator

@@ -26,16 +26,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from wizard.core.recommend import compat as compat_mod
 from wizard.core.base.i18n import Message, msg
+from wizard.core.recommend import compat as compat_mod
 from wizard.core.recommend.advice import Advice, advice_for
 from wizard.core.recommend.commands import InstallCommands, build_commands, mirror_index_url
 from wizard.core.recommend.compat_model import CompatDB
 from wizard.core.recommend.compat_model import version as _v
 from wizard.core.recommend.inputs import MachineFacts, Wishes
 from wizard.core.recommend.options import build_families, descending, judge, rank_key, releases_for
-from wizard.core.recommend.rules import (RULE_DRIVER, RULES, Evaluation, Failure, evaluate,
-                                         version_span)
+from wizard.core.recommend.rules import RULE_DRIVER, RULES, Evaluation, Failure, evaluate, version_span
 
 SCHEMA = "gpu-setup-wizard/recommend@1.0"
 

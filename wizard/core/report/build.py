@@ -12,7 +12,6 @@ import datetime as _dt
 from dataclasses import replace
 from typing import TYPE_CHECKING, Iterable
 
-
 from wizard.core.report.details import (
     appendices,
     bench_details_section,
@@ -25,14 +24,7 @@ from wizard.core.report.details import (
     vram_section,
 )
 from wizard.core.report.document import MachineRecord, Report
-from wizard.core.report.inputs import (
-    ReportContext,
-    ReportInputs,
-    as_doc,
-    inputs_redactor,
-    install_doc,
-    local_machine,
-)
+from wizard.core.report.inputs import ReportContext, ReportInputs, as_doc, inputs_redactor, install_doc, local_machine
 from wizard.core.report.lesson import benchmark_section, checklist_section, judgment_section
 
 if TYPE_CHECKING:

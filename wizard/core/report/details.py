@@ -26,17 +26,7 @@ from wizard.core.report.document import (
 )
 from wizard.core.report.inputs import ReportContext, check_of, checks_of
 from wizard.core.report.lesson import nvidia_smi_line, workload_judgments
-from wizard.core.report.text import (
-    date_text,
-    fmt_duration,
-    fmt_speedup,
-    gib,
-    machine_title,
-    not_run,
-    num,
-    status_word,
-)
-
+from wizard.core.report.text import date_text, fmt_duration, fmt_speedup, gib, machine_title, not_run, num, status_word
 
 # --- the blog's verification checklist ---------------------------------------------------------------
 

@@ -29,15 +29,7 @@ from wizard.core.report.document import (
     gpu_label,
 )
 from wizard.core.report.inputs import ReportContext, bench_course, check_of, gpus_of
-from wizard.core.report.text import (
-    date_text,
-    fmt_seconds,
-    fmt_speedup,
-    gib,
-    machine_title,
-    not_run,
-    remote_summary,
-)
+from wizard.core.report.text import date_text, fmt_seconds, fmt_speedup, gib, machine_title, not_run, remote_summary
 
 
 def _remote_line(ctx: ReportContext, kind: str) -> Item:

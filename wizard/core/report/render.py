@@ -19,7 +19,20 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from wizard.core.base.i18n import t
-from wizard.core.report.document import FAIL, INFO, NOT_RUN, PASS, SKIP, STYLE_CHECKS, WARN, Block, Item, Report, Section, Table
+from wizard.core.report.document import (
+    FAIL,
+    INFO,
+    NOT_RUN,
+    PASS,
+    SKIP,
+    STYLE_CHECKS,
+    WARN,
+    Block,
+    Item,
+    Report,
+    Section,
+    Table,
+)
 
 # Latin text first in a Latin font, Hangul from the first font below that draws it (the families
 # of Linux with fonts-noto-cjk, Windows, macOS). Latin first also for a reason in the PDF: with

@@ -28,7 +28,13 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from wizard.core.base.host import CommandResult, Host
 from wizard.core.base.process import (
-    CancelLike, LineDecoder, ProcessSpec, child_env, kill_tree, parse_json_line, run_process,
+    CancelLike,
+    LineDecoder,
+    ProcessSpec,
+    child_env,
+    kill_tree,
+    parse_json_line,
+    run_process,
 )
 from wizard.core.base.resources import probe_path
 

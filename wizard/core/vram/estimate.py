@@ -35,14 +35,33 @@ from typing import Any, Iterable
 
 from wizard.core.base.i18n import Message, msg, t
 from wizard.core.vram.catalogue import TRANSFORMER_FAMILIES, Architecture, ModelSpec, resolve_model
-from wizard.core.vram.inputs import (LORA_TARGETS, MAX_BATCH, MAX_CONTEXT, MAX_IMAGE_SIZE, MAX_LORA_RANK, MODES,
-                                     OPTIMIZERS, TRAINING_ACCOUNTING, VramInputError, check_choice, check_int)
-from wizard.core.vram.memory import (CUDA_CONTEXT_RESERVE_BYTES, LORA_UNKNOWN_FRACTION, OPTIMIZER_BYTES,
-                                     kv_cache_bytes, lora_adapter_params, parameter_breakdown, training_state_bytes,
-                                     transformer_layer_activation_bytes, usable_vram_bytes, weights_bytes)
+from wizard.core.vram.inputs import (
+    LORA_TARGETS,
+    MAX_BATCH,
+    MAX_CONTEXT,
+    MAX_IMAGE_SIZE,
+    MAX_LORA_RANK,
+    MODES,
+    OPTIMIZERS,
+    TRAINING_ACCOUNTING,
+    VramInputError,
+    check_choice,
+    check_int,
+)
+from wizard.core.vram.memory import (
+    CUDA_CONTEXT_RESERVE_BYTES,
+    LORA_UNKNOWN_FRACTION,
+    OPTIMIZER_BYTES,
+    kv_cache_bytes,
+    lora_adapter_params,
+    parameter_breakdown,
+    training_state_bytes,
+    transformer_layer_activation_bytes,
+    usable_vram_bytes,
+    weights_bytes,
+)
 from wizard.core.vram.precisions import FOUR_BIT_PRECISIONS, PRECISIONS, Precision, get_precision
-from wizard.core.vram.units import (ITEM_KEYS, MIB, fmt_num, format_gib, format_params, item_label,
-                                    units_explanation)
+from wizard.core.vram.units import ITEM_KEYS, MIB, fmt_num, format_gib, format_params, item_label, units_explanation
 
 # The names the CLI, the VRAM page and the report take from this module (see the docstring).
 __all__ = ["OVERHEAD_FRACTION", "SCHEMA", "SCHEMA_VERSION", "Estimate", "Note", "estimate"]

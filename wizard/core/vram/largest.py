@@ -14,8 +14,13 @@ from typing import Any
 
 from wizard.core.base.i18n import t
 from wizard.core.vram.inputs import MODES, OPTIMIZERS, VramInputError, check_choice
-from wizard.core.vram.memory import (CUDA_CONTEXT_RESERVE_BYTES, LORA_UNKNOWN_FRACTION, OPTIMIZER_BYTES,
-                                     training_state_bytes, usable_vram_bytes)
+from wizard.core.vram.memory import (
+    CUDA_CONTEXT_RESERVE_BYTES,
+    LORA_UNKNOWN_FRACTION,
+    OPTIMIZER_BYTES,
+    training_state_bytes,
+    usable_vram_bytes,
+)
 from wizard.core.vram.precisions import FOUR_BIT_PRECISIONS, PRECISIONS, get_precision
 from wizard.core.vram.units import fmt_num, format_params
 

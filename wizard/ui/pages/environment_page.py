@@ -35,14 +35,22 @@ from wizard.app import install as app_install
 from wizard.app.install import CheckOutcome, InstallRequest, InstallSettings, PlanOutcome
 from wizard.core.base.i18n import t
 from wizard.core.install.environments import EnvTarget, existing_conda_env, existing_venv, new_conda_env
-from wizard.core.install.plan import InstallPlan, PlanError
 from wizard.core.install.job import INSTALLER_PIP, InstallOptions
+from wizard.core.install.plan import InstallPlan, PlanError
 from wizard.ui.pages import install_page as _install_page
 from wizard.ui.pages.base import BasePage, PageId
 from wizard.ui.pages.environment import common
 from wizard.ui.pages.environment.common import (
-    MODE_EXISTING, MODE_EXISTING_CONDA, MODE_NEW_CONDA, MODE_NEW_VENV, MODE_RESUME, MODE_SKIP, RED,
-    REFRESH_DELAY_MS, ErrorText, marked,
+    MODE_EXISTING,
+    MODE_EXISTING_CONDA,
+    MODE_NEW_CONDA,
+    MODE_NEW_VENV,
+    MODE_RESUME,
+    MODE_SKIP,
+    RED,
+    REFRESH_DELAY_MS,
+    ErrorText,
+    marked,
 )
 from wizard.ui.pages.environment.display import EnvironmentDisplay
 from wizard.ui.pages.environment.lists import EnvironmentLists

@@ -7,16 +7,7 @@ visible and only when there is a GPU; pyqtgraph is imported the first time it is
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import (
-    QGroupBox,
-    QHBoxLayout,
-    QLabel,
-    QPushButton,
-    QScrollArea,
-    QTabWidget,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QScrollArea, QTabWidget, QVBoxLayout, QWidget
 
 from wizard.core.base.i18n import t
 from wizard.core.machine.models import STATUS_OK, Detection, GpuInfo

@@ -45,13 +45,13 @@ from PySide6.QtWidgets import (
 
 from wizard.app.install import InstallRequest, new_job, record_install
 from wizard.core.base.i18n import t
-from wizard.core.install.plan import format_bytes
 from wizard.core.install.job import STEP_DOWNLOAD
-from wizard.core.install.runner import InstallJob
+from wizard.core.install.plan import format_bytes
 from wizard.core.install.recovery import OPTION_REMOVE, OPTION_RESTORE, OPTION_RESUME
+from wizard.core.install.runner import InstallJob, Progress
 from wizard.ui.pages.base import BasePage, PageId
-from wizard.ui.pages.environment.common import GREEN, ORANGE, RED, ask_yes_no, esc as _esc, marked
-from wizard.core.install.runner import Progress
+from wizard.ui.pages.environment.common import GREEN, ORANGE, RED, ask_yes_no, marked
+from wizard.ui.pages.environment.common import esc as _esc
 from wizard.ui.process_runner import StepRunner
 from wizard.ui.session_model import SessionModel
 from wizard.ui.widgets.log_view import LogView

@@ -505,8 +505,8 @@ class ReportPage(BasePage):
             self.history_list.setCurrentRow(0)
 
     def _show_diff(self, row: int) -> None:
-        from wizard.core.history.store import build_snapshot
         from wizard.core.history.diff import diff_snapshots
+        from wizard.core.history.store import build_snapshot
 
         if not 0 <= row < len(self._history):
             self.diff_view.clear()

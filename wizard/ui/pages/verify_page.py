@@ -11,13 +11,13 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QBrush, QColor, QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import (
     QGroupBox,
-    QMessageBox,
-    QScrollArea,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMessageBox,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -27,11 +27,11 @@ from PySide6.QtWidgets import (
 from wizard.app import verify as app_verify
 from wizard.core.base.i18n import t
 from wizard.ui.pages.base import BasePage, PageId
-from wizard.ui.widgets.findings_view import FindingsView
-from wizard.ui.workers import submit
 from wizard.ui.probe_process import ProbeProcess
 from wizard.ui.session_model import SessionModel
+from wizard.ui.widgets.findings_view import FindingsView
 from wizard.ui.widgets.python_picker import PythonPicker
+from wizard.ui.workers import submit
 
 MARKS = {"pass": ("✔", "#2e7d32"), "warn": ("⚠", "#ef6c00"), "fail": ("✖", "#c62828"), "skip": ("–", "#757575")}
 COUNTED = ("pass", "warn", "fail", "skip")

@@ -6,8 +6,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from wizard.core.base.i18n import t
-from wizard.ui.language import LangOf, english
 from wizard.core.machine.models import Finding
+from wizard.ui.language import LangOf, english
 
 COLOURS = {"error": "#c62828", "warning": "#ef6c00", "info": "#1565c0"}
 MARKS = {"error": "✖", "warning": "⚠", "info": "ℹ"}

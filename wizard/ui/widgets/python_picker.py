@@ -10,8 +10,8 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from wizard.core.base.i18n import t
 from wizard.app.session import Session
+from wizard.core.base.i18n import t
 
 
 class PythonPicker(QWidget):

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from wizard.core.vram.units import GIB, ITEM_KEYS, item_label
 from wizard.core.vram.estimate import Estimate
+from wizard.core.vram.units import GIB, ITEM_KEYS, item_label
 
 COLOURS = {"weights": "#1f77b4", "gradients": "#ff7f0e", "optimizer": "#d62728",
            "activations": "#2ca02c", "kv_cache": "#9467bd", "overhead": "#7f7f7f"}

@@ -22,8 +22,6 @@ import re
 from dataclasses import fields as dataclass_fields
 from typing import Callable, Sequence
 
-from wizard.core.machine.nvidia_smi import text as _text
-from wizard.core.machine.nvidia_smi import xml_log as _xml
 from wizard.core.machine.models import (
     STATUS_DRIVER_NOT_LOADED,
     STATUS_ERROR,
@@ -37,6 +35,8 @@ from wizard.core.machine.models import (
     GpuInfo,
     SourceResult,
 )
+from wizard.core.machine.nvidia_smi import text as _text
+from wizard.core.machine.nvidia_smi import xml_log as _xml
 from wizard.core.machine.nvidia_smi.values import (
     clean,
     name_is_truncated,

@@ -17,14 +17,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from wizard.core.machine.models import (
-    STATUS_OK,
-    STATUS_UNRECOGNISED,
-    GpuInfo,
-    GpuProcess,
-    MigDevice,
-    SourceResult,
-)
+from wizard.core.machine.models import STATUS_OK, STATUS_UNRECOGNISED, GpuInfo, GpuProcess, MigDevice, SourceResult
 from wizard.core.machine.nvidia_smi.values import (
     clean,
     normalise_bus_id,

@@ -7,12 +7,22 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTreeWidgetItem
 
 from wizard.core.base.i18n import t
-from wizard.core.install.preflight import SEVERITY_CONFIRM, SEVERITY_ERROR, SEVERITY_OK, conda_name_problem
 from wizard.core.install.plan import format_bytes
+from wizard.core.install.preflight import SEVERITY_CONFIRM, SEVERITY_ERROR, SEVERITY_OK, conda_name_problem
 from wizard.ui.pages.environment.common import (
-    GREEN, GREY, MODE_EXISTING, MODE_EXISTING_CONDA, MODE_NEW_CONDA, MODE_NEW_VENV, MODE_RESUME, MODE_SKIP, ORANGE,
-    RED, esc as _esc, marked,
+    GREEN,
+    GREY,
+    MODE_EXISTING,
+    MODE_EXISTING_CONDA,
+    MODE_NEW_CONDA,
+    MODE_NEW_VENV,
+    MODE_RESUME,
+    MODE_SKIP,
+    ORANGE,
+    RED,
+    marked,
 )
+from wizard.ui.pages.environment.common import esc as _esc
 
 
 class EnvironmentDisplay:

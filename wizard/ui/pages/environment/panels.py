@@ -25,7 +25,13 @@ from PySide6.QtWidgets import (
 from wizard.core.install.job import INSTALLER_PIP, INSTALLER_UV
 from wizard.ui.pages.base import InfoForm, scroll_body
 from wizard.ui.pages.environment.common import (
-    DEFAULT_CONDA_NAME, MODE_EXISTING, MODE_EXISTING_CONDA, MODE_NEW_CONDA, MODE_NEW_VENV, MODE_RESUME, MODE_SKIP,
+    DEFAULT_CONDA_NAME,
+    MODE_EXISTING,
+    MODE_EXISTING_CONDA,
+    MODE_NEW_CONDA,
+    MODE_NEW_VENV,
+    MODE_RESUME,
+    MODE_SKIP,
     MODES,
 )
 
