@@ -10,7 +10,6 @@ from wizard.core.base.i18n import t
 from wizard.ui.pages.base import PageId
 from wizard.ui.pages.benchmark_page import BenchmarkPage
 from wizard.ui.pages.gpu_page import GpuPage
-from wizard.ui.pages.placeholder_page import PlaceholderPage
 from wizard.ui.pages.recommend_page import RecommendPage
 from wizard.ui.pages.system_page import SystemPage
 from wizard.ui.pages.verify_page import VerifyPage
@@ -41,18 +40,16 @@ class SetupWizard(QWizard):
 
         self.system_page = SystemPage(self.model)
         self.gpu_page = GpuPage(self.model)
-        self.setPage(PageId.SYSTEM, self.system_page)
-        self.setPage(PageId.GPU, self.gpu_page)
         self.recommend_page = RecommendPage(self.model)
         self.verify_page = VerifyPage(self.model)
         self.benchmark_page = BenchmarkPage(self.model)
         self.vram_page = VramPage(self.model)
-        built = {PageId.RECOMMEND: self.recommend_page, PageId.VERIFY: self.verify_page,
-                 PageId.BENCHMARK: self.benchmark_page, PageId.VRAM: self.vram_page}
-        registered_later = (PageId.ENVIRONMENT, PageId.INSTALL, PageId.REPORT)  # by their register functions
-        for page_id in list(PageId)[2:]:
-            if page_id not in registered_later:
-                self.setPage(page_id, built.get(page_id) or PlaceholderPage(page_id, self.model))
+        for page_id, page in ((PageId.SYSTEM, self.system_page), (PageId.GPU, self.gpu_page),
+                              (PageId.RECOMMEND, self.recommend_page), (PageId.VERIFY, self.verify_page),
+                              (PageId.BENCHMARK, self.benchmark_page), (PageId.VRAM, self.vram_page)):
+            self.setPage(page_id, page)
+        # Environment + Install (a commit page) and the Report register themselves: they bring
+        # their own page objects and wiring (wizard.ui.pages.environment_page, report_page).
         from wizard.ui.pages.environment_page import register_install_pages
         from wizard.ui.pages.report_page import register_report_page
 
