@@ -14,8 +14,9 @@ from pathlib import Path
 
 from wizard.core.base.files import write_atomic
 from wizard.core.base.i18n import msg
-from wizard.core.install.download import Downloader, DownloadProgress
+from wizard.core.install.download import Downloader
 from wizard.core.install.download_errors import DownloadCancelled, DownloadError
+from wizard.core.install.download_progress import DownloadProgress
 from wizard.core.install.env_commands import (
     CONDA_CREATE_TIMEOUT,
     UV_PYTHON_INSTALL_TIMEOUT,

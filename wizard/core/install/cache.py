@@ -2,12 +2,18 @@
 
 Finished, verified files are reused by every later run (re-running after a driver update fetches
 0 bytes); partial files are kept across a cancel or a crash, so Resume continues them.
+
+Several installs may share one cache at once: each file is fetched under its own lock
+(:meth:`WheelCache.lock_path`, in the partial folder so an installer never sees it), and the
+``verified.json`` index is read-modify-written under a lock too. The index only saves re-hashing:
+failing to write it (a full disk) costs a re-hash next time, never the install.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import threading
 from pathlib import Path
@@ -15,6 +21,9 @@ from typing import Any, Protocol
 
 from wizard.core.base.files import write_atomic
 from wizard.core.install.download_errors import DownloadCancelled
+from wizard.core.install.locks import cache_file_lock
+
+log = logging.getLogger(__name__)
 
 APP_NAME = "gpu-setup-wizard"
 HASH_BLOCK = 4 * 1024 * 1024
@@ -73,6 +82,10 @@ class WheelCache:
         key = f.sha256 or hashlib.sha256(f.url.encode("utf-8")).hexdigest()
         return self.partial_dir / f"{key[:40]}.part"
 
+    def lock_path(self, f: FileLike) -> Path:
+        """The lock a fetch of ``f`` holds (beside its partial file, named like it)."""
+        return self.partial(f).with_suffix(".lock")
+
     def partial_size(self, f: FileLike) -> int:
         try:
             return self.partial(f).stat().st_size
@@ -94,11 +107,16 @@ class WheelCache:
         write_atomic(self._index_path, json.dumps(data), suffix=".tmp", mkdir=True)
 
     def record(self, filename: str, sha256: str) -> None:
-        st = self.path(filename).stat()
-        with self._lock:
-            data = self._read_index()
-            data[filename] = {"sha256": sha256, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
-            self._write_index(data)
+        """Remember a verified file's hash. Best effort: an OSError (a full disk, a folder made
+        read-only) is logged and costs only a re-hash on the next run."""
+        try:
+            st = self.path(filename).stat()
+            with self._lock, cache_file_lock(self.root / "verified.lock"):
+                data = self._read_index()
+                data[filename] = {"sha256": sha256, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+                self._write_index(data)
+        except OSError as exc:
+            log.warning("could not record %s in the cache index: %s", filename, exc)
 
     def verified(self, f: FileLike, cancel: threading.Event | None = None) -> Path | None:
         """The cached file when it is there and matches the plan's hash (and size), else None."""

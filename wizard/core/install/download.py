@@ -22,15 +22,26 @@ a worker thread, which forwards the :class:`DownloadProgress` to the page with a
 ``cancel`` (a ``threading.Event``) stops every transfer within a fraction of a second: the
 open responses are closed from the calling thread, so even a stalled read ends at once.
 
-The cache folder is :mod:`wizard.core.install.cache`, the errors :mod:`wizard.core.install.download_errors`.
+Never looping for ever: each file has a budget. A server that answers a ``Range`` request
+with the whole file (``python -m http.server``, many mirrors) makes every retry start again at
+byte 0; on a link that breaks every 30 MB a 200 MB file then never arrives. So a file may be
+started again from 0 at most ``max_restarts`` times (then :class:`ResumeUnsupported` says the
+server does not support resuming), fetch at most ``budget_factor`` times its size in one run,
+and use at most ``max_attempts`` connections (then :class:`DownloadGaveUp`); and only an attempt
+that brought *new* bytes (past the furthest point reached) resets the failure count. The speed
+and ETA shown are the speed of that real progress, not of bytes fetched again.
+
+Two installs sharing the cache take a lock per file (:mod:`wizard.core.install.locks`): the
+second waits, then finds the file finished.
+
+The cache folder is :mod:`wizard.core.install.cache`, the errors :mod:`wizard.core.install.download_errors`,
+the HTTP helpers :mod:`wizard.core.install.download_http`.
 """
 
 from __future__ import annotations
 
 import collections
 import errno
-import json
-import socket
 import threading
 import time
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
@@ -45,80 +56,40 @@ requests = lazy_import("requests")  # loads on first use: not at the window's st
 urllib3 = lazy_import("urllib3")
 
 from wizard import __version__
-from wizard.core.base.files import replace_file, write_atomic
+from wizard.core.base.files import replace_file
 from wizard.core.install.cache import FileLike, WheelCache, sha256_file
 from wizard.core.install.download_errors import (
     DiskFullError,
     DownloadCancelled,
+    DownloadGaveUp,
     HashMismatch,
     HttpStatusError,
     NetworkError,
+    ResumeUnsupported,
 )
+from wizard.core.install.download_http import (
+    abort,
+    body_chunks,
+    content_range_start,
+    content_range_total,
+    read_json,
+    short,
+    write_json,
+)
+from wizard.core.install.download_progress import DownloadProgress, DownloadResult, FileProgress, rates
+from wizard.core.install.locks import acquire_waiting, cache_file_lock
 
 DEFAULT_PARALLEL = 3  # a few at once: more does not help one link, and torch is one big file anyway
 DEFAULT_TIMEOUT = (10.0, 60.0)  # connect, read (a stalled read for a minute = a dropped connection)
-DEFAULT_RETRIES = 5  # consecutive failed attempts without a byte of progress
+DEFAULT_RETRIES = 5  # consecutive failed attempts without real progress (see MIN_PROGRESS)
+DEFAULT_MAX_RESTARTS = 3  # starts from byte 0 after asking to resume: then the server cannot resume
+DEFAULT_BUDGET_FACTOR = 3.0  # bytes over the network for one file in one run, times its size
+BUDGET_SLACK = 1024 * 1024  # ... and at least this much above its size (tiny files)
+DEFAULT_MAX_ATTEMPTS = 500  # connections for one file in one run, whatever each brought
+MIN_PROGRESS = 64 * 1024  # new bytes an attempt must bring to count as progress
 DEFAULT_BACKOFF = (0.5, 1.0, 2.0, 4.0, 8.0)
 CHUNK = 256 * 1024
 SPEED_WINDOW_S = 3.0
-
-
-# --------------------------------------------------------------------------------------------
-# Progress
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass
-
-
-class FileProgress:
-    filename: str
-    size: int | None
-    done: int = 0
-    state: str = "waiting"  # waiting | cached | downloading | verifying | done | failed | cancelled
-    resumed_from: int = 0
-    attempts: int = 0
-
-
-@dataclass
-
-
-class DownloadProgress:
-    """A snapshot for the page: overall and per-file. ``speed_bps`` over the last few seconds."""
-
-    files: list[FileProgress]
-    total_bytes: int  # known sizes
-    done_bytes: int  # on disk, fetched + cached + resumed
-    fetched_bytes: int  # over the network in this run
-    cached_bytes: int
-    speed_bps: float
-    eta_s: float | None
-    elapsed_s: float
-    unknown_sizes: int = 0
-
-    @property
-    def fraction(self) -> float | None:
-        """Share of the known bytes on disk; None while no size is known (an indeterminate bar)."""
-        if self.total_bytes <= 0:
-            return None
-        return min(1.0, self.done_bytes / self.total_bytes)
-
-    @property
-    def files_done(self) -> int:
-        return sum(1 for f in self.files if f.state in ("done", "cached"))
-
-
-@dataclass
-
-
-class DownloadResult:
-    paths: dict[str, Path]
-    downloaded_bytes: int  # fetched over the network in this run
-    from_cache_bytes: int  # complete files already in the cache
-    resumed_bytes: int  # partial files from an earlier run, continued
-    refetched: list[str] = field(default_factory=list)  # files fetched again after a bad hash
-    elapsed_s: float = 0.0
-    files: list[FileProgress] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------------------------
@@ -148,9 +119,9 @@ class _Transfer:
     meta_path: Path
     host: str
     meta: dict[str, Any] = field(default_factory=dict)  # {"url", "etag"} of the partial file's bytes
-    failures: int = 0  # attempts in a row that brought no byte
+    failures: int = 0  # attempts in a row that brought no real progress
     last_detail: str = ""
-    progressed: bool = False  # the current attempt wrote bytes
+    best_before: int = 0  # fp.best when the current attempt began
 
 
 class Downloader:
@@ -167,7 +138,9 @@ class Downloader:
                  proxies: dict[str, str] | None = None,
                  timeout: tuple[float, float] = DEFAULT_TIMEOUT, retries: int = DEFAULT_RETRIES,
                  backoff_s: Sequence[float] = DEFAULT_BACKOFF, progress_interval_s: float = 0.1,
-                 chunk_size: int = CHUNK) -> None:
+                 chunk_size: int = CHUNK, max_restarts: int = DEFAULT_MAX_RESTARTS,
+                 budget_factor: float = DEFAULT_BUDGET_FACTOR, max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+                 min_progress: int = MIN_PROGRESS) -> None:
         self.cache = cache
         self.parallel = max(1, parallel)
         self.progress = progress
@@ -179,12 +152,17 @@ class Downloader:
         self.backoff_s = tuple(backoff_s) or (0.0,)
         self.progress_interval_s = progress_interval_s
         self.chunk_size = chunk_size
+        self.max_restarts = max(0, max_restarts)
+        self.budget_factor = max(1.0, budget_factor)
+        self.max_attempts = max(1, max_attempts)
+        self.min_progress = max(1, min_progress)
         self._local = threading.local()
         self._lock = threading.Lock()
         self._stop = threading.Event()  # cancel, or a failure elsewhere
         self._responses: set[requests.Response] = set()
         self._fetched = 0
-        self._samples: collections.deque[tuple[float, int]] = collections.deque()
+        self._useful = 0  # bytes that took a file past the furthest point it had reached
+        self._samples: collections.deque[tuple[float, int, int]] = collections.deque()
         self._start = 0.0
 
     # --- public -------------------------------------------------------------------------------
@@ -199,6 +177,7 @@ class Downloader:
         self._start = time.monotonic()
         self._stop.clear()
         self._fetched = 0
+        self._useful = 0
         self._samples.clear()
         unique: dict[str, FileLike] = {}
         for f in files:
@@ -246,7 +225,7 @@ class Downloader:
         with self._lock:
             responses = list(self._responses)
         for resp in responses:
-            _abort(resp)
+            abort(resp)
 
     def _session(self) -> requests.Session:
         sess = getattr(self._local, "session", None)
@@ -264,40 +243,69 @@ class Downloader:
     def _count(self, n: int, fp: FileProgress) -> None:
         with self._lock:
             self._fetched += n
+            fp.fetched += n
             fp.done += n
+            if fp.done > fp.best:
+                self._useful += fp.done - max(fp.best, fp.done - n)
+                fp.best = fp.done
 
     def _emit(self, progress: dict[str, FileProgress]) -> None:
         now = time.monotonic()
         with self._lock:
-            fetched = self._fetched
+            fetched, useful = self._fetched, self._useful
             files = [FileProgress(**vars(p)) for p in progress.values()]
-        self._samples.append((now, fetched))
+        self._samples.append((now, fetched, useful))
         while len(self._samples) > 2 and now - self._samples[0][0] > SPEED_WINDOW_S:
             self._samples.popleft()
-        t0, b0 = self._samples[0]
-        speed = (fetched - b0) / (now - t0) if now - t0 > 0.2 else 0.0
+        speed, network = rates(self._samples)
         total = sum(f.size or 0 for f in files)
         done = sum(min(f.done, f.size) if f.size else f.done for f in files)
         cached = sum(f.size or f.done for f in files if f.state == "cached")
-        remaining = max(0, total - done)
-        eta = remaining / speed if speed > 0 else None
+        eta = max(0, total - done) / speed if speed > 0 else None
         snap = DownloadProgress(files, total, done, fetched, cached, speed, eta, now - self._start,
-                                unknown_sizes=sum(1 for f in files if f.size is None))
+                                unknown_sizes=sum(1 for f in files if f.size is None), network_bps=network,
+                                restarts=sum(f.restarts for f in files))
         if self.progress is not None:
             self.progress(snap)
 
     def _one(self, f: FileLike, fp: FileProgress, result: DownloadResult) -> None:
+        """One file: from the cache, or fetched under the file's lock (another install sharing
+        the cache may be fetching it: wait, then take it from the cache)."""
         self._check()
-        cached = self.cache.verified(f, self.cancel)
-        if cached is not None:
-            size = cached.stat().st_size
-            with self._lock:
-                fp.size = fp.size or size
-                fp.done = size
-                fp.state = "cached"
-                result.from_cache_bytes += size
-                result.paths[f.filename] = cached
+        if self._from_cache(f, fp, result):
             return
+        lock = cache_file_lock(self.cache.lock_path(f))
+
+        def waiting() -> None:
+            with self._lock:
+                fp.waiting_for_other = True
+
+        if not acquire_waiting(lock, lambda: self._stop.is_set() or self.cancel.is_set(), waiting):
+            raise _Stop()
+        try:
+            with self._lock:
+                fp.waiting_for_other = False
+            if self._from_cache(f, fp, result):  # the other install finished it meanwhile
+                return
+            self._fetch_checked(f, fp, result)
+        finally:
+            lock.release()
+
+    def _from_cache(self, f: FileLike, fp: FileProgress, result: DownloadResult) -> bool:
+        cached = self.cache.verified(f, self.cancel)
+        if cached is None:
+            return False
+        size = cached.stat().st_size
+        with self._lock:
+            fp.size = fp.size or size
+            fp.done = size
+            fp.state = "cached"
+            result.from_cache_bytes += size
+            result.paths[f.filename] = cached
+        return True
+
+    def _fetch_checked(self, f: FileLike, fp: FileProgress, result: DownloadResult) -> None:
+        """Fetch into the partial file, check the hash (once more on a mismatch), move it in."""
         for attempt in (1, 2):
             resumed = self._to_partial(f, fp)
             if attempt == 1:
@@ -309,7 +317,7 @@ class Downloader:
             if f.sha256 is not None and actual != f.sha256:
                 part.unlink(missing_ok=True)
                 with self._lock:
-                    fp.done = 0
+                    fp.done = fp.best = 0  # bad bytes were no progress: the new copy is
                 if attempt == 1:
                     with self._lock:
                         result.refetched.append(f.filename)
@@ -335,7 +343,7 @@ class Downloader:
         """Bring the partial file to the whole file. Returns the bytes it already had."""
         part = self.cache.partial(f)
         tr = _Transfer(f, fp, part, part.with_suffix(".json"), host=urlsplit(f.url).hostname or f.url)
-        tr.meta = _read_json(tr.meta_path)
+        tr.meta = read_json(tr.meta_path)
         if tr.meta.get("url") not in (None, f.url):
             # The same file (partials are named by its sha256) from another server: a mirror set
             # after a network failure. Its bytes are still good -- the hash check at the end
@@ -345,6 +353,7 @@ class Downloader:
         with self._lock:
             fp.resumed_from = start_size
             fp.done = start_size
+            fp.best = max(fp.best, start_size)
         if urlsplit(f.url).scheme == "file":
             self._copy_local(f, fp, part)
             return 0
@@ -356,9 +365,41 @@ class Downloader:
             if f.size is not None and offset > f.size:
                 part.unlink(missing_ok=True)
                 offset = 0
+            self._within_budget(tr, starting=True)
             resp = self._request(tr, offset)
             if resp is not None and self._receive_guarded(tr, resp, offset):
                 return start_size
+
+    def _budget(self, size: int | None) -> int | None:
+        if size is None:
+            return None
+        return max(int(size * self.budget_factor), size + BUDGET_SLACK)
+
+    def _within_budget(self, tr: _Transfer, starting: bool = False) -> None:
+        """Stop this file when its budget is spent: bytes (``budget_factor`` × its size) or, before
+        a new connection, ``max_attempts`` connections. The server's failure to resume is named
+        when it is the reason; what arrived stays in the partial file."""
+        fp = tr.fp
+        budget = self._budget(tr.f.size if tr.f.size is not None else fp.size)
+        over_bytes = budget is not None and fp.fetched > budget
+        over_attempts = starting and fp.attempts >= self.max_attempts
+        if not (over_bytes or over_attempts):
+            return
+        fp.state = "failed"
+        if fp.restarts:
+            raise ResumeUnsupported(tr.host, tr.f.url, tr.f.filename, fp.fetched, fp.size, fp.restarts)
+        raise DownloadGaveUp(tr.host, tr.f.url, tr.f.filename, fp.fetched, fp.size, fp.attempts)
+
+    def _restarted(self, tr: _Transfer) -> None:
+        """The server sent the file from byte 0 although we asked to resume (or the range went
+        wrong): one restart more; past ``max_restarts`` the server cannot resume on this link."""
+        fp = tr.fp
+        with self._lock:
+            fp.restarts += 1
+            fp.done = 0
+        if fp.restarts > self.max_restarts:
+            fp.state = "failed"
+            raise ResumeUnsupported(tr.host, tr.f.url, tr.f.filename, fp.fetched, fp.size, fp.restarts)
 
     def _request(self, tr: _Transfer, offset: int) -> requests.Response | None:
         """GET the file from ``offset`` (a Range request, If-Range on the ETag we saw). None when
@@ -370,11 +411,12 @@ class Downloader:
                 headers["If-Range"] = tr.meta["etag"]
         tr.fp.state = "downloading"
         tr.fp.attempts += 1
+        tr.best_before = tr.fp.best
         try:
             return self._session().get(tr.f.url, headers=headers, stream=True, timeout=self.timeout)
         except (requests.ConnectionError, requests.Timeout) as exc:
             self._check()
-            self._failed(tr, _short(exc), exc)
+            self._failed(tr, short(exc), exc)
             return None
 
     def _failed(self, tr: _Transfer, detail: str, exc: BaseException | None = None) -> None:
@@ -388,20 +430,24 @@ class Downloader:
 
     def _receive_guarded(self, tr: _Transfer, resp: requests.Response, offset: int) -> bool:
         """:meth:`_receive`, with the response closable by :meth:`_halt` and a dropped connection
-        turned into a retry (at once when bytes arrived, else after a back-off)."""
+        turned into a retry: at once when the attempt brought new bytes (at least
+        ``min_progress`` past the furthest point reached), else after a back-off."""
         with self._lock:
             self._responses.add(resp)
-        tr.progressed = False
         try:
             return self._receive(tr, resp, offset)
         except (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError,
                 urllib3.exceptions.HTTPError, ConnectionError, TimeoutError) as exc:
             self._check()
-            if tr.progressed:
+            if tr.fp.restarts >= self.max_restarts:  # it broke again: asking once more starts at 0 again
+                tr.fp.state = "failed"
+                raise ResumeUnsupported(tr.host, tr.f.url, tr.f.filename, tr.fp.fetched, tr.fp.size,
+                                        tr.fp.restarts) from exc
+            if tr.fp.best - tr.best_before >= self.min_progress:
                 tr.failures = 0
-                tr.last_detail = _short(exc)
+                tr.last_detail = short(exc)
             else:
-                self._failed(tr, _short(exc), exc)
+                self._failed(tr, short(exc), exc)
             return False
         except _Stop:
             tr.fp.state = "cancelled"
@@ -422,10 +468,11 @@ class Downloader:
         again (the server said the range is wrong, or is busy)."""
         f, fp = tr.f, tr.fp
         if resp.status_code == 416 and offset:
-            total = _content_range_total(resp.headers.get("Content-Range", ""))
+            total = content_range_total(resp.headers.get("Content-Range", ""))
             if total is not None and offset == total:
                 return True
             tr.part.unlink(missing_ok=True)
+            self._restarted(tr)
             return False
         if resp.status_code in (429, 500, 502, 503, 504):
             self._failed(tr, f"HTTP {resp.status_code}")
@@ -433,17 +480,24 @@ class Downloader:
         if resp.status_code not in (200, 206):
             fp.state = "failed"
             raise HttpStatusError(tr.host, f.url, resp.status_code, f.filename)
-        append = resp.status_code == 206 and _content_range_start(resp.headers.get("Content-Range", "")) == offset
+        start = content_range_start(resp.headers.get("Content-Range", ""))
+        if resp.status_code == 206 and start != offset:  # a range we did not ask for: start clean
+            tr.part.unlink(missing_ok=True)
+            self._restarted(tr)
+            return False
+        append = resp.status_code == 206
         if not append:
+            if offset:  # asked to resume, got the whole file: the bytes we had are fetched again
+                self._restarted(tr)
             offset = 0
             with self._lock:
                 fp.done = 0
         etag = resp.headers.get("ETag")
         if etag and etag != tr.meta.get("etag") or tr.meta.get("url") != f.url:
             tr.meta = {"url": f.url, "etag": etag}
-            _write_json(tr.meta_path, tr.meta)
+            write_json(tr.meta_path, tr.meta)
         if fp.size is None:
-            total = _content_range_total(resp.headers.get("Content-Range", "")) if append else None
+            total = content_range_total(resp.headers.get("Content-Range", "")) if append else None
             length = resp.headers.get("Content-Length", "")
             if total is None and length.isdigit():
                 total = int(length) + (offset if append else 0)
@@ -458,12 +512,12 @@ class Downloader:
     def _write_body(self, tr: _Transfer, resp: requests.Response, append: bool) -> None:
         try:
             with open(tr.part, "ab" if append else "wb") as fh:
-                for chunk in _body_chunks(resp, self.chunk_size):
+                for chunk in body_chunks(resp, self.chunk_size):
                     self._check()
                     if chunk:
                         fh.write(chunk)
-                        tr.progressed = True
                         self._count(len(chunk), tr.fp)
+                        self._within_budget(tr)
         except OSError as exc:
             if exc.errno == errno.ENOSPC:
                 tr.fp.state = "failed"
@@ -496,77 +550,4 @@ class Downloader:
             raise _Stop()
 
 
-def _abort(resp: requests.Response) -> None:
-    """End a response now, even while another thread is blocked reading it.
-
-    Closing the file object does not wake a ``recv`` that is already waiting (a stalled
-    server); shutting the socket down does, on every OS. urllib3 keeps the socket on the
-    response's connection (a private attribute, looked up defensively); without it, close.
-    """
-    conn = getattr(resp.raw, "_connection", None)
-    sock = getattr(conn, "sock", None)
-    if sock is None:
-        fp = getattr(getattr(getattr(resp.raw, "_fp", None), "fp", None), "raw", None)
-        sock = getattr(fp, "_sock", None)
-    if sock is not None:
-        try:
-            sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass  # already closed by the other side
-    resp.close()
-
-
-def _body_chunks(resp: requests.Response, size: int):
-    """The body as it arrives, every byte of it.
-
-    ``iter_content`` (urllib3's ``read(amt)``) fills a buffer of ``amt`` bytes from several
-    reads and loses what it had gathered when the connection drops in the middle, so a resume
-    would ask again for bytes that already arrived. ``read1`` returns each read's bytes at once:
-    a cut costs nothing. (urllib3 1.x has no ``read1``; there ``iter_content`` is used.)
-    """
-    read1 = getattr(resp.raw, "read1", None)
-    if read1 is None:
-        yield from resp.iter_content(size)
-        return
-    while True:
-        data = read1(size, decode_content=False)
-        if not data:
-            return
-        yield data
-
-
-def _short(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
-    return text if len(text) <= 240 else text[:237] + "..."
-
-
-def _content_range_start(value: str) -> int | None:
-    # "bytes 100-199/1000"
-    try:
-        return int(value.split()[1].split("-")[0])
-    except (IndexError, ValueError):
-        return None
-
-
-def _content_range_total(value: str) -> int | None:
-    try:
-        total = value.rsplit("/", 1)[1]
-    except IndexError:
-        return None
-    return int(total) if total.isdigit() else None
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    write_atomic(path, json.dumps(data), suffix=".tmp", mkdir=True)
-
-
-__all__ = ["DownloadProgress", "DownloadResult", "Downloader", "FileProgress"]
+__all__ = ["Downloader"]  # the first: re-exported

@@ -62,6 +62,44 @@ class DiskFullError(DownloadError):
         self.folder = folder
 
 
+class ResumeUnsupported(DownloadError):
+    """The server answers a ``Range`` request with the whole file (as ``python -m http.server``
+    and many mirrors do), and the connection broke again before the file was complete. Every
+    retry starts again from byte 0, so retrying more would only fetch the same bytes again:
+    the download stops and says why, instead of looping for ever."""
+
+    kind = "no-resume"
+
+    def __init__(self, host: str, url: str, filename: str, fetched: int, size: int | None, restarts: int) -> None:
+        from wizard.core.install.plan import format_bytes
+
+        super().__init__(msg("install.error.no_resume", host=host, file=filename, fetched=format_bytes(fetched),
+                             size=format_bytes(size), restarts=restarts), filename)
+        self.host = host
+        self.url = url
+        self.fetched = fetched
+        self.size = size
+        self.restarts = restarts
+
+
+class DownloadGaveUp(DownloadError):
+    """The file's budget is spent -- bytes over the network or connections -- and it is still not
+    complete: the link keeps breaking. What arrived stays in the partial file for the next try."""
+
+    kind = "network"
+
+    def __init__(self, host: str, url: str, filename: str, fetched: int, size: int | None, attempts: int) -> None:
+        from wizard.core.install.plan import format_bytes
+
+        super().__init__(msg("install.error.gave_up", host=host, file=filename, fetched=format_bytes(fetched),
+                             size=format_bytes(size), attempts=attempts), filename)
+        self.host = host
+        self.url = url
+        self.fetched = fetched
+        self.size = size
+        self.attempts = attempts
+
+
 class DownloadCancelled(DownloadError):
     kind = "cancelled"
 
@@ -69,4 +107,5 @@ class DownloadCancelled(DownloadError):
         super().__init__(msg("install.cancelled"))
 
 
-__all__ = ["DownloadError", "NetworkError", "HttpStatusError", "HashMismatch", "DiskFullError", "DownloadCancelled"]
+__all__ = ["DownloadError", "NetworkError", "HttpStatusError", "HashMismatch", "DiskFullError", "DownloadCancelled",
+           "DownloadGaveUp", "ResumeUnsupported"]

@@ -32,7 +32,7 @@ from wizard.core.base.host import Host, RealHost
 from wizard.core.base.i18n import Message, msg
 from wizard.core.base.process import ProcessResult, ProcessSpec
 from wizard.core.install.cache import WheelCache
-from wizard.core.install.download import DownloadProgress
+from wizard.core.install.download_progress import DownloadProgress
 from wizard.core.install.environments import EnvTarget
 from wizard.core.install.plan import InstallPlan, pip_child_env, pip_command
 from wizard.core.install.preflight import PreflightResult
@@ -309,12 +309,26 @@ class JobState:
         self.log(f"!! {error.message.text(self.lang)}")
         if error.detail:
             self.log(error.detail)
+        self._record_failure(step, error)
+
+    def step_crashed(self, step: Step, error: StepError) -> None:
+        """A bug in a step (it propagates to the caller, which tells it): the state records the
+        failure, so it never stays "running" and Resume is offered."""
+        self._record_failure(step, error)
+
+    def step_refused(self, error: StepError) -> None:
+        """The run could not start (another install holds the environment): said, and nothing
+        recorded -- the state belongs to the run that is going on."""
+        self.failure = error
+        self.log(f"!! {error.message.text(self.lang)}")
+
+    def _record_failure(self, step: Step, error: StepError) -> None:
         if self.state is not None:
             self.state.status = STATUS_FAILED
             self.state.failed_step = step.id
             self.state.error = error.message.text("en")
             self.state.error_kind = error.kind
-            self.store.save(self.state)
+            self._save_state()
 
     def step_cancelled(self, step: Step) -> None:
         self.log("!! " + msg("install.cancelled").text(self.lang))
@@ -323,7 +337,15 @@ class JobState:
             self.state.failed_step = step.id
             self.state.error = None
             self.state.error_kind = "cancelled"
+            self._save_state()
+
+    def _save_state(self) -> None:
+        """Save the state while reporting an end; never raises. Where even that fails (the disk
+        is full), the file keeps "running" with the lock free: the store reads it as interrupted."""
+        try:
             self.store.save(self.state)
+        except OSError as exc:
+            self.log(f"!! {exc}")
 
     def recovery_options(self) -> list[str]:
         return self.state.options() if self.state is not None else []

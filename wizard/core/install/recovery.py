@@ -13,6 +13,10 @@ before -- where its ``pip freeze`` was saved before anything changed. From that:
   ``conda-meta``): a folder the student chose that held other things is never deleted.
 * **Restore** puts an existing environment's previous packages back: what the install added
   is uninstalled, what it replaced is reinstalled at the saved version.
+
+A state that says "running" while nobody holds the environment's lock (:mod:`~wizard.core.install.locks`)
+is from a run that died without a word (killed, a power cut, a disk too full to take the state
+file): the store reads it as failed -- interrupted -- so Resume is offered, never a spinner.
 """
 
 from __future__ import annotations
@@ -31,9 +35,11 @@ from packaging.utils import canonicalize_name
 
 from wizard.core.base.files import replace_file, write_atomic
 from wizard.core.base.host import Host
+from wizard.core.base.i18n import msg
 from wizard.core.base.schema import check_schema, split_schema
 from wizard.core.install.env_commands import conda_remove_argv
 from wizard.core.install.environments import INCOMPLETE_MARKER, EnvTarget
+from wizard.core.install.locks import EnvLock, env_busy
 
 STATE_SCHEMA = "gpu-setup-wizard/env-state@1.0"
 APP_NAME = "gpu-setup-wizard"
@@ -128,6 +134,21 @@ class StateStore:
     def freeze_path_for(self, env_path: str) -> Path:
         return self.root / f"{env_key(env_path)}.freeze.txt"
 
+    def lock_path_for(self, env_path: str) -> Path:
+        return self.root / "locks" / f"{env_key(env_path)}.lock"
+
+    def lock(self, env_path: str) -> EnvLock:
+        """The environment's install lock (held by :func:`~wizard.core.install.runner.run_steps`)."""
+        return EnvLock(self.lock_path_for(env_path), env_path)
+
+    def _settled(self, state: EnvState) -> EnvState:
+        """A "running" state whose lock nobody holds: the run died; say so (resumable)."""
+        if state.status == STATUS_RUNNING and not env_busy(self.lock_path_for(state.env_path)):
+            state.status = STATUS_FAILED
+            state.error_kind = "interrupted"
+            state.error = msg("install.error.interrupted").text("en")
+        return state
+
     def load(self, env_path: str) -> EnvState | None:
         try:
             with open(self.path_for(env_path), encoding="utf-8") as fh:
@@ -137,8 +158,8 @@ class StateStore:
         except (OSError, ValueError):
             return None  # unreadable: treated as no record; the marker still protects the folder
         try:
-            return EnvState.from_json(data)
-        except (TypeError, ValueError):
+            return self._settled(EnvState.from_json(data))
+        except (TypeError, ValueError, AttributeError):
             return None
 
     def save(self, state: EnvState) -> None:
@@ -173,8 +194,8 @@ class StateStore:
         for path in sorted(self.root.glob("*.json")):
             try:
                 with open(path, encoding="utf-8") as fh:
-                    out.append(EnvState.from_json(json.load(fh)))
-            except (OSError, ValueError, TypeError):
+                    out.append(self._settled(EnvState.from_json(json.load(fh))))
+            except (OSError, ValueError, TypeError, AttributeError):
                 continue
         return out
 

@@ -11,6 +11,15 @@ decoded with the locale's code page) and a Python step in place -- and afterward
 which keep the recovery state (:mod:`wizard.core.install.recovery`) up to date. Cancel stops a
 child cleanly: terminate, then kill, then the child's whole process tree.
 
+Never two at once, never stuck at "running": the loop holds the environment's lock
+(:mod:`wizard.core.install.locks`) while it runs, so a second install into the same environment
+is refused at once with a sentence saying one is running, and touches nothing. Every OSError a
+step meets (a full disk writing the state file or the cache index, a folder made read-only) is
+recorded like any failure -- the state says "failed" at that step and Resume continues -- and
+a bug in a step is recorded before it propagates. A run that dies without a word (SIGKILL)
+leaves "running" on disk with its lock free, which :class:`~wizard.core.install.recovery.StateStore`
+reads as interrupted.
+
 Where the rest lives: the step vocabulary, the job's options and state in
 :mod:`~wizard.core.install.job`, the output parsers in :mod:`~wizard.core.install.parsers`,
 what each step does in :mod:`~wizard.core.install.actions`; here, :class:`InstallJob` puts
@@ -19,8 +28,10 @@ those steps in order.
 
 from __future__ import annotations
 
+import errno
 import os
 import threading
+import traceback
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
@@ -29,6 +40,7 @@ from wizard.core.base.i18n import msg
 from wizard.core.base.process import LineDecoder, ProcessResult, ProcessSpec, child_env, kill_tree
 from wizard.core.base.process import run_process as _run_child
 from wizard.core.install import actions as act
+from wizard.core.install.download_http import short
 from wizard.core.install.environments import CREATOR_UV, EnvTarget
 from wizard.core.install.job import (
     STEP_CREATE,
@@ -52,6 +64,7 @@ from wizard.core.install.job import (
     StepError,
     StepProgress,
 )
+from wizard.core.install.locks import InstallBusy
 from wizard.core.install.parsers import ResolveParser, UvPythonParser
 from wizard.core.install.plan import InstallPlan, installed_argv, parse_installed
 from wizard.core.install.recovery import STATUS_COMPLETE
@@ -138,13 +151,32 @@ def run_steps(job: InstallJob, steps: Sequence[Step] | None = None, *,
               cancel: threading.Event | None = None, hooks: StepHooks | None = None) -> bool:
     """Run the steps in order on this thread. True when every step succeeded.
 
-    A :class:`StepError` stops the run (``job.failure`` holds it); a cancel stops it with the
-    recovery state saved. The log goes to ``job.on_log``. Any other exception (a bug in a
-    step) propagates, after ``hooks.ended(step, "failed")``.
+    A :class:`StepError` or an OSError stops the run (``job.failure`` holds it); a cancel stops
+    it with the recovery state saved; another install holding the environment's lock stops it
+    before anything is touched (``job.failure.kind == "busy"``). The log goes to ``job.on_log``.
+    Any other exception (a bug in a step) is recorded in the state and propagates, after
+    ``hooks.ended(step, "failed")``.
     """
     steps = list(steps) if steps is not None else job.steps()
-    cancel = cancel or threading.Event()
-    hooks = hooks or StepHooks()
+    first = steps[0].id if steps else STEP_PREPARE
+    lock = job.store.lock(job.target.path or job.target.name or "target")
+    try:
+        lock.acquire()
+    except InstallBusy as exc:
+        job.step_refused(StepError(first, exc.message, "busy"))
+        return False
+    except OSError as exc:  # the state folder cannot even hold a lock file
+        job.step_refused(os_failure(first, exc))
+        return False
+    try:
+        return _run_all(job, steps, on_progress, cancel or threading.Event(), hooks or StepHooks())
+    finally:
+        lock.release()
+
+
+def _run_all(job: InstallJob, steps: list[Step], on_progress: Callable[[Progress], None] | None,
+             cancel: threading.Event, hooks: StepHooks) -> bool:
+    """The loop of :func:`run_steps`, with the environment's lock held."""
     for index, step in enumerate(steps):
         if cancel.is_set():
             job.step_cancelled(step)
@@ -171,11 +203,12 @@ def run_steps(job: InstallJob, steps: Sequence[Step] | None = None, *,
 
 def _run_one(job: InstallJob, step: Step, report: Callable[[StepProgress | None], None],
              cancel: threading.Event, hooks: StepHooks) -> str:
-    """One step, start to end: its outcome word, with the job's lifecycle calls made."""
-    job.step_started(step)
-    hooks.start(step)
-    report(None)
+    """One step, start to end: its outcome word, with the job's lifecycle calls made (inside the
+    guard: a state file that cannot be written is this step's failure, not a traceback)."""
     try:
+        job.step_started(step)
+        hooks.start(step)
+        report(None)
         if isinstance(step, ProcessStep):
             spec = step.command(job)
             job.log("$ " + " ".join(_quote(a) for a in spec.argv))
@@ -190,22 +223,37 @@ def _run_one(job: InstallJob, step: Step, report: Callable[[StepProgress | None]
             step.finish(job, run_step_process(spec, on_line, cancel), parser)
         elif isinstance(step, PythonStep):
             step.run(StepContext(job, report, job.log, cancel))
+        job.step_succeeded(step)
     except JobCancelled:
         job.step_cancelled(step)
         return "cancelled"
     except StepError as exc:
         job.step_failed(step, exc)
         return "failed"
+    except OSError as exc:
+        job.step_failed(step, os_failure(step.id, exc))
+        return "failed"
     except KeyboardInterrupt:
         cancel.set()
         job.step_cancelled(step)
         hooks.end(step, "cancelled")
         raise
-    except BaseException:
+    except BaseException as exc:
+        job.step_crashed(step, StepError(step.id, msg("install.error.unexpected", step=step.title,
+                                                      detail=short(exc)), "internal", traceback.format_exc()))
         hooks.end(step, "failed")
         raise
-    job.step_succeeded(step)
     return "succeeded"
+
+
+def os_failure(step_id: str, exc: OSError) -> StepError:
+    """An OSError met in a step, as a failure the student can act on: a full disk says so (free
+    space, then resume); anything else names the system's refusal and the file."""
+    key = "install.error.os_disk_full" if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)) \
+        else "install.error.os"
+    kind = "disk" if key.endswith("disk_full") else "os"
+    return StepError(step_id, msg(key, step=msg(f"install.step.{step_id}"), detail=short(exc)), kind,
+                     traceback.format_exc())
 
 
 def _quote(arg: str) -> str:
