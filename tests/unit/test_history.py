@@ -129,6 +129,7 @@ def test_write_is_atomic_a_failed_rename_leaves_nothing_behind(tmp_path, monkeyp
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", failing_replace)
+    monkeypatch.setattr(os, "link", failing_replace)  # the name is claimed with a hard link, else a replace
     result = store.save(snap(minutes=5))
     assert not result.ok and "No space left on device" in result.error.text("en")
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # no temp file, no partial file

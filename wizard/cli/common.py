@@ -58,16 +58,17 @@ def print_json(doc: Any) -> None:
     print(json.dumps(doc, ensure_ascii=False, indent=2))
 
 
-def read_input(path: str) -> str:
-    """FILE, or stdin for '-', decoded as the console or editor that saved it wrote it."""
-    if path == "-":
-        data = sys.stdin.buffer.read()
-    else:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    from wizard.core.base.host import decode_output
+def read_input(path: str, lang: str | None = None) -> str:
+    """FILE, or stdin for '-', decoded as the console or editor that saved it wrote it (UTF-16
+    from PowerShell, a UTF-8 BOM, cp949), at most a few MB: a longer input is cut, and a line on
+    stderr says so. Raises OSError."""
+    from wizard.core.base.user_input import read_user_text
 
-    return decode_output(data)
+    read = read_user_text(path)
+    notice = read.cut_notice("stdin" if path == "-" else os.path.basename(path))
+    if notice is not None:
+        say(notice.text(lang or detect_lang()))
+    return read.text
 
 
 def target_python(path: str) -> str | None:

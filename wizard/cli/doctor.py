@@ -65,7 +65,7 @@ def _read_smi_file(path: str, lang: str) -> Any:
     from wizard.core.machine.detect import UnreadableInput, detection_from_smi_text
 
     try:
-        text = read_input(path)
+        text = read_input(path, lang)
     except OSError as exc:
         return error(t("cli.error.cannot_read", lang, path=path, error=exc.strerror or exc))
     if not text.strip():
@@ -79,15 +79,10 @@ def _read_smi_file(path: str, lang: str) -> Any:
 # ---------------------------------------------------------------------------------------------
 # doctor --explain FILE|-
 # ---------------------------------------------------------------------------------------------
-def read_pasted(path: str) -> str:
+def read_pasted(path: str, lang: str | None = None) -> str:
     """The text of FILE, or of stdin for '-', decoded as a Windows console or editor saved it
-    (UTF-16 from PowerShell, cp949 from a Korean console). Raises OSError."""
-    from wizard.core.diagnosis.explain import decode_pasted
-
-    if path == "-":
-        return decode_pasted(sys.stdin.buffer.read())
-    with open(path, "rb") as fh:
-        return decode_pasted(fh.read())
+    (UTF-16 from PowerShell, cp949 from a Korean console), at most a few MB. Raises OSError."""
+    return read_input(path, lang)
 
 
 def explain_text(text: str, lang: str | None = None) -> tuple[list[Any], ExitStatus]:
@@ -118,7 +113,7 @@ def explain_json(findings: list[Any], lang: str) -> dict[str, Any]:
 def cmd_explain(path: str, lang: str, as_json: bool = False) -> ExitStatus:
     """All of ``doctor --explain FILE|-``: read, recognise, print. Returns the exit status."""
     try:
-        text = read_pasted(path)
+        text = read_pasted(path, lang)
     except OSError as exc:
         return error(t("cli.error.cannot_read", lang, path=path, error=exc.strerror or exc))
     findings, status = explain_text(text, lang)

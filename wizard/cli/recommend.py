@@ -51,15 +51,19 @@ def recommend_for(args: argparse.Namespace, lang: str) -> Any:
                     index_url=args.index_url)
     if args.from_doctor:
         from wizard.core.base.schema import SchemaError
+        from wizard.core.base.typed import DocumentTypeError
         from wizard.core.machine.doctor import load_doctor_json
         from wizard.core.machine.doctor_import import detection_from_doctor_json
         from wizard.core.recommend.choose_python import choose_python
 
         try:
-            doc = load_doctor_json(read_input(args.from_doctor))
-        except (OSError, SchemaError) as exc:
-            return error(t("recommend.cli.bad_from_doctor", lang, path=args.from_doctor, error=exc))
-        return choose_python(detection_from_doctor_json(doc), wishes, args.python).recommendation, None
+            doc = load_doctor_json(read_input(args.from_doctor, lang))
+            detection = detection_from_doctor_json(doc)
+        except OSError as exc:
+            return error(t("recommend.cli.bad_from_doctor", lang, path=args.from_doctor, error=exc.strerror or exc))
+        except (SchemaError, DocumentTypeError) as exc:
+            return error(t("recommend.cli.bad_from_doctor", lang, path=args.from_doctor, error=exc.text(lang)))
+        return choose_python(detection, wishes, args.python).recommendation, None
     if args.os or args.driver or args.gpu_cc:
         return recommend(what_if_facts(args), wishes), None
     from wizard.app import detect as app_detect

@@ -10,7 +10,6 @@ import cannot drift apart in what they accept or in what they tell the student.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Mapping
 
 from wizard.core.base.i18n import MessageError, msg
@@ -52,8 +51,12 @@ def check_schema(doc: Any, expected_name: str, supported_major: str | int,
 def load_schema_json(text: str | bytes, expected_name: str, supported_major: str | int,
                      error: type[SchemaError] = SchemaError) -> dict[str, Any]:
     """Parse ``text`` as JSON and :func:`check_schema` it; the document is returned."""
+    from wizard.core.base.user_input import UserInputError, loads_user_json
+
     try:
-        doc = json.loads(text)
+        doc = loads_user_json(text)
+    except UserInputError as exc:
+        raise error(exc.message) from exc
     except ValueError as exc:
         raise error(msg("schema.not_json", error=str(exc))) from exc
     check_schema(doc, expected_name, supported_major, error)

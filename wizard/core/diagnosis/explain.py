@@ -17,7 +17,6 @@ whitespace is collapsed, so a console that hard-wraps long lines does not hide a
 from __future__ import annotations
 
 import bisect
-import codecs
 import json
 import re
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from packaging.version import Version
 
 from wizard.core.base.i18n import msg
 from wizard.core.base.resources import load_json
+from wizard.core.base.user_input import decode_user_bytes
 from wizard.core.diagnosis.facts import parse_conda_list, parse_pip_list
 from wizard.core.diagnosis.model import Diagnosis, action_for, driver_vs_build
 from wizard.core.machine.nvidia_smi.values import cuda_version_from_int
@@ -45,23 +45,7 @@ SCOPE_TEXT = "text"
 # ---------------------------------------------------------------------------------------------
 # Reading and cleaning what was pasted
 # ---------------------------------------------------------------------------------------------
-def decode_pasted(data: bytes) -> str:
-    """Bytes of a saved paste → text: BOMs, UTF-16 (PowerShell 5's ``>`` writes UTF-16 LE),
-    UTF-8, then Korean Windows' cp949, then UTF-8 with replacements. Never raises."""
-    if not data:
-        return ""
-    for bom, enc in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
-        if data.startswith(bom):
-            return data.decode(enc, errors="replace")
-    sample = data[:4000]
-    if len(sample) >= 4 and sample[1::2].count(0) > len(sample) // 4 and sample[0::2].count(0) < len(sample) // 16:
-        return data.decode("utf-16-le", errors="replace")
-    for enc in ("utf-8", "cp949"):
-        try:
-            return data.decode(enc)
-        except UnicodeDecodeError:
-            continue
-    return data.decode("utf-8", errors="replace")
+decode_pasted = decode_user_bytes  # the one decoder of user files lives in wizard.core.base.user_input
 
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")

@@ -7,8 +7,9 @@ scope), and the benchmark's headline numbers when a benchmark ran.
 
 Files live in ``<user data dir>/gpu-setup-wizard/history`` (platformdirs; ``GSW_DATA_DIR`` or the
 ``root`` argument overrides it, for tests and portable installs), one file per run, named by the
-UTC time. Writes are atomic (a temporary file in the same folder, then :func:`os.replace`), so a
-crash leaves either the old state or the new file, never half a file. Reading is forgiving: a
+UTC time. Writes are atomic and race-free: a complete temporary file in the same folder gets its
+final name with :func:`os.link`, which fails when the name is taken, so concurrent saves in the same
+second each get their own file, and a crash leaves either the old state or the new file, never half a file. Reading is forgiving: a
 corrupt, truncated, foreign or newer-schema file is skipped with a warning and left untouched
 (a newer wizard may own it); a folder that cannot be written gives a clear message and the run
 goes on.
@@ -20,14 +21,17 @@ import datetime as _dt
 import json
 import logging
 import os
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from wizard import __version__
-from wizard.core.base.files import write_atomic
+from wizard.core.base.files import fsync_dir, replace_file
 from wizard.core.base.i18n import Message, MessageError, msg
 from wizard.core.base.schema import SchemaError, check_schema
+from wizard.core.base.typed import build
+from wizard.core.base.user_input import loads_user_json, read_bounded
 from wizard.core.diagnosis.facts import TorchFacts
 from wizard.core.diagnosis.model import SCOPE_DETECTION, Diagnosis
 from wizard.core.machine.models import STATUS_VERSION_MISMATCH, Detection, Finding, to_jsonable
@@ -42,6 +46,7 @@ FILE_PREFIX = "snapshot-"
 FILE_SUFFIX = ".json"
 TEMP_PREFIX = ".tmp-"
 MAX_FILE_BYTES = 4 * 1024 * 1024  # a snapshot is a few kB; anything this big is not ours
+MAX_SAME_SECOND = 10_000  # names tried for saves within one second before giving up
 
 
 # ---------------------------------------------------------------------------------------------
@@ -149,36 +154,61 @@ class Snapshot:
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any]) -> "Snapshot":
-        """A snapshot from a checked document; raises ValueError/TypeError/KeyError when malformed."""
+        """A snapshot from a checked document. Every value is checked against its type on the way
+        in (:mod:`wizard.core.base.typed`), so a file with ``"name": 5`` or ``"params": [1, 2]`` is
+        skipped here instead of breaking ``history list/show/diff`` later. Raises ValueError."""
         check_snapshot_schema(doc)
-        system = doc.get("system") or {}
-        nvidia = doc.get("nvidia") or {}
-        env = doc.get("env") or {}
-        if not isinstance(doc.get("time"), str):
-            raise ValueError("snapshot without a time")
-        gpus = [GpuSummary(**_known(GpuSummary, g)) for g in nvidia.get("gpus") or []]
-        findings = [FindingSummary(**_known(FindingSummary, f)) for f in doc.get("findings") or []]
-        bench = {str(k): BenchHeadline(**_known(BenchHeadline, v)) for k, v in (doc.get("benchmark") or {}).items()}
-        for b in bench.values():
-            b.value = float(b.value)
+        part = build(_SnapshotDoc, doc)
+        system, nvidia, env = part.system or _SystemPart(), part.nvidia or _NvidiaPart(), part.env or _EnvPart()
+        torch = build(TorchFacts, doc["torch"], "torch") if isinstance(doc.get("torch"), Mapping) else None
         return cls(
-            time=doc["time"], os=str(system.get("os") or "unknown"), os_pretty=system.get("os_pretty"),
-            os_version=system.get("os_version"), os_build=system.get("os_build"), arch=system.get("arch"),
-            is_wsl=bool(system.get("is_wsl")), wsl_version=system.get("wsl_version"),
-            nvidia_status=str(nvidia.get("status") or "no-driver"), driver_version=nvidia.get("driver_version"),
-            cuda_version=nvidia.get("cuda_version"), pending_driver_version=nvidia.get("pending_driver_version"),
-            gpus=gpus, torch=TorchFacts.from_json(doc.get("torch")), env_path=env.get("path"),
-            python_version=env.get("python_version"), findings=findings,
-            scopes=[str(s) for s in doc.get("scopes") or [SCOPE_DETECTION]], benchmark=bench,
-            generator=str(doc.get("generator") or ""),
+            time=part.time, os=system.os or "unknown", os_pretty=system.os_pretty, os_version=system.os_version,
+            os_build=system.os_build, arch=system.arch, is_wsl=bool(system.is_wsl), wsl_version=system.wsl_version,
+            nvidia_status=nvidia.status or "no-driver", driver_version=nvidia.driver_version,
+            cuda_version=nvidia.cuda_version, pending_driver_version=nvidia.pending_driver_version,
+            gpus=nvidia.gpus, torch=torch, env_path=env.path, python_version=env.python_version,
+            findings=part.findings or [], scopes=part.scopes or [SCOPE_DETECTION], benchmark=part.benchmark or {},
+            generator=part.generator or "",
         )
 
 
-def _known(cls: type, data: Any) -> dict[str, Any]:
-    if not isinstance(data, Mapping):
-        raise TypeError(f"expected an object for {cls.__name__}")
-    names = set(cls.__dataclass_fields__)  # type: ignore[attr-defined]
-    return {k: v for k, v in data.items() if k in names}
+# The document's shape, for typed loading (the JSON groups what the Snapshot keeps flat).
+@dataclass
+class _SystemPart:
+    os: str | None = None
+    os_pretty: str | None = None
+    os_version: str | None = None
+    os_build: str | None = None
+    arch: str | None = None
+    is_wsl: bool | None = None
+    wsl_version: int | None = None
+
+
+@dataclass
+class _NvidiaPart:
+    status: str | None = None
+    driver_version: str | None = None
+    cuda_version: str | None = None
+    pending_driver_version: str | None = None
+    gpus: list[GpuSummary] = field(default_factory=list)
+
+
+@dataclass
+class _EnvPart:
+    path: str | None = None
+    python_version: str | None = None
+
+
+@dataclass
+class _SnapshotDoc:
+    time: str
+    system: _SystemPart | None = None
+    nvidia: _NvidiaPart | None = None
+    env: _EnvPart | None = None
+    findings: list[FindingSummary] | None = None
+    scopes: list[str] | None = None
+    benchmark: dict[str, BenchHeadline] | None = None
+    generator: str | None = None
 
 
 def check_snapshot_schema(doc: Any) -> str:
@@ -292,37 +322,80 @@ class HistoryStore:
         self.warnings: list[Message] = []
 
     # --- writing -------------------------------------------------------------------------------
-    def _new_path(self, snapshot: Snapshot) -> Path:
+    def _candidates(self, snapshot: Snapshot) -> Iterator[Path]:
+        """The names this snapshot may take: its UTC second, then ``-2``, ``-3``, … (bounded)."""
         when = snapshot.when or _dt.datetime.now(_dt.timezone.utc)
         if when.tzinfo is None:
             when = when.replace(tzinfo=_dt.timezone.utc)
         stamp = when.astimezone(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-        path = self.root / f"{FILE_PREFIX}{stamp}{FILE_SUFFIX}"
-        n = 2
-        while path.exists():  # never write over an existing file, ours or not
-            path = self.root / f"{FILE_PREFIX}{stamp}-{n}{FILE_SUFFIX}"
-            n += 1
-        return path
+        yield self.root / f"{FILE_PREFIX}{stamp}{FILE_SUFFIX}"
+        for n in range(2, MAX_SAME_SECOND + 1):
+            yield self.root / f"{FILE_PREFIX}{stamp}-{n}{FILE_SUFFIX}"
+
+    def _publish(self, temp: Path, snapshot: Snapshot) -> Path | None:
+        """Give the finished temporary file the first free name, without a check-then-write race.
+
+        Why not ``exists()`` then ``os.replace``: twelve processes saving in the same second all
+        saw the same name free, and each replace overwrote the one before (12 saves, 2 files).
+        ``os.link`` fails when the name exists, so exactly one process gets each name and the
+        snapshot appears complete. Where hard links are not supported (FAT, some shares), the
+        name is reserved with ``O_CREAT | O_EXCL`` and then replaced. None: every name taken.
+        """
+        for path in self._candidates(snapshot):
+            try:
+                os.link(temp, path)
+            except FileExistsError:
+                continue
+            except OSError:  # no hard links here: reserve the name exclusively, then fill it
+                try:
+                    os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+                except FileExistsError:
+                    continue
+                try:
+                    replace_file(temp, path)
+                except OSError:
+                    path.unlink(missing_ok=True)  # leave no empty reservation behind
+                    raise
+                return path
+            temp.unlink()
+            return path
+        return None
 
     def save(self, snapshot: Snapshot) -> SaveResult:
-        """Write ``snapshot`` atomically. Never raises for a file-system problem: the result says it."""
+        """Write ``snapshot`` atomically under a name no other save can take at the same moment.
+        Never raises for a file-system problem: the result says it."""
         data = json.dumps(snapshot.to_json(), ensure_ascii=False, indent=1).encode("utf-8")
+        temp: Path | None = None
         try:
             self.root.mkdir(parents=True, exist_ok=True)
-            final = self._new_path(snapshot)
-            write_atomic(final, data, prefix=TEMP_PREFIX, suffix=FILE_SUFFIX)
+            fd, name = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=FILE_SUFFIX, dir=self.root)
+            temp = Path(name)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            final = self._publish(temp, snapshot)
+            if final is None:
+                return SaveResult(None, msg("history.error.no_free_name", dir=self.root))
+            temp = None
+            fsync_dir(self.root)
             return SaveResult(final)
         except OSError as exc:
             log.warning("history: cannot save a snapshot in %s: %s", self.root, exc)
             return SaveResult(None, msg("history.error.cannot_write", dir=self.root,
                                               error=exc.strerror or exc))
+        finally:
+            if temp is not None:
+                temp.unlink(missing_ok=True)
 
     # --- reading -------------------------------------------------------------------------------
     def _read(self, path: Path) -> Snapshot | None:
         try:
-            if path.stat().st_size > MAX_FILE_BYTES:
+            with open(path, "rb") as fh:
+                data, cut = read_bounded(fh, MAX_FILE_BYTES)  # a device or a huge file costs only the cap
+            if cut:
                 raise ValueError("file too large")
-            doc = json.loads(path.read_bytes().decode("utf-8"))
+            doc = loads_user_json(data)  # a 100,000-deep file is refused here, not by a RecursionError
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             self._warn(msg("history.warn.corrupt", file=path.name, error=_short(exc)))
             return None

@@ -16,8 +16,10 @@ and reject another major version, or another kind of file, with a message saying
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 from wizard.core.base.schema import load_schema_json
+from wizard.core.base.typed import DocumentTypeError, check
 from wizard.core.report.document import (
     SCHEMA,
     SCHEMA_VERSION,
@@ -32,9 +34,34 @@ def dumps(report: Report) -> str:
     return json.dumps(report_to_dict(report), ensure_ascii=False, indent=2) + "\n"
 
 
+@dataclass
+class _GpuRow:
+    """What a machine's ``gpus[]`` entry must hold when it holds it (the report renders these)."""
+
+    name: str | None = None
+    memory_total_mib: float | None = None
+    compute_capability: str | None = None
+
+
+def check_report_types(doc: dict) -> None:
+    """Refuse a report document whose values do not have the types of the report's dataclasses
+    (``machines[0].gpus[0].name = 7``): a :class:`ReportSchemaError` naming the place, so nothing
+    past the boundary meets a number where it expects text."""
+    try:
+        check(Report, {k: v for k, v in doc.items() if k != "schema"})
+        for i, machine in enumerate(doc.get("machines") or []):
+            for j, gpu in enumerate(machine.get("gpus") or []):
+                check(_GpuRow, gpu, f"machines[{i}].gpus[{j}]")
+    except DocumentTypeError as exc:
+        raise ReportSchemaError(exc.message) from exc
+
+
 def loads(text: str) -> Report:
-    """Parse a report JSON text (another machine's ``report --json``)."""
-    return report_from_dict(load_schema_json(text, SCHEMA, SCHEMA_VERSION, ReportSchemaError))
+    """Parse a report JSON text (another machine's ``report --json``); a document with values of
+    the wrong types, or nested absurdly deep, is refused with a :class:`ReportSchemaError`."""
+    doc = load_schema_json(text, SCHEMA, SCHEMA_VERSION, ReportSchemaError)
+    check_report_types(doc)
+    return report_from_dict(doc)
 
 
-__all__ = ["dumps", "loads"]
+__all__ = ["dumps", "loads", "check_report_types"]

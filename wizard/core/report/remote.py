@@ -15,13 +15,14 @@ which (``colab:FILE`` / ``cloud:FILE`` on the command line, a choice in the wind
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
 
 from wizard.core.base.i18n import MessageError, msg
 from wizard.core.base.schema import SchemaError, check_schema, split_schema
+from wizard.core.base.typed import DocumentTypeError
+from wizard.core.base.user_input import MAX_USER_BYTES, UserInputError, loads_user_json, read_user_text
 from wizard.core.machine.doctor import SCHEMA as DOCTOR_SCHEMA
 from wizard.core.machine.doctor import SCHEMA_VERSION as DOCTOR_SCHEMA_VERSION
 from wizard.core.machine.models import STATUS_OK, STATUS_UNRECOGNISED
@@ -30,7 +31,7 @@ from wizard.core.report.build import with_remote
 from wizard.core.report.document import KIND_CLOUD, KIND_COLAB, MachineRecord
 
 REMOTE_KINDS = (KIND_COLAB, KIND_CLOUD)
-MAX_INPUT_BYTES = 8 * 1024 * 1024  # a report with collect_env is ~100 kB; anything this big is not ours
+MAX_INPUT_BYTES = MAX_USER_BYTES  # a report with collect_env is ~100 kB; anything this big is not ours
 
 # GPUs Colab hands out (free T4; L4 and A100 on paid plans); with no other mark a paste with one
 # of these is taken as Colab.
@@ -105,7 +106,9 @@ def machine_from_text(text: str, kind: str | None = None, label: str | None = No
         raise RemoteInputError(msg("cli.error.empty"))
     if stripped.startswith("{"):
         try:
-            doc = json.loads(stripped)
+            doc = loads_user_json(stripped)
+        except UserInputError as exc:
+            raise RemoteInputError(exc.message) from exc
         except ValueError as exc:
             raise RemoteInputError(msg("schema.not_json", error=str(exc))) from exc
         name = split_schema(str(doc.get("schema", "")))[0] if isinstance(doc, dict) else ""
@@ -114,20 +117,20 @@ def machine_from_text(text: str, kind: str | None = None, label: str | None = No
                 check_schema(doc, DOCTOR_SCHEMA, DOCTOR_SCHEMA_VERSION)
                 return machine_from_doctor(doc, kind, label)
             return machine_from_report(stripped, kind, label)
-        except SchemaError as exc:  # a ReportSchemaError is one too
+        except (SchemaError, DocumentTypeError) as exc:  # a ReportSchemaError is one too
             raise RemoteInputError(exc.message) from exc
     return machine_from_nvidia_smi(text, kind, label)
 
 
 def machine_from_file(path: str | os.PathLike[str], kind: str | None = None) -> MachineRecord:
     """Read a file as :func:`machine_from_text` does (UTF-16 from PowerShell, cp949, BOMs).
-    Raises OSError when it cannot be read, RemoteInputError when it is not ours."""
-    from wizard.core.diagnosis.explain import decode_pasted
-
+    At most :data:`MAX_INPUT_BYTES` are read (a device such as /dev/zero has no size to check first);
+    a longer file is refused. Raises OSError when it cannot be read, RemoteInputError when it is not ours."""
     p = Path(path)
-    if p.stat().st_size > MAX_INPUT_BYTES:
+    read = read_user_text(p, MAX_INPUT_BYTES)
+    if read.truncated:
         raise RemoteInputError(msg("report.remote.too_big", name=p.name))
-    return machine_from_text(decode_pasted(p.read_bytes()), kind, p.name)
+    return machine_from_text(read.text, kind, p.name)
 
 
 __all__ = ["RemoteInputError", "REMOTE_KINDS", "split_kind", "guess_smi_kind", "machine_from_nvidia_smi",

@@ -206,11 +206,33 @@ def parse_csv(text: str, fields: Sequence[str] | None = None) -> SourceResult:
         return _or_failure(SourceResult(source=CSV_SOURCE, status=STATUS_UNRECOGNISED, detail=reason), text)
     names, rows = found
     result = SourceResult(source=CSV_SOURCE)
+    slots: dict[str, int] = {}  # a GPU's identity → its place in result.gpus
+    samples = 0
     for position, cells in enumerate(rows):
-        gpu, driver = _csv_gpu(names, cells, position)
-        result.gpus.append(gpu)
+        gpu, driver = _csv_gpu(names, cells, len(result.gpus))
+        key = _csv_identity(gpu, "index" in names)
+        if key is not None and key in slots:  # `nvidia-smi --query-gpu … -l 1`: a later sample of that GPU
+            result.gpus[slots[key]] = gpu  # the latest sample describes the GPU now
+            gpu.index = gpu.index if "index" in names else slots[key]
+            samples = max(samples, position // max(len(slots), 1) + 1)
+        else:
+            if key is not None:
+                slots[key] = len(result.gpus)
+            result.gpus.append(gpu)
         result.driver_version = result.driver_version or driver
+    if samples > 1:
+        result.detail = f"a log of {samples} samples of {len(result.gpus)} GPU(s) (nvidia-smi -l); the last is used"
     return result
+
+
+def _csv_identity(gpu: GpuInfo, has_index: bool) -> str | None:
+    """What tells one GPU from another across the samples of a log: UUID, bus id, else its index.
+    None when the row carries none of them (each such row counts as its own GPU)."""
+    if gpu.uuid:
+        return "uuid:" + gpu.uuid
+    if gpu.pci_bus_id:
+        return "bus:" + gpu.pci_bus_id
+    return f"index:{gpu.index}" if has_index else None
 
 
 # ---------------------------------------------------------------------------------------
