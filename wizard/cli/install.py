@@ -144,6 +144,29 @@ class _ProgressPrinter:
             say(line)
 
 
+def _bad_index_url(args: argparse.Namespace, lang: str) -> str | None:
+    """Why ``--index-url``/``--python-mirror`` is no web address, or None. Asked before anything
+    else: pip would take ``download.pytorch.org/whl/cu126`` for a folder and install from it."""
+    from wizard.core.recommend.wheel_index import index_url_problem
+
+    for url in (getattr(args, "index_url", None), getattr(args, "python_mirror", None)):
+        problem = index_url_problem(url) if url else None
+        if problem:
+            return t(problem, lang, url=url)
+    return None
+
+
+def _bad_path(args: argparse.Namespace, lang: str) -> str | None:
+    """Why ``--venv``/``--cache-dir`` cannot exist on any file system here, or None."""
+    from wizard.cli.paths import ENV_ROOM_BYTES, path_problem
+
+    for path, room in ((getattr(args, "venv", None), ENV_ROOM_BYTES), (getattr(args, "cache_dir", None), 200)):
+        problem = path_problem(path, room) if path else None
+        if problem:
+            return t(problem[0], lang, **problem[1])
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     """``install``: resolve the target, recommend, then plan (``--plan-only``) or install."""
     from wizard.app import install as app_install
@@ -152,6 +175,9 @@ def run(args: argparse.Namespace) -> int:
     from wizard.core.install.preflight import CONFIRMABLE
 
     lang = lang_of(args)
+    bad = _bad_index_url(args, lang) or _bad_path(args, lang)
+    if bad:
+        return error(bad)
     host = RealHost()
     if args.remove or args.restore:
         return _remove_or_restore(args, host, lang)

@@ -36,6 +36,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
+from wizard.core.base.interrupt import stopping
+
 UTF8_ENV = {"PYTHONUTF8": "1", "PYTHONIOENCODING": "utf-8"}
 DEFAULT_GRACE_S = 2.0  # terminate → (this long) → kill; a whole stop stays within a few seconds
 DEFAULT_MAX_LINE = 1 << 20
@@ -226,6 +228,8 @@ class ProcessResult:
 
 
 def is_cancelled(cancel: CancelLike) -> bool:
+    if stopping():  # Ctrl+C ended the program (wizard.core.base.interrupt): every child stops
+        return True
     if cancel is None:
         return False
     if isinstance(cancel, threading.Event):
@@ -403,6 +407,8 @@ def run_process(spec: ProcessSpec, on_stdout: Callable[[Any], None] | None = Non
     start = time.monotonic()
     env = dict(os.environ if spec.env is None else spec.env)
     env.update(UTF8_ENV)
+    if stopping():  # the program is ending: start nothing new
+        return ProcessResult(argv, None, cancelled=True)
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT if spec.merge_stderr else subprocess.PIPE,

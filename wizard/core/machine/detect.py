@@ -10,6 +10,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from wizard.core.base.host import Host
+from wizard.core.base.interrupt import stop_children
 from wizard.core.machine.findings import detection_findings
 from wizard.core.machine.models import STATUS_UNRECOGNISED, Detection, NvidiaInfo, SourceResult, SystemInfo
 
@@ -23,16 +24,22 @@ def detect(host: Host, env_dir: str | None = None, *, pythons: bool = True, cond
 
     start = time.monotonic()
     with ThreadPoolExecutor(max_workers=4, thread_name_prefix="detect") as pool:
-        f_system = pool.submit(detect_system, host, env_dir)
-        f_nvidia = pool.submit(detect_nvidia, host)
-        f_pythons = pool.submit(find_pythons, host) if pythons else None
-        f_conda = pool.submit(find_conda, host) if conda else None
-        detection = Detection(
-            system=f_system.result(),
-            nvidia=f_nvidia.result(),
-            pythons=f_pythons.result() if f_pythons else [],
-            conda=f_conda.result() if f_conda else [],
-        )
+        try:
+            f_system = pool.submit(detect_system, host, env_dir)
+            f_nvidia = pool.submit(detect_nvidia, host)
+            f_pythons = pool.submit(find_pythons, host) if pythons else None
+            f_conda = pool.submit(find_conda, host) if conda else None
+            detection = Detection(
+                system=f_system.result(),
+                nvidia=f_nvidia.result(),
+                pythons=f_pythons.result() if f_pythons else [],
+                conda=f_conda.result() if f_conda else [],
+            )
+        except KeyboardInterrupt:
+            # Leaving the ``with`` waits for the workers, and a hung nvidia-smi would hold them
+            # for its whole timeout: kill the children first, so the workers come back now.
+            stop_children()
+            raise
     detection.findings = detection_findings(detection)
     detection.duration_s = round(time.monotonic() - start, 3)
     return detection

@@ -75,8 +75,7 @@ def format_gpu(gpu: GpuInfo, lang: str) -> list[str]:
         ("doctor.gpu.temperature", f(gpu.temperature_c, " °C")),
         ("doctor.gpu.power", f"{f(gpu.power_draw_w, ' W')} / {f(gpu.power_limit_w, ' W')}"),
         ("doctor.gpu.utilization", f(gpu.utilization_gpu_percent, " %")),
-        ("doctor.gpu.pcie", f"Gen{f(gpu.pcie_gen_current)} x{f(gpu.pcie_width_current)}"
-                            f" (max Gen{f(gpu.pcie_gen_max)} x{f(gpu.pcie_width_max)})"),
+        ("doctor.gpu.pcie", gpu.pcie_text(t("common.na", lang))),
     ]
     if gpu.driver_model:
         rows.append(("doctor.gpu.driver_model", gpu.driver_model))

@@ -91,6 +91,19 @@ class GpuInfo:
     def memory_total_gib(self) -> float | None:
         return None if self.memory_total_mib is None else self.memory_total_mib / 1024
 
+    def pcie_text(self, na: str) -> str:
+        """"Gen3 x16 (max Gen4 x16)" for the doctor summary; ``na`` ("n/a") for a link that is
+        not known at all, not glued into "Genn/a xn/a" (what a VM or a laptop's dGPU often gives)."""
+        def link(gen: int | None, width: int | None) -> str | None:
+            if gen is None and width is None:
+                return None
+            return f"Gen{gen if gen is not None else '?'} x{width if width is not None else '?'}"
+
+        now, best = link(self.pcie_gen_current, self.pcie_width_current), link(self.pcie_gen_max, self.pcie_width_max)
+        if best is None:
+            return now or na
+        return f"{now or na} (max {best})"
+
 
 # The NVIDIA-side failure classes. Detection sets NvidiaInfo.status to one of these; the
 # findings module turns each into words and a fix.

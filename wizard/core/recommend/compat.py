@@ -292,8 +292,20 @@ def _advice(data: Mapping[str, Any], sources: Mapping[str, str]) -> dict[str, An
 def parse(data: Mapping[str, Any]) -> CompatDB:
     """Build a :class:`CompatDB` from parsed JSON, checking every field and the cross-references.
 
-    Raises :class:`CompatDataError` naming the first problem and where it is.
+    Raises :class:`CompatDataError` naming the first problem and where it is, and only that: an
+    updated table is data from outside, and a value of a type no check foresaw (a list where a
+    variant name goes, ``true`` where an object goes) is one more problem in the data, said as
+    such, not a TypeError from deep inside for the caller to guess about.
     """
+    try:
+        return _parse(data)
+    except CompatDataError:
+        raise
+    except (TypeError, KeyError, AttributeError, ValueError, IndexError) as exc:
+        raise CompatDataError(f"compat: a value of the wrong type or shape ({type(exc).__name__}: {exc})") from exc
+
+
+def _parse(data: Mapping[str, Any]) -> CompatDB:
     if not isinstance(data, Mapping):
         raise CompatDataError(f"compat: expected an object, got {type(data).__name__}")
     schema, reviewed, sources = _header(data)

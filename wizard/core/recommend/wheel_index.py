@@ -52,6 +52,7 @@ DEFAULT_TIMEOUT = (5.0, 20.0)  # connect, read: a large index page takes a while
 STATUS_FOUND = "found"  # a wheel for these tags exists
 STATUS_MISSING = "missing"  # the page exists, no wheel of that version for these tags
 STATUS_NOT_FOUND = "not-found"  # HTTP 404: the index has no page for the project
+STATUS_BAD_URL = "bad-url"  # the index address is not a web address (no https://, no host)
 STATUS_OFFLINE = "offline"  # no network and no saved copy: the bundled table decides
 STATUS_ERROR = "error"  # any other HTTP status or an unreadable page: the bundled table decides
 
@@ -69,6 +70,27 @@ class IndexHTTPError(Exception):
 
 class IndexPageError(Exception):
     """The page arrived but could not be read (bad JSON, unknown API version)."""
+
+
+class IndexURLError(Exception):
+    """The index address cannot be asked at all: no scheme, another scheme, no host."""
+
+
+def index_url_problem(url: str) -> str | None:
+    """Why ``url`` is not an index address (the catalogue key of the reason), or None when it is one.
+
+    Checked where an address comes in, because both of its users take a scheme-less text for
+    something else: requests raises MissingSchema, and pip reads ``download.pytorch.org/whl/cu121``
+    as a folder on this machine and looks there for wheels."""
+    parts = urlsplit(url.strip())
+    scheme = parts.scheme.lower()
+    if scheme == "file":  # a mirror copied to a folder or a USB stick (pip reads file:// indexes)
+        return None if parts.path not in ("", "/") else "wheelindex.bad_url.host"
+    if scheme not in ("http", "https"):
+        return "wheelindex.bad_url.scheme"
+    if not parts.hostname:
+        return "wheelindex.bad_url.host"
+    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -237,6 +259,8 @@ class WheelCheck:
             return text
         if self.status == STATUS_NOT_FOUND:
             return t("wheelindex.not_found", lang, index=index, package=self.package)
+        if self.status == STATUS_BAD_URL:
+            return t(index_url_problem(index) or "wheelindex.bad_url.host", lang, url=index)
         if self.status == STATUS_OFFLINE:
             return t("wheelindex.offline", lang, index=index)
         if self.http_status is not None:
@@ -257,7 +281,7 @@ class CandidateCheck:
 
     @property
     def status(self) -> str:
-        order = (STATUS_MISSING, STATUS_NOT_FOUND, STATUS_ERROR, STATUS_OFFLINE, STATUS_FOUND)
+        order = (STATUS_BAD_URL, STATUS_MISSING, STATUS_NOT_FOUND, STATUS_ERROR, STATUS_OFFLINE, STATUS_FOUND)
         for status in order:
             if any(c.status == status for c in self.checks):
                 return status
@@ -268,7 +292,7 @@ class CandidateCheck:
         return bool(self.checks) and all(c.ok for c in self.checks)
 
     def messages(self, lang: str | None) -> list[str]:
-        return [c.message(lang) for c in self.checks]
+        return list(dict.fromkeys(c.message(lang) for c in self.checks))  # torch and torchvision: one line
 
 
 # --------------------------------------------------------------------------------------------
@@ -334,6 +358,8 @@ class WheelIndex:
     def fetch(self, index_url: str, project: str) -> IndexPage:
         """The project's page, revalidated against the cache. Raises IndexUnreachable (with no
         usable cache), IndexHTTPError or IndexPageError."""
+        if index_url_problem(index_url):
+            raise IndexURLError(index_url)
         url = project_url(index_url, project)
         cached = self._read_cache(url)
         if self.offline:
@@ -348,6 +374,9 @@ class WheelIndex:
                 headers["If-Modified-Since"] = cached["last_modified"]
         try:
             response = self.session.get(url, headers=headers, timeout=self.timeout)
+        except (requests.exceptions.InvalidURL, requests.exceptions.MissingSchema,
+                requests.exceptions.InvalidSchema) as exc:
+            raise IndexURLError(index_url) from exc
         except (requests.ConnectionError, requests.Timeout) as exc:
             if cached is None:
                 raise IndexUnreachable(str(exc)) from exc
@@ -402,6 +431,8 @@ class WheelIndex:
             result.status = STATUS_NOT_FOUND if exc.status == 404 else STATUS_ERROR
         except IndexPageError as exc:
             result.detail = str(exc)
+        except IndexURLError:
+            result.status = STATUS_BAD_URL
         else:
             result.from_cache, result.revalidated = page.from_cache, page.revalidated
             result.stale, result.saved_at = page.stale, page.saved_at

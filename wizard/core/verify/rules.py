@@ -209,6 +209,10 @@ def rule_probe_run(ctx: Context) -> Iterable[Check]:
                 cause = "probe_internal"
             if kind in ("crashed", "failed") and not out.events and "SyntaxError" in out.stderr_tail:
                 cause = "probe_python_too_old"
+            elif kind in ("crashed", "failed") and not out.events:
+                # The script's first line of output comes before PyTorch is imported: with none at
+                # all the program never ran it (``--python /bin/false``), it did not crash in torch.
+                cause = "probe_not_python"
             ended_early = kind in ("crashed", "failed") and cause != "probe_python_too_old"
             yield Check("probe", "fail", cause=cause, fix=cause, source="rule",
                         detail="probe_exit" if ended_early else None,

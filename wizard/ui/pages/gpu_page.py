@@ -63,9 +63,7 @@ def gpu_rows(gpu: GpuInfo, lang: str) -> list[tuple[str, str, str | None]]:
         ("gpu.clocks", f"SM {_v(gpu.clock_sm_mhz, lang=lang)} / {_v(gpu.clock_sm_max_mhz, ' MHz', lang=lang)}, "
                        f"mem {_v(gpu.clock_mem_mhz, ' MHz', lang=lang)}", "clock_sm_mhz"),
         ("gpu.pstate", _v(gpu.pstate, lang=lang), "pstate"),
-        ("gpu.pcie", f"Gen{_v(gpu.pcie_gen_current, lang=lang)} x{_v(gpu.pcie_width_current, lang=lang)}  "
-                     f"(max Gen{_v(gpu.pcie_gen_max, lang=lang)} x{_v(gpu.pcie_width_max, lang=lang)})",
-         "pcie_gen_current"),
+        ("gpu.pcie", gpu.pcie_text(t("common.na", lang)), "pcie_gen_current"),
         ("gpu.driver_model", _v(gpu.driver_model, lang=lang), "driver_model"),
         ("gpu.mig", _v(gpu.mig_mode, lang=lang) + (f"  ({len(gpu.mig_devices)})" if gpu.mig_devices else ""),
          "mig_mode"),
