@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import IntEnum
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFormLayout, QLabel, QScrollArea, QVBoxLayout, QWidget, QWizardPage
+from PySide6.QtWidgets import QFormLayout, QLabel, QProgressBar, QScrollArea, QVBoxLayout, QWidget, QWizardPage
 
 from wizard.core.base.i18n import t
 from wizard.ui.language import LangOf, english
@@ -83,6 +83,26 @@ def scroll_body(page: QWidget) -> QVBoxLayout:
     scroll.setWidget(body)
     outer.addWidget(scroll)
     return layout
+
+
+def busy_bar(hidden: bool = True) -> QProgressBar:
+    """The thin "working…" bar a page shows while its job runs (no percentage: it cannot know one)."""
+    bar = QProgressBar()
+    bar.setRange(0, 0)
+    bar.setMaximumHeight(6)
+    bar.setTextVisible(False)
+    bar.setVisible(not hidden)
+    return bar
+
+
+def status_label(object_name: str, rich: bool = True) -> QLabel:
+    """A wrapping status line under a page's buttons (rich text for its coloured marks)."""
+    label = QLabel()
+    label.setObjectName(object_name)
+    label.setWordWrap(True)
+    if rich:
+        label.setTextFormat(Qt.TextFormat.RichText)
+    return label
 
 
 def value_label() -> QLabel:

@@ -11,8 +11,6 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
-    QProgressBar,
     QPushButton,
     QRadioButton,
     QTableWidget,
@@ -23,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from wizard.app import bench as app_bench
 from wizard.core.base.i18n import t
-from wizard.ui.pages.base import BasePage, PageId
+from wizard.ui.pages.base import BasePage, PageId, busy_bar, status_label
 from wizard.ui.probe_process import ProbeProcess
 from wizard.ui.session_model import SessionModel
 from wizard.ui.widgets.python_picker import PythonPicker
@@ -67,16 +65,9 @@ class BenchmarkPage(BasePage):
             row.addWidget(w)
         row.addStretch(1)
         layout.addLayout(row)
-        self.busy = QProgressBar()
-        self.busy.setRange(0, 0)
-        self.busy.setMaximumHeight(6)
-        self.busy.setTextVisible(False)
-        self.busy.hide()
+        self.busy = busy_bar()
         layout.addWidget(self.busy)
-        self.summary = QLabel()
-        self.summary.setObjectName("benchSummary")
-        self.summary.setWordWrap(True)
-        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary = status_label("benchSummary")
         layout.addWidget(self.summary)
         self.plot_holder = QVBoxLayout()
         layout.addLayout(self.plot_holder, 3)

@@ -9,7 +9,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QProgressBar,
     QPushButton,
     QScrollArea,
     QTreeWidget,
@@ -20,7 +19,7 @@ from PySide6.QtWidgets import (
 
 from wizard.core.base.i18n import t
 from wizard.core.machine.models import Detection
-from wizard.ui.pages.base import BasePage, InfoForm, PageId
+from wizard.ui.pages.base import BasePage, InfoForm, PageId, busy_bar, status_label
 from wizard.ui.session_model import SessionModel
 
 
@@ -68,13 +67,9 @@ class SystemPage(BasePage):
         outer.addLayout(changes_row)
         self._diff = None
 
-        self.busy = QProgressBar()
-        self.busy.setRange(0, 0)
-        self.busy.setMaximumHeight(6)
-        self.busy.setTextVisible(False)
+        self.busy = busy_bar(hidden=False)  # detection starts with the window
         outer.addWidget(self.busy)
-        self.status = QLabel()
-        self.status.setWordWrap(True)
+        self.status = status_label("systemStatus", rich=False)
         outer.addWidget(self.status)
 
         scroll = QScrollArea()

@@ -7,15 +7,13 @@ puts the whole text (collect_env included) on the clipboard for a teaching assis
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QUrl
+from PySide6.QtCore import QUrl
 from PySide6.QtGui import QBrush, QColor, QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QMessageBox,
-    QProgressBar,
     QPushButton,
     QScrollArea,
     QTreeWidget,
@@ -26,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from wizard.app import verify as app_verify
 from wizard.core.base.i18n import t
-from wizard.ui.pages.base import BasePage, PageId
+from wizard.ui.pages.base import BasePage, PageId, busy_bar, status_label
 from wizard.ui.probe_process import ProbeProcess
 from wizard.ui.session_model import SessionModel
 from wizard.ui.widgets.findings_view import FindingsView
@@ -67,16 +65,9 @@ class VerifyPage(BasePage):
             buttons.addWidget(b)
         buttons.addStretch(1)
         layout.addLayout(buttons)
-        self.busy = QProgressBar()
-        self.busy.setRange(0, 0)
-        self.busy.setMaximumHeight(6)
-        self.busy.setTextVisible(False)
-        self.busy.hide()
+        self.busy = busy_bar()
         layout.addWidget(self.busy)
-        self.status = QLabel()
-        self.status.setObjectName("verifyStatus")
-        self.status.setWordWrap(True)
-        self.status.setTextFormat(Qt.TextFormat.RichText)
+        self.status = status_label("verifyStatus")
         layout.addWidget(self.status)
         self.tree = QTreeWidget()
         self.tree.setObjectName("checkTree")
