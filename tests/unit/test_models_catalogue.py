@@ -138,10 +138,20 @@ def test_catalogue_covers_the_course_list():
     assert len(small_current) >= 3
 
 
+# An absolute folder path (POSIX "/x/…" not inside a URL or a word, or a Windows user folder):
+# data files are shared by every machine and must name none of them.
+ABSOLUTE_PATH = re.compile(r"(?<![\w.:/\\])/[A-Za-z_][\w.-]*/|[A-Z]:\\\\Users")
+
+
+def test_the_path_pattern_sees_home_folders_but_not_urls():
+    assert ABSOLUTE_PATH.search('"see /home/kim/envs"') and ABSOLUTE_PATH.search('"C:\\\\Users\\\\kim"')
+    assert not ABSOLUTE_PATH.search('"https://huggingface.co/meta-llama/x" and fp16/bf16')
+
+
 def test_data_files_hold_no_machine_paths():
     for name in ("models.json", "workloads.json", "i18n/vram.json"):
         text = resource_path(*name.split("/")).read_text(encoding="utf-8")
-        assert not re.search(r"(/work/|/root/|/home/|[A-Z]:\\\\Users)", text), name
+        assert not ABSOLUTE_PATH.search(text), (name, ABSOLUTE_PATH.search(text).group(0))
 
 
 def test_counts_agree_with_reference_notes():
