@@ -130,6 +130,18 @@ def test_the_add_dialog(qtbot, tmp_path):
     assert dialog.machine.kind == "cloud" and dialog.machine.label == "cloud smi.txt"
 
 
+def test_the_add_dialog_reads_at_most_the_cap_and_says_so(qtbot, tmp_path):
+    from wizard.core.base.user_input import MAX_USER_BYTES
+
+    dialog = RemoteDialog()
+    qtbot.addWidget(dialog)
+    huge = tmp_path / "log.csv"
+    huge.write_bytes(b"name, memory.total [MiB]\n" + b"NVIDIA T4, 15360 MiB\n" * (MAX_USER_BYTES // 20 + 10))
+    dialog.load_file(str(huge))
+    assert len(dialog.text.toPlainText().encode()) <= MAX_USER_BYTES
+    assert "log.csv" in dialog.error.text() and "4 MB" in dialog.error.text()
+
+
 def test_history_list_and_diff(qtbot, history_dir):
     from wizard.core.history.store import HistoryStore, build_snapshot
 

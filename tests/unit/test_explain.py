@@ -16,10 +16,10 @@ from tests.conftest import REFERENCE, reference_file
 from wizard.cli.doctor import cmd_explain, explain_json, explain_text, format_explain
 from wizard.cli.exit_status import ExitStatus
 from wizard.core.base.resources import load_json
+from wizard.core.base.user_input import decode_user_bytes
 from wizard.core.diagnosis.explain import (
     PatternDataError,
     clean_lines,
-    decode_pasted,
     parse_collect_env,
     parse_patterns,
     patterns,
@@ -120,7 +120,7 @@ def test_korean_cmd_console_bytes_in_cp949():
     text = ("C:\\Users\\김철수>nvidia-smi\r\n'nvidia-smi'은(는) 내부 또는 외부 명령, 실행할 수 있는 프로그램, 또는\r\n"
             "배치 파일이 아닙니다.\r\n")
     data = text.encode("cp949")
-    decoded = decode_pasted(data)
+    decoded = decode_user_bytes(data)
     assert "김철수" in decoded
     found = recognise(decoded)
     assert found[0].id == "nvidia-smi-not-on-path-windows"
@@ -131,7 +131,7 @@ def test_korean_powershell_output_saved_as_utf16():
     text = ("nvidia-smi : 'nvidia-smi' 용어가 cmdlet, 함수, 스크립트 파일 또는 실행할 수 있는 프로그램 이름으로 "
             "인식되지 않습니다.\r\n")
     for data in (text.encode("utf-16"), text.encode("utf-16-le")):  # with and without the BOM
-        assert "nvidia-smi-not-on-path-windows" in ids(decode_pasted(data))
+        assert "nvidia-smi-not-on-path-windows" in ids(decode_user_bytes(data))
 
 
 def test_won_sign_paths_and_smart_quotes_are_normalised():
@@ -408,7 +408,7 @@ def test_three_cuda_versions_in_prose():
 ])
 def test_healthy_nvidia_smi_captures_give_no_findings(name):
     data = reference_file("nvidia-smi", name).read_bytes()
-    assert recognise(decode_pasted(data)) == []
+    assert recognise(decode_user_bytes(data)) == []
 
 
 _NOISE_WORDS = ["NVIDIA", "driver", "CUDA", "torch", "GPU", "version", "error", "failed", "installed", "12.4",

@@ -43,10 +43,17 @@ def test_the_decoder_never_raises_on_garbage():
         assert isinstance(decode_user_bytes(data), str)
 
 
-def test_explain_uses_the_same_decoder():
-    from wizard.core.diagnosis.explain import decode_pasted
+def test_there_is_one_decoder_of_user_files():
+    """--explain's old decoder is gone: every reader (CLI, Report page, history) imports this one."""
+    from pathlib import Path
 
-    assert decode_pasted is decode_user_bytes
+    from wizard.core.diagnosis import explain
+
+    assert not hasattr(explain, "decode_pasted")
+    wizard_dir = Path(__file__).resolve().parents[2] / "wizard"
+    homes = [p.relative_to(wizard_dir).as_posix() for p in wizard_dir.rglob("*.py")
+             if "def decode_user_bytes" in p.read_text(encoding="utf-8")]
+    assert homes == ["core/base/user_input.py"]
 
 
 def test_read_bounded_stops_at_the_cap_on_an_endless_stream():

@@ -27,7 +27,6 @@ from packaging.version import Version
 
 from wizard.core.base.i18n import msg
 from wizard.core.base.resources import load_json
-from wizard.core.base.user_input import decode_user_bytes
 from wizard.core.diagnosis.facts import parse_conda_list, parse_pip_list
 from wizard.core.diagnosis.model import Diagnosis, action_for, driver_vs_build
 from wizard.core.machine.nvidia_smi.values import cuda_version_from_int
@@ -45,7 +44,6 @@ SCOPE_TEXT = "text"
 # ---------------------------------------------------------------------------------------------
 # Reading and cleaning what was pasted
 # ---------------------------------------------------------------------------------------------
-decode_pasted = decode_user_bytes  # the one decoder of user files lives in wizard.core.base.user_input
 
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
@@ -537,7 +535,7 @@ def package_list_findings(lines: list[str]) -> list[Diagnosis]:
 
 
 __all__ = [
-    "decode_pasted", "clean_lines", "recognise", "parse_collect_env", "collect_env_findings", "python_support",
+    "clean_lines", "recognise", "parse_collect_env", "collect_env_findings", "python_support",
     "cuda_versions", "version_findings", "CudaVersions", "Pattern", "patterns", "parse_patterns",
     "PatternDataError",
 ]

@@ -216,15 +216,18 @@ class RemoteDialog(QDialog):
             self.load_file(path)
 
     def load_file(self, path: str) -> None:
-        from wizard.core.diagnosis.explain import decode_pasted
+        """The file as every reader of user files reads it: decoded, at most the cap, saying so when cut."""
+        from wizard.core.base.user_input import read_user_text
 
         try:
-            data = Path(path).read_bytes()
+            read = read_user_text(path)
         except OSError as exc:
             self.error.setText(t("cli.error.cannot_read", self.lang, path=path, error=exc.strerror or exc))
             return
-        self.text.setPlainText(decode_pasted(data))
+        self.text.setPlainText(read.text)
         self.file_label = Path(path).name
+        notice = read.cut_notice(self.file_label)
+        self.error.setText(notice.text(self.lang) if notice is not None else "")
 
     def accept(self) -> None:  # noqa: D401 - Qt's name
         from wizard.core.report.remote import RemoteInputError, machine_from_text
