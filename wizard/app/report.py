@@ -15,7 +15,9 @@ from wizard.app.session import Session
 
 def report_inputs(session: Session) -> Any:
     """What the report is built from: the session's host facts (environment, home, node name,
-    for Colab detection and redaction) and every step's typed result."""
+    for Colab detection and redaction) and every step's typed result. The VRAM estimate only
+    when the student chose one (``vram_chosen``): the page's untouched default example is not
+    something the student asked about, and must not show up as a verdict."""
     from wizard.core.report.inputs import ReportInputs, install_doc
 
     host = session.host
@@ -24,7 +26,7 @@ def report_inputs(session: Session) -> Any:
         hostname=host.platform_facts().get("node"), detection=session.detection,
         detection_error=session.detection_error, recommendation=session.recommendation,
         candidate=session.candidate, install=install_doc(session.install), verify=session.verify,
-        bench=session.bench, vram=session.vram, diagnosis=session.diagnosis,
+        bench=session.bench, vram=session.vram if session.vram_chosen else None, diagnosis=session.diagnosis,
         changes_checked=session.changes_checked, changes=session.changes, remotes=tuple(session.remotes))
 
 

@@ -52,6 +52,7 @@ class Session:
     diagnosis: list[Any] | None = None
     bench: BenchReport | None = None
     bench_plots: list[tuple[str, bytes]] | None = None  # (caption, PNG) the window drew
-    vram: Any = None  # VramEstimate of the workload the student chose
+    vram: Any = None  # VramEstimate the VRAM page shows (its untouched default example too)
+    vram_chosen: bool = False  # the student changed the VRAM page's inputs: only then is it reported
     # other machines (Colab, cloud) the report compares with
     remotes: list[MachineRecord] = field(default_factory=list)

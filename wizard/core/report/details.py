@@ -135,8 +135,32 @@ def _candidate_title(c: Any) -> str:
     return candidate_title(c)
 
 
-def install_section(ctx: ReportContext) -> Section:
-    sec = Section("install", ctx.t("report.section.install"))
+# warnings that speak of "the command below": only where that command is shown
+_COMMAND_WARNINGS = {"recommend.warn.pypi_default"}
+
+
+def _warning_texts(ctx: ReportContext, candidate: Any, with_command: bool) -> list[str]:
+    return [m.text(ctx.lang) for m in getattr(candidate, "warnings", [])
+            if with_command or getattr(m, "key", None) not in _COMMAND_WARNINGS]
+
+
+def _chosen_item(ctx: ReportContext, rec: Any, chosen: Any, with_command: bool) -> Item:
+    """The build the student picked instead: judged by the rule the Recommend page's picker
+    uses (:func:`~wizard.core.recommend.recommender.check_candidate`), so a build the picker
+    said meets every condition is no warning here."""
+    from wizard.core.recommend.recommender import check_candidate
+
+    failures = check_candidate(rec.facts, chosen.torch, chosen.variant, lang=ctx.lang)
+    notes = _warning_texts(ctx, chosen, with_command)
+    if failures:
+        return Item("chosen", ctx.t("report.install.chosen"), _candidate_title(chosen), WARN, failures + notes)
+    return Item("chosen", ctx.t("report.install.chosen"), _candidate_title(chosen), INFO,
+                [t("recommend.page.override_ok", ctx.lang)] + notes)
+
+
+def _recommendation_items(ctx: ReportContext, sec: Section, with_command: bool) -> None:
+    """What the wizard recommended (and what the student chose); the index and the command
+    only while nothing was installed: then they are the advice, afterwards what ran says it."""
     choice = ctx.inputs.recommendation
     rec = getattr(choice, "recommendation", None)
     best = getattr(rec, "best", None)
@@ -144,31 +168,65 @@ def install_section(ctx: ReportContext) -> Section:
     if choice is None:
         sec.items.append(Item("recommended", ctx.t("report.install.recommended"),
                               not_run(ctx.lang, "report.why.no_recommendation"), NOT_RUN))
-    elif best is None:
+        return
+    if best is None:
         sec.items.append(Item("recommended", ctx.t("report.install.recommended"), ctx.t("report.install.no_build"),
                               FAIL, [a.text(ctx.lang) for a in getattr(rec, "advice", [])]))
-    else:
-        details = [m.text(ctx.lang) for m in best.reasons] + ["⚠ " + m.text(ctx.lang) for m in best.warnings]
-        sec.items.append(Item("recommended", ctx.t("report.install.recommended"), _candidate_title(best), INFO, details))
-        if chosen is not None and chosen is not best and _candidate_title(chosen) != _candidate_title(best):
-            sec.items.append(Item("chosen", ctx.t("report.install.chosen"), _candidate_title(chosen), WARN,
-                                  [m.text(ctx.lang) for m in getattr(chosen, "warnings", [])]))
-        interp = getattr(choice, "interpreter", None)
-        python = (ctx.t("report.install.python_found", version=choice.version, path=interp.path) if interp
-                  else ctx.t("report.install.python_missing", version=choice.version))
-        sec.items.append(Item("python", "Python", python))
-        sec.items.append(Item("index", ctx.t("report.install.index"), chosen.index_url))
-        required = [a for a in getattr(rec, "advice", []) if a.severity == "required"]
-        for a in required:
-            sec.items.append(Item("advice", ctx.t("report.install.first"), a.text(ctx.lang), WARN, list(a.commands)))
-        commands = chosen.commands().as_text()
-        sec.blocks.append(Block("command", ctx.t("report.install.command"), commands.get("pip")))
+        return
+    details = [m.text(ctx.lang) for m in best.reasons] + ["⚠ " + w for w in _warning_texts(ctx, best, with_command)]
+    sec.items.append(Item("recommended", ctx.t("report.install.recommended"), _candidate_title(best), INFO, details))
+    if chosen is not None and chosen is not best and _candidate_title(chosen) != _candidate_title(best):
+        sec.items.append(_chosen_item(ctx, rec, chosen, with_command))
+    interp = getattr(choice, "interpreter", None)
+    python = (ctx.t("report.install.python_found", version=choice.version, path=interp.path) if interp
+              else ctx.t("report.install.python_missing", version=choice.version))
+    sec.items.append(Item("python", "Python", python))
+    if with_command:
+        sec.items.append(Item("index", ctx.t("report.install.index"), _index_text(ctx, chosen.index_url)))
+    for a in [a for a in getattr(rec, "advice", []) if a.severity == "required"]:
+        sec.items.append(Item("advice", ctx.t("report.install.first"), a.text(ctx.lang), WARN, list(a.commands)))
+    if with_command:
+        sec.blocks.append(Block("command", ctx.t("report.install.command"), chosen.commands().as_text().get("pip")))
+
+
+def _index_text(ctx: ReportContext, url: str | None) -> str:
+    """An index URL as the reader should see it: without a user or password it may carry;
+    none at all is pip's default index (PyPI)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    if not url:
+        return ctx.t("report.install.index_pypi")
+    parts = urlsplit(url)
+    if parts.username or parts.password:
+        host = parts.hostname or ""
+        parts = parts._replace(netloc=host + (f":{parts.port}" if parts.port else ""))
+    return urlunsplit(parts)
+
+
+def _build_item(ctx: ReportContext) -> Item:
+    """The build that is in the environment, as verify's probe found it there."""
+    label = ctx.t("report.install.build")
+    versions = (ctx.verify or {}).get("versions") or {}
+    if not ctx.verify:
+        return Item("build", label, not_run(ctx.lang, "report.why.no_verify"), NOT_RUN)
+    if not versions.get("torch"):
+        return Item("build", label, ctx.t("report.pytorch.not_importable"), FAIL)
+    cuda = versions.get("cuda")
+    kind = f"CUDA {cuda}" if cuda else ctx.t("report.pytorch.cpu_build")
+    return Item("build", label, f"torch {versions['torch']} ({kind})")
+
+
+def install_section(ctx: ReportContext) -> Section:
+    sec = Section("install", ctx.t("report.section.install"))
     inst = ctx.install
+    _recommendation_items(ctx, sec, with_command=inst is None)
     if inst is None:
         sec.items.append(Item("installed", ctx.t("report.install.installed"),
                               not_run(ctx.lang, "report.why.no_install"), NOT_RUN))
         return sec
     na = t("common.na", ctx.lang)
+    index = _index_text(ctx, inst.get("index_url"))
+    sec.items.append(Item("index", ctx.t("report.install.index_used"), index))
     where = inst.get("env_path") or na
     kind = inst.get("target_kind")
     sec.items.append(Item("where", ctx.t("report.install.where"), where + (f" ({kind})" if kind else "")))
@@ -178,12 +236,19 @@ def install_section(ctx: ReportContext) -> Section:
         value = ", ".join(packages) if packages else (ctx.t("report.install.already") if inst.get("already_satisfied")
                                                       else ", ".join(inst.get("requirements") or []) or na)
         sec.items.append(Item("installed", ctx.t("report.install.installed"), value, PASS))
+        sec.items.append(_build_item(ctx))
     else:
         err = inst.get("error") or {}
         text = err.get("message") if isinstance(err, dict) else None
         sec.items.append(Item("installed", ctx.t("report.install.installed"),
                               ctx.t("report.install.failed", status=inst.get("status") or "?"), FAIL,
                               [text] if text else []))
+    requirements = [str(r) for r in inst.get("requirements") or []]
+    if requirements:
+        command = " ".join(["python -m pip install", *requirements])
+        if inst.get("index_url"):
+            command += " --index-url " + index
+        sec.blocks.append(Block("command_ran", ctx.t("report.install.command_ran"), command))
     return sec
 
 

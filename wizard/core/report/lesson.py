@@ -214,37 +214,22 @@ def _comparison_table(ctx: ReportContext) -> Table:
 # --- judgment ---------------------------------------------------------------------------------------
 
 
-def _vram_basis(ctx: ReportContext) -> tuple[int | None, int, str] | None:
-    """(VRAM total bytes or None for no GPU, bytes in use, the sentence saying what it is), or
-    None when there is nothing to judge from (detection did not run)."""
-    from wizard.core.vram.units import format_gib, vram_from_gpu
-
-    est = ctx.inputs.vram
-    total = getattr(est, "vram_total_bytes", None)
-    if total:
-        used = int(getattr(est, "vram_used_bytes", 0) or 0)
-        gpus = [g for g in gpus_of(ctx.detection) if vram_from_gpu(g)[0] == total]
-        if gpus:
-            return total, used, ctx.t("report.judgment.basis_gpu", name=gpus[0].name or "GPU", total=format_gib(total, 1))
-        return total, used, ctx.t("report.judgment.basis_typed", total=format_gib(total, 1))
+def workload_judgments(ctx: ReportContext) -> tuple[list[Any], str] | None:
+    """The lessons judged for this machine (its own GPU, else its CPU for the small ones) and
+    the sentence saying what they were judged for; None when detection did not run. The VRAM
+    page's GPU choice is a what-if and never the basis: a PC without a GPU is judged as one."""
     if ctx.detection is None:
         return None
-    gpus = [g for g in gpus_of(ctx.detection) if g.memory_total_mib]
-    if not gpus:
-        return None, 0, ctx.t("report.judgment.basis_no_gpu")
-    gpu = max(gpus, key=lambda g: g.memory_total_mib or 0)
-    total, used = vram_from_gpu(gpu)
-    return total, used, ctx.t("report.judgment.basis_gpu", name=gpu.name or "GPU", total=format_gib(total or 0, 1))
+    from wizard.core.vram.units import vram_from_gpu
+    from wizard.core.vram.workloads import judge_machine_lessons
 
-
-def workload_judgments(ctx: ReportContext) -> tuple[list[Any], str] | None:
-    basis = _vram_basis(ctx)
-    if basis is None:
-        return None
-    from wizard.core.vram.workloads import judge_workloads
-
-    total, used, sentence = basis
-    return judge_workloads(total, used), sentence
+    gpus = []
+    for g in gpus_of(ctx.detection):
+        if g.memory_total_mib:
+            total, used = vram_from_gpu(g)
+            gpus.append((g.name, total, used))
+    lessons = judge_machine_lessons(gpus, ctx.detection.system.ram_total_bytes)
+    return lessons.judgments, lessons.basis(ctx.lang)
 
 
 def judgment_section(ctx: ReportContext) -> Section:

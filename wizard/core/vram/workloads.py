@@ -27,7 +27,12 @@ VERDICT_RUNS_HERE = "runs_here"
 VERDICT_NEEDS_COLAB = "needs_colab"
 VERDICT_NEEDS_CLOUD = "needs_cloud"
 VERDICT_TOO_BIG = "too_big"
-VERDICTS = (VERDICT_RUNS_HERE, VERDICT_NEEDS_COLAB, VERDICT_NEEDS_CLOUD, VERDICT_TOO_BIG)
+VERDICT_RUNS_ON_CPU = "runs_on_cpu"  # a small lesson with no GPU to spare: this CPU trains it
+VERDICTS = (VERDICT_RUNS_HERE, VERDICT_RUNS_ON_CPU, VERDICT_NEEDS_COLAB, VERDICT_NEEDS_CLOUD, VERDICT_TOO_BIG)
+# A lesson marked ``cpu_ok`` in workloads.json runs on the CPU when its estimate at the smallest
+# sensible batch takes at most this share of the machine's RAM (the rest is the OS, the browser,
+# the notebook and the data loader).
+CPU_RAM_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,7 @@ class Workload:
     lora_targets: str = "qv"
     gradient_checkpointing: bool = False
     course_tier: str | None = None
+    cpu_ok: bool = False  # small enough to train on a laptop CPU in lesson time (MNIST, a small CNN)
 
     def title(self, lang: str | None) -> str:
         return t(f"vram.workload.{self.id}.title", lang)
@@ -97,7 +103,7 @@ def load_workloads() -> list[Workload]:
             optimizer=w.get("optimizer", "adamw"), context=w.get("context"), image_size=w.get("image_size"),
             lora_rank=int(w.get("lora_rank", 16)), lora_targets=w.get("lora_targets", "qv"),
             gradient_checkpointing=bool(w.get("gradient_checkpointing", False)),
-            course_tier=w.get("course_tier"),
+            course_tier=w.get("course_tier"), cpu_ok=bool(w.get("cpu_ok", False)),
         ))
     return out
 
@@ -151,7 +157,8 @@ class WorkloadJudgment:
 
     @property
     def runs_here(self) -> bool:
-        return self.verdict == VERDICT_RUNS_HERE
+        """Runs on this machine: on its GPU, or (a small lesson) on its CPU."""
+        return self.verdict in (VERDICT_RUNS_HERE, VERDICT_RUNS_ON_CPU)
 
     def title(self, lang: str | None) -> str:
         return self.workload.title(lang)
@@ -160,6 +167,8 @@ class WorkloadJudgment:
         """The verdict in one line: '이 GPU에서 실행 가능 (배치 최대 64)'."""
         if self.verdict == VERDICT_RUNS_HERE:
             return t("vram.verdict.runs_here", lang, batch=self.batch_here)
+        if self.verdict == VERDICT_RUNS_ON_CPU:
+            return t("vram.verdict.runs_on_cpu", lang, batch=self.batch_here)
         if self.verdict == VERDICT_TOO_BIG:
             return t("vram.verdict.too_big", lang, min_batch=self.workload.min_batch,
                  need=format_gib(self.min_batch_bytes))
@@ -195,8 +204,11 @@ class WorkloadJudgment:
 
 
 def judge_workload(workload: Workload, vram_total_bytes: int | None, vram_used_bytes: int = 0,
-                   context_reserve_bytes: int = CUDA_CONTEXT_RESERVE_BYTES) -> WorkloadJudgment:
-    """Verdict for one lesson. ``vram_total_bytes`` None or 0: no usable GPU here."""
+                   context_reserve_bytes: int = CUDA_CONTEXT_RESERVE_BYTES,
+                   ram_total_bytes: int | None = None) -> WorkloadJudgment:
+    """Verdict for one lesson. ``vram_total_bytes`` None or 0: no usable GPU here.
+    ``ram_total_bytes``: this machine's RAM, for the lessons small enough to run on a CPU
+    (``cpu_ok``) when the GPU cannot take them; None: the CPU is not considered (a what-if GPU)."""
     here_usable = 0
     if vram_total_bytes:
         here_usable = usable_vram_bytes(vram_total_bytes, vram_used_bytes, context_reserve_bytes)
@@ -205,6 +217,11 @@ def judge_workload(workload: Workload, vram_total_bytes: int | None, vram_used_b
     if batch_here >= workload.min_batch:
         est = workload.estimate(batch_here, vram_total_bytes, vram_used_bytes, context_reserve_bytes)
         return WorkloadJudgment(workload, VERDICT_RUNS_HERE, batch_here, None, 0, est, min_est.total_bytes)
+    if workload.cpu_ok and ram_total_bytes:
+        batch_cpu = max_batch_that_fits(workload, int(ram_total_bytes * CPU_RAM_SHARE))
+        if batch_cpu >= workload.min_batch:
+            est = workload.estimate(batch_cpu)
+            return WorkloadJudgment(workload, VERDICT_RUNS_ON_CPU, batch_cpu, None, 0, est, min_est.total_bytes)
     for target in targets():
         usable = usable_vram_bytes(target.vram_bytes, 0, context_reserve_bytes)
         batch = max_batch_that_fits(workload, usable)
@@ -218,10 +235,41 @@ def judge_workload(workload: Workload, vram_total_bytes: int | None, vram_used_b
 
 def judge_workloads(vram_total_bytes: int | None, vram_used_bytes: int = 0, *,
                     context_reserve_bytes: int = CUDA_CONTEXT_RESERVE_BYTES,
-                    workloads: list[Workload] | None = None) -> list[WorkloadJudgment]:
-    """Every course lesson judged for a GPU with ``vram_total_bytes`` (None: no GPU)."""
-    return [judge_workload(w, vram_total_bytes, vram_used_bytes, context_reserve_bytes)
+                    workloads: list[Workload] | None = None,
+                    ram_total_bytes: int | None = None) -> list[WorkloadJudgment]:
+    """Every course lesson judged for a GPU with ``vram_total_bytes`` (None: no GPU), and for
+    this machine's CPU when ``ram_total_bytes`` is given."""
+    return [judge_workload(w, vram_total_bytes, vram_used_bytes, context_reserve_bytes, ram_total_bytes)
             for w in (workloads if workloads is not None else load_workloads())]
+
+
+@dataclass
+class MachineLessons:
+    """The course's lessons judged for one real machine: the verdicts, and what they were
+    judged for (the GPU, or its absence) as a sentence for the reader."""
+
+    judgments: list[WorkloadJudgment]
+    basis_key: str
+    basis_params: dict[str, Any]
+
+    def basis(self, lang: str | None) -> str:
+        return t(self.basis_key, lang, **self.basis_params)
+
+
+def judge_machine_lessons(gpus: list[tuple[str | None, int | None, int]],
+                          ram_total_bytes: int | None) -> MachineLessons:
+    """THE judgment of the lessons for a machine, used by every face that says which lessons
+    run here (the report in the window and ``report`` on the command line alike): the largest
+    GPU's memory (``gpus``: (name, total bytes, bytes in use) per NVIDIA GPU), then this machine's
+    CPU and RAM for the small lessons, then Colab or the cloud. Never a what-if GPU typed on
+    the VRAM page: that page judges its own choice, and says so."""
+    usable = [g for g in gpus if g[1]]
+    if not usable:
+        return MachineLessons(judge_workloads(None, ram_total_bytes=ram_total_bytes),
+                              "report.judgment.basis_no_gpu", {})
+    name, total, used = max(usable, key=lambda g: g[1] or 0)
+    return MachineLessons(judge_workloads(total, used, ram_total_bytes=ram_total_bytes),
+                          "report.judgment.basis_gpu", {"name": name or "GPU", "total": format_gib(total or 0, 1)})
 
 
 def report_lines(judgments: list[WorkloadJudgment], lang: str | None) -> tuple[list[str], list[str]]:
