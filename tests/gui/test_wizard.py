@@ -115,6 +115,7 @@ def test_language_switch_retranslates(qtbot):
     assert window.windowTitle() == "GPU 환경 설정 마법사"
     assert window.system_page.system_box.title() == "이 컴퓨터"
     assert "운영체제:" in texts(window.system_page)
+    window.next()  # the GPU page is built on first show, in the language chosen before
     assert "nvidia-smi가 PATH에 없습니다" in texts(window.gpu_page)
     combo.setCurrentIndex(combo.findData("en"))
     assert "nvidia-smi is not on PATH" in texts(window.gpu_page)

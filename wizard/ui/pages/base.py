@@ -40,13 +40,45 @@ PAGE_TITLE_KEYS = {
 
 
 class BasePage(QWizardPage):
+    """A page that builds its widgets on first show, so start-up builds only the first page.
+
+    ``__init__`` sets the title and the plain fields; ``_build`` makes the widgets and connects
+    them, once, from :meth:`ensure_built` -- which ``initializePage`` calls (Qt's "the page is
+    about to be shown"), and which any code reaching for a widget of a page not yet shown
+    (the wizard's wiring, a test) triggers too: :meth:`__getattr__` runs only for an attribute
+    that does not exist yet.
+    """
+
     page_id: PageId
+    built = False  # the widgets exist (set by ensure_built, or by a page's own _build)
 
     def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = model
         # a bound method, not a lambda: Qt drops the connection when this page is deleted
         model.language_changed.connect(self._on_language_changed)
+        BasePage.retranslate(self)  # the title: the wizard's header may show it before the page
+
+    def _build(self) -> None:
+        """The page's widgets and their connections (pages override this)."""
+
+    def ensure_built(self) -> None:
+        """Build the widgets now if they are not there yet, then translate them."""
+        if self.built:
+            return
+        self.built = True  # first: _build may read attributes it is about to create
+        self._build()
+        self.retranslate()
+
+    def __getattr__(self, name: str):
+        # Only reached for a missing attribute: a widget of a page not built yet is made on demand.
+        if self.built or name.startswith("__") or "model" not in self.__dict__:
+            raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
+        self.ensure_built()
+        return getattr(self, name)
+
+    def initializePage(self) -> None:  # noqa: N802 - Qt's name
+        self.ensure_built()
 
     def current_lang(self) -> str:
         """The session's language, which every text on this page is rendered in."""
@@ -57,7 +89,10 @@ class BasePage(QWizardPage):
         return self.current_lang()
 
     def _on_language_changed(self, _lang: str) -> None:
-        self.retranslate()
+        if self.built:
+            self.retranslate()
+        else:
+            BasePage.retranslate(self)  # only the title: the rest is translated when built
 
     def retranslate(self) -> None:
         self.setTitle(t(PAGE_TITLE_KEYS[self.page_id], self.lang))

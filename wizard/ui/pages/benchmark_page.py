@@ -40,6 +40,10 @@ class BenchmarkPage(BasePage):
         self.report = None
         self.plots = None
         self.extra_args: list[str] = []  # tests pass small sizes
+
+    def _build(self) -> None:
+        """The widgets, on first show (BasePage.ensure_built)."""
+        model = self.model
         self.probe = ProbeProcess(self)
         self.probe.event.connect(self._on_event)
         self.probe.finished.connect(self._on_finished)
@@ -78,9 +82,9 @@ class BenchmarkPage(BasePage):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         layout.addWidget(self.table, 2)
-        self.retranslate()
 
     def initializePage(self) -> None:  # noqa: N802
+        self.ensure_built()
         self.picker.refresh()
         if self.plots is None:
             from wizard.ui.widgets.bench_plots import BenchPlots  # pyqtgraph: only now

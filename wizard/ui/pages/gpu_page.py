@@ -81,6 +81,10 @@ class GpuPage(BasePage):
     def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
         super().__init__(model, parent)
         self.setObjectName("page_gpu")
+
+    def _build(self) -> None:
+        """The widgets, on first show (BasePage.ensure_built)."""
+        model = self.model
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         head = QHBoxLayout()
@@ -140,10 +144,10 @@ class GpuPage(BasePage):
         model.detection_started.connect(self._on_started)
         model.detection_finished.connect(lambda _d: self.fill())
         model.detection_failed.connect(lambda _e: self.fill())
-        self.retranslate()
 
     # QWizardPage -----------------------------------------------------------------------
     def initializePage(self) -> None:  # noqa: N802
+        self.ensure_built()
         self.fill()
 
     def showEvent(self, event) -> None:  # noqa: N802
@@ -152,7 +156,8 @@ class GpuPage(BasePage):
 
     def hideEvent(self, event) -> None:  # noqa: N802
         super().hideEvent(event)
-        self.timer.stop()
+        if self.built:
+            self.timer.stop()
 
     # detection ----------------------------------------------------------------------------
     def _on_started(self) -> None:
@@ -248,6 +253,8 @@ class GpuPage(BasePage):
 
     def cleanup(self) -> None:
         """Stop sampling and close NVML (the wizard calls this when it closes)."""
+        if not self.built:
+            return  # never shown: nothing runs, and closing should not build it
         self.timer.stop()
         if self.sampler is not None:
             self.sampler.close()

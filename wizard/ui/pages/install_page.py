@@ -98,8 +98,6 @@ class InstallPage(BasePage):
         self.file_rows: dict[str, tuple[QTreeWidgetItem, QProgressBar]] = {}
         self.message = ""
         self._task = None
-        self._build()
-        self.retranslate()
 
     # --- build -------------------------------------------------------------------------------------
     def _build(self) -> None:
@@ -205,6 +203,7 @@ class InstallPage(BasePage):
 
     # --- QWizardPage -------------------------------------------------------------------------------
     def initializePage(self) -> None:  # noqa: N802
+        self.ensure_built()
         self.retranslate()
         request = self.model.session.install_request
         if not isinstance(request, InstallRequest):

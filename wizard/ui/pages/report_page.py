@@ -253,9 +253,7 @@ class ReportPage(BasePage):
         self.html = ""
         self.last_saved: Path | None = None
         self._history: list[Any] = []
-        self._build()
         model.detection_finished.connect(lambda _d: self.isVisible() and self.refresh())  # a rescan
-        self.retranslate()
 
     # build -----------------------------------------------------------------------------------
     def _build(self) -> None:
@@ -368,6 +366,7 @@ class ReportPage(BasePage):
         self._show_remotes()
 
     def initializePage(self) -> None:  # noqa: N802
+        self.ensure_built()
         self.refresh()
         self._history = []  # read again when the tab is opened: a run may have been saved since
 

@@ -42,6 +42,10 @@ class VerifyPage(BasePage):
         super().__init__(model, parent)
         self.setObjectName("page_verify")
         self.report = None
+
+    def _build(self) -> None:
+        """The widgets, on first show (BasePage.ensure_built)."""
+        model = self.model
         self.probe = ProbeProcess(self)
         self.probe.event.connect(self._on_event)
         self.probe.finished.connect(self._on_finished)
@@ -92,10 +96,10 @@ class VerifyPage(BasePage):
         self.diagnosis_box.hide()
         layout.addWidget(self.diagnosis_box, 1)
         self._diagnose_task = None
-        self.retranslate()
 
     # QWizardPage ---------------------------------------------------------------------------
     def initializePage(self) -> None:  # noqa: N802
+        self.ensure_built()
         self.picker.refresh()
 
     def cleanupPage(self) -> None:  # noqa: N802
