@@ -137,14 +137,24 @@ class VerifyPage(BasePage):
             return
         self.report.finish(outcome)
         app_verify.record_verify(self.model.session, self.report)
+        self.show_report(self.report, cancelled=outcome.cancelled)
+        self.start_diagnosis()
+
+    def show_report(self, report, cancelled: bool = False) -> None:
+        """The finished checklist and its one-line summary (also for a report read back)."""
+        self.ensure_built()
+        self.report = report
+        self._cancelled = cancelled
         self._fill()
         self.copy_button.setEnabled(True)
+        self._show_summary()
+
+    def _show_summary(self) -> None:
         counts = self.report.counts()
         mark, colour = MARKS.get(self.report.status, ("•", "#333"))
-        key = "verify.page.cancelled" if outcome.cancelled else "verify.page.done"
+        key = "verify.page.cancelled" if self._cancelled else "verify.page.done"
         self.status.setText(f'<span style="color:{colour}; font-size:14px; font-weight:600">{mark} '
                             f'{t(key, self.lang, **{k: counts.get(k, 0) for k in COUNTED})}</span>')
-        self.start_diagnosis()
 
     # diagnosis --------------------------------------------------------------------------------
     def start_diagnosis(self) -> None:
