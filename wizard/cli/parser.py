@@ -15,12 +15,27 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib
 from typing import Any, Sequence
 
 from wizard import __version__
-from wizard.cli import bench, doctor, history, install, recommend, report, verify, vram
 from wizard.cli.common import PROG
 from wizard.core.base.i18n import LANGUAGES, detect_lang, normalise_lang, t
+
+
+class _CommandModule:
+    """``wizard.cli.<name>``, imported when the parser first reaches for its handler: opening the
+    window (no command, so no command's parser) then loads no command and none of its engine."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(importlib.import_module(f"wizard.cli.{self._name}"), attr)
+
+
+bench, doctor, history, install, recommend, report, verify, vram = (
+    _CommandModule(name) for name in ("bench", "doctor", "history", "install", "recommend", "report", "verify", "vram"))
 
 REPORT_FORMATS = ("md", "html", "pdf", "json")
 VRAM_MODES = ("inference", "train", "lora", "qlora")
