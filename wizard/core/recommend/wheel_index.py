@@ -47,6 +47,7 @@ APP_NAME = "gpu-setup-wizard"
 PEP691_JSON = "application/vnd.pypi.simple.v1+json"
 PEP691_HTML = "application/vnd.pypi.simple.v1+html"
 ACCEPT = f"{PEP691_JSON}, {PEP691_HTML};q=0.2, text/html;q=0.01"
+PYPI_SIMPLE = "https://pypi.org/simple"
 DEFAULT_TIMEOUT = (5.0, 20.0)  # connect, read: a large index page takes a while on slow links
 
 STATUS_FOUND = "found"  # a wheel for these tags exists
@@ -451,6 +452,39 @@ class WheelIndex:
             if pinned:
                 checks.append(self.check(candidate.index_url, package, pinned, tags, local))
         return CandidateCheck(checks)
+
+
+    def builds_on_index(self, candidates: Sequence[Any], index_url_of: Any,
+                        tags: Sequence[Tag] | None = None) -> list[Any]:
+        """Those of ``candidates`` (the recommender's builds that fit this machine) whose torch
+        -- and torchvision/torchaudio when pinned -- the index really has for ``tags``.
+
+        Why: a mirror often carries only a few versions; when the recommended one is missing the
+        student needs the ones it does have, not "no matching file". ``index_url_of(candidate)``
+        is the index each build would be installed from (the mirror's variant folder). Each
+        project page is read once per index. Raises nothing: an index that cannot be read has
+        no builds to offer."""
+        pages: dict[tuple[str, str], list[IndexFile] | None] = {}
+        wanted = set(tags) if tags is not None else set(this_python_tags())
+
+        def files(index_url: str, project: str) -> list[IndexFile] | None:
+            key = (index_url, project)
+            if key not in pages:
+                try:
+                    pages[key] = self.fetch(index_url, project).files
+                except (IndexUnreachable, IndexHTTPError, IndexPageError, IndexURLError):
+                    pages[key] = None
+            return pages[key]
+
+        found = []
+        for c in candidates:
+            index_url = index_url_of(c) or PYPI_SIMPLE
+            local = None if getattr(c, "uses_default_index", False) or c.kind == "mps" else c.variant
+            pins = [("torch", c.torch)] + [(p, getattr(c, p, None)) for p in ("torchvision", "torchaudio")]
+            if all(_matching(files(index_url, project) or [], project, version, wanted, local)
+                   for project, version in pins if version):
+                found.append(c)
+        return found
 
 
 def _matching(files: Iterable[IndexFile], package: str, version: str, tags: set[Tag],

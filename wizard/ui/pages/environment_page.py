@@ -32,6 +32,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from wizard.app import install as app_install
+from wizard.app import recommend as app_recommend
 from wizard.app.install import CheckOutcome, InstallRequest, InstallSettings, PlanOutcome
 from wizard.core.base.i18n import t
 from wizard.core.install.environments import EnvTarget, existing_conda_env, existing_venv, new_conda_env
@@ -40,6 +41,7 @@ from wizard.core.install.plan import InstallPlan, PlanError
 from wizard.ui.pages import install_page as _install_page
 from wizard.ui.pages.base import BasePage, PageId
 from wizard.ui.pages.environment import common
+from wizard.ui.pages.environment.alternatives import builds_on_index
 from wizard.ui.pages.environment.common import (
     MODE_EXISTING,
     MODE_EXISTING_CONDA,
@@ -58,9 +60,16 @@ from wizard.ui.pages.environment.panels import EnvironmentPanels
 from wizard.ui.session_model import SessionModel
 from wizard.ui.workers import submit
 
+BLOCKING_PLAN_KINDS = ("network", "no-version", "failed")  # a plan that cannot run: no Install
 
 class EnvironmentPage(EnvironmentPanels, EnvironmentLists, EnvironmentDisplay, BasePage):
     page_id = PageId.ENVIRONMENT
+    # (class defaults, so the lazy build and __init__ stay as they are)
+    go_on = False  # Install was clicked while the plan was being worked out: go on when it is ready
+    alternatives: list | None = None  # builds the index has when it lacks the chosen one (None: not asked)
+    alternatives_running = False
+    _check_gen = 0
+    _alt_gen = 0
 
     def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
         super().__init__(model, parent)
@@ -121,8 +130,13 @@ class EnvironmentPage(EnvironmentPanels, EnvironmentLists, EnvironmentDisplay, B
         c = self.candidate()
         if c is None:
             return None
-        return app_install.install_options(c, self.settings, cache_dir=self.cache_dir, state_dir=self.state_dir,
-                                           confirmed=self.confirmed, plan=self.plan)
+        options = app_install.install_options(c, self.settings, cache_dir=self.cache_dir, state_dir=self.state_dir,
+                                              confirmed=self.confirmed, plan=self.plan)
+        state = self.resume_state
+        if self.built and self.mode() == MODE_RESUME and state is not None and state.requirements:
+            # "Continue an unfinished install": exactly the versions and index it was started with
+            options.requirements, options.index_url = list(state.requirements), state.index_url
+        return options
 
     def initializePage(self) -> None:  # noqa: N802
         if not self.built:
@@ -131,10 +145,25 @@ class EnvironmentPage(EnvironmentPanels, EnvironmentLists, EnvironmentDisplay, B
         self.refresh()
 
     def isComplete(self) -> bool:  # noqa: N802
+        """Install is enabled only for a plan that can run. While the answers for a changed
+        choice are still coming it stays enabled: a click then waits for them and goes on by
+        itself (disabling it on the mirror field's focus-out swallowed the first click)."""
         if self.built and self.mode() == MODE_SKIP:
             return True
-        return (self.built and self.target is not None and self.candidate() is not None
-                and self.checks is not None and not self.checks_running and self.checks.preflight.ok)
+        if not self.built or self.target is None or self.candidate() is None or self.plan_blocks():
+            return False
+        if self.pending():
+            return True
+        return self.checks is not None and self.checks.preflight.ok
+
+    def plan_blocks(self) -> bool:
+        """The plan was worked out and cannot run (no connection, no such build on the index)."""
+        return self.plan_error is not None and self.plan_error.kind in BLOCKING_PLAN_KINDS
+
+    def pending(self) -> bool:
+        """Answers for the current choice are still on their way (or about to be asked for)."""
+        return (self._debounce.isActive() or self.plan_running or self.checks_running
+                or (self.target is not None and self.checks is None))
 
     def nextId(self) -> int:  # noqa: N802
         """Install next -- or, when the student skips installing, Verify."""
@@ -145,6 +174,13 @@ class EnvironmentPage(EnvironmentPanels, EnvironmentLists, EnvironmentDisplay, B
     def validatePage(self) -> bool:  # noqa: N802
         if not self.isComplete():
             return False
+        if self.mode() != MODE_SKIP and self.pending():
+            self.go_on = True  # checking first, then on by itself (_maybe_go_on)
+            if self._debounce.isActive():
+                self.refresh()
+            self._show_go_on()
+            return False
+        self.go_on = False
         if self.mode() == MODE_SKIP:
             self.session.install_request = None
             return True
@@ -198,6 +234,8 @@ class EnvironmentPage(EnvironmentPanels, EnvironmentLists, EnvironmentDisplay, B
         self.settings.python_mirror = self.python_mirror_edit.text().strip()
         self.settings.proxy = self.proxy_edit.text().strip()
         self.settings.installer = self.installer_combo.currentData() or INSTALLER_PIP
+        if self.plan_blocks():  # the red answer was for the old settings: ask the index once more
+            self.plan_key, self.plan_error = None, None
         self._changed()
 
     def show_settings(self) -> None:
@@ -309,9 +347,11 @@ class EnvironmentPage(EnvironmentPanels, EnvironmentLists, EnvironmentDisplay, B
                 return
             self.plan_running = False
             self.plan, self.plan_error = outcome.plan, outcome.error
+            self._start_alternatives(options)
             self._show_plan()
             if self.target is not None:  # sizes are known now: check the space again
                 self._start_checks(self._gen)
+            self._maybe_go_on()
 
         def failed(text: str) -> None:
             if gen != self._plan_gen:
@@ -320,6 +360,7 @@ class EnvironmentPage(EnvironmentPanels, EnvironmentLists, EnvironmentDisplay, B
             self.plan = None
             self.plan_error = PlanError("failed", ErrorText(text.strip().splitlines()[0] if text.strip() else "?"))
             self._show_plan()
+            self._maybe_go_on()
 
         self._keep(submit(app_install.plan_install, target, options, self.host, on_done=done, on_failed=failed))
 
@@ -327,23 +368,28 @@ class EnvironmentPage(EnvironmentPanels, EnvironmentLists, EnvironmentDisplay, B
         if self.target is None:
             return
         self.checks_running = True
+        self._check_gen += 1
+        check_gen = self._check_gen  # only the newest check counts (a plan's sizes start another)
         names, base = self._conda_facts()
         ours = self.resume_state is not None
         target = EnvTarget.from_json(self.target.to_json())
 
         def done(outcome: CheckOutcome) -> None:
-            if gen != self._gen:
+            if gen != self._gen or check_gen != self._check_gen:
                 return
             self.checks_running = False
             self.checks = outcome
             self._show_checks()
             self.completeChanged.emit()
+            self._maybe_go_on()
 
         def failed(text: str) -> None:
-            if gen != self._gen:
+            if gen != self._gen or check_gen != self._check_gen:
                 return
             self.checks_running = False
             self.checks = None
+            self.go_on = False
+            self._show_go_on()
             self.checks_label.setText(marked("✖", RED, text.strip().splitlines()[0]))
             self.completeChanged.emit()
 
@@ -371,6 +417,50 @@ class EnvironmentPage(EnvironmentPanels, EnvironmentLists, EnvironmentDisplay, B
 
         self._keep(submit(common.describe_uv_python, self.host, self._uv, data[1], mirror, self.model.lang,
                           on_done=done, on_failed=failed))
+
+    def _maybe_go_on(self) -> None:
+        """Install was clicked while checking: now that the answers are in, go on -- or say why not."""
+        if not self.go_on or self.pending():
+            return
+        self.go_on = False
+        wizard = self.wizard()
+        ready = self.isComplete()
+        self._show_go_on(stopped=not ready)
+        if ready and wizard is not None and wizard.currentPage() is self:
+            wizard.next()
+
+    def _start_alternatives(self, options: InstallOptions) -> None:
+        """The index lacks the chosen build: ask it (worker) which fitting builds it has."""
+        self._alt_gen += 1
+        self.alternatives, self.alternatives_running = None, False
+        if self.plan_error is None or self.plan_error.kind != "no-version" or self.session.recommendation is None:
+            return
+        gen, self.alternatives_running = self._alt_gen, True
+        facts = self.session.recommendation.recommendation.facts
+        current = self.candidate()
+        python = self.python_version() or facts.python
+        settings = InstallSettings(**vars(self.settings))
+
+        def done(found: list) -> None:
+            if gen == self._alt_gen:
+                self.alternatives, self.alternatives_running = found, False
+                self._show_alternatives()
+
+        def failed(text: str) -> None:
+            if gen == self._alt_gen:
+                self.alternatives, self.alternatives_running = [], False
+                self._show_alternatives()
+
+        self._keep(submit(builds_on_index, facts, current, python, settings, on_done=done, on_failed=failed))
+
+    def use_build(self, candidate: Any) -> None:
+        """One click on a build the index has: it becomes the choice, and the plan is made again."""
+        app_recommend.choose_build(self.session, candidate.torch, candidate.variant, candidate)
+        self.alternatives = None
+        self._show_alternatives()
+        self._fill_python_combo()  # the default folder follows the build
+        self._changed()
+        self.refresh()
 
     def _keep(self, task: Any) -> None:
         self._tasks = [x for x in self._tasks[-8:]] + [task]
@@ -488,6 +578,8 @@ class EnvironmentPage(EnvironmentPanels, EnvironmentLists, EnvironmentDisplay, B
                                                                                     self.lang),
                                         t("envpage.plan.col.size", self.lang)])
         self.checks_box.setTitle(t("envpage.checks.title", self.lang))
+        self.details_button.setText(t("g.fail.details", self.lang))
+        self.details_button.setToolTip(t("g.fail.details_tip", self.lang))
         self.confirm_button.setText(t("envpage.confirm.button", self.lang))
         self.space_form.retranslate()
         self._fill_lists()

@@ -52,6 +52,7 @@ from wizard.core.install.runner import InstallJob, Progress
 from wizard.ui.pages.base import BasePage, PageId
 from wizard.ui.pages.environment.common import GREEN, ORANGE, RED, ask_yes_no, marked
 from wizard.ui.pages.environment.common import esc as _esc
+from wizard.ui.pages.environment.failure import OTHER, describe
 from wizard.ui.process_runner import StepRunner
 from wizard.ui.session_model import SessionModel
 from wizard.ui.widgets.log_view import LogView
@@ -83,6 +84,7 @@ def clock(seconds: float | None) -> str:
 
 class InstallPage(BasePage):
     page_id = PageId.INSTALL
+    stopped_in_install_step = False  # the last stop waited for pip's install step to finish
 
     def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
         super().__init__(model, parent)
@@ -164,6 +166,7 @@ class InstallPage(BasePage):
         self.result.setMargin(8)
         self.result.hide()
         layout.addWidget(self.result)
+        self._build_details(layout)
 
         buttons = QHBoxLayout()
         self.cancel_button = QPushButton()
@@ -252,6 +255,8 @@ class InstallPage(BasePage):
         self.last_progress = None
         self.last_download = None
         self.result.hide()
+        self._show_details("")
+        self.stopped_in_install_step = False
         self.overall_bar.setValue(0)
         self._fill_files_from_plan()
         runner.progress.connect(self._on_progress)
@@ -479,8 +484,7 @@ class InstallPage(BasePage):
                                   f'{_esc(t("installpage.restored_next", self.lang))}')
             elif job.state is not None and job.state.status == "cancelled":
                 self.state = STATE_CANCELLED
-                self._finish_text(f'<b style="color:{ORANGE}">■ {_esc(t("install.cancelled", self.lang))}</b>'
-                                  + self._options_text(job))
+                self._finish_text(self._cancelled_text(job))
             else:
                 self._show_failure(job, lang)
             self._show_buttons()
@@ -507,8 +511,7 @@ class InstallPage(BasePage):
         elif job.state is not None and job.state.status == "cancelled" or job.failure is None:
             self.state = STATE_CANCELLED
             self.step_label.setText(t("installpage.cancelled_step", self.lang))
-            self._finish_text(f'<b style="color:{ORANGE}">■ {_esc(t("install.cancelled", self.lang))}</b>'
-                              + self._options_text(job))
+            self._finish_text(self._cancelled_text(job))
         else:
             self._show_failure(job, lang)
         self._show_buttons()
@@ -518,6 +521,8 @@ class InstallPage(BasePage):
         self.completeChanged.emit()
 
     def _show_failure(self, job: InstallJob, lang: str) -> None:
+        """What failed, classified and said in the page's language; the tool's raw lines go to
+        Details; "kept" only when bytes were kept."""
         self.state = STATE_FAILED
         err = job.failure
         if err is None:
@@ -525,11 +530,72 @@ class InstallPage(BasePage):
             return
         step = t(f"install.step.{err.step_id}", lang)
         self.step_label.setText(t("installpage.failed_step", lang, step=step))
+        options = job.options
+        said = describe(err.kind, err.message.text(lang), err.detail, lang, host=err.host,
+                        reqs=" ".join(options.requirements), index=options.index_url or "PyPI", where="installpage")
         parts = [f'<b style="color:{RED}">✖ {_esc(t("installpage.failed", lang, step=step))}</b>',
-                 _esc(err.message.text(lang))]
-        if err.kind in NETWORK_KINDS:
-            parts.append(_esc(t("installpage.mirror_hint", lang)))
-        self._finish_text("<br>".join(parts) + self._options_text(job))
+                 _esc(said.headline)]
+        if said.advice:
+            parts.append(_esc(said.advice))
+        if said.category != OTHER or err.kind != "hash":  # a damaged file was deleted: nothing kept
+            parts.append(_esc(self._kept_text()))
+        self._show_details(said.details)
+        self._finish_text("<br>".join(p for p in parts if p) + self._options_text(job))
+
+    def kept_bytes(self) -> int:
+        """Bytes of this install's files on disk (finished or partial downloads) for Resume."""
+        dl = self.last_download
+        if dl is None:
+            return 0
+        return sum(f.done for f in dl.files if f.state not in ("failed",))
+
+    def _kept_text(self) -> str:
+        kept = self.kept_bytes()
+        if kept <= 0:
+            return t("g.kept.none", self.lang) if self.last_download is not None or self._reached_download() else ""
+        return t("g.kept.some", self.lang, size=format_bytes(kept))
+
+    def _reached_download(self) -> bool:
+        return self.job is not None and STEP_DOWNLOAD in (self.job.summary().get("steps_run") or [])
+
+    def _cancelled_text(self, job: InstallJob) -> str:
+        parts = [f'<b style="color:{ORANGE}">■ {_esc(t("g.cancelled", self.lang))}</b>']
+        if self.stopped_in_install_step:
+            parts.append(_esc(t("g.cancelled.install_step", self.lang)))
+        kept = self._kept_text()
+        if kept:
+            parts.append(_esc(kept))
+        return "<br>".join(parts) + self._options_text(job)
+
+    def _build_details(self, layout: QVBoxLayout) -> None:
+        """The tool's own words under a failure, folded away behind "Details"."""
+        from PySide6.QtWidgets import QToolButton
+
+        self.details_button = QToolButton()
+        self.details_button.setObjectName("installDetailsButton")
+        self.details_button.setCheckable(True)
+        self.details_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.details_button.setArrowType(Qt.ArrowType.RightArrow)
+        self.details_button.hide()
+        self.details_label = QLabel()
+        self.details_label.setObjectName("installDetails")
+        self.details_label.setWordWrap(True)
+        self.details_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.details_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.details_label.hide()
+
+        def toggle(shown: bool) -> None:
+            self.details_button.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+            self.details_label.setVisible(shown and bool(self.details_label.text()))
+
+        self.details_button.toggled.connect(toggle)
+        layout.addWidget(self.details_button)
+        layout.addWidget(self.details_label)
+
+    def _show_details(self, details: str) -> None:
+        self.details_button.setVisible(bool(details))
+        self.details_label.setText(details)
+        self.details_label.setVisible(bool(details) and self.details_button.isChecked())
 
     def _options_text(self, job: InstallJob) -> str:
         options = job.recovery_options()
@@ -575,6 +641,8 @@ class InstallPage(BasePage):
         self.restore_button.setText(t("install.recovery.restore", self.lang))
         self.change_button.setText(t("installpage.change", self.lang))
         self.save_button.setText(t("installpage.save", self.lang))
+        self.details_button.setText(t("g.fail.details", self.lang))
+        self.details_button.setToolTip(t("g.fail.details_tip", self.lang))
         self.log_title.setText(t("installpage.log", self.lang))
         self.files.setHeaderLabels([t("installpage.col.file", self.lang), t("installpage.col.size", self.lang),
                                     t("installpage.col.progress", self.lang), t("installpage.col.state", self.lang)])

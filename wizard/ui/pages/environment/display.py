@@ -4,7 +4,7 @@ table with its total, and the checks with the free space."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QTreeWidgetItem
+from PySide6.QtWidgets import QPushButton, QTreeWidgetItem
 
 from wizard.core.base.i18n import t
 from wizard.core.install.plan import format_bytes
@@ -23,6 +23,7 @@ from wizard.ui.pages.environment.common import (
     marked,
 )
 from wizard.ui.pages.environment.common import esc as _esc
+from wizard.ui.pages.environment.failure import CONNECTION, describe
 
 
 class EnvironmentDisplay:
@@ -83,8 +84,12 @@ class EnvironmentDisplay:
             state = self.resume_state
             if state is not None:
                 lines = [_esc(t("envpage.resume.note", self.lang))]
-                if state.error:
-                    lines.append(f'<span style="color:{GREY}">{_esc(state.error)}</span>')
+                why = self._resume_why(state)
+                if why:
+                    lines.append(f'<span style="color:{GREY}">{_esc(why)}</span>')
+                if state.requirements:
+                    lines.append(_esc(t("g.resume.same", self.lang, reqs=" ".join(state.requirements),
+                                        index=state.index_url or "PyPI")))
                 self.resume_note.setText("<br>".join(lines))
             self.remove_button.setEnabled(bool(state is not None and state.created_by_wizard))
 
@@ -93,6 +98,9 @@ class EnvironmentDisplay:
         self.plan_busy.setVisible(self.plan_running)
         self.plan_tree.clear()
         self.plan_total.setText("")
+        self.plan_status.setToolTip("")
+        self._show_details("")
+        self._show_alternatives()
         plan, err = self.plan, self.plan_error
         if self.target is None:
             self.plan_status.setText(_esc(self.target_problem or ""))
@@ -104,12 +112,16 @@ class EnvironmentDisplay:
             self.plan_tree.hide()
             return
         if err is not None:
-            text = err.message.text(lang)
-            hint = ""
-            if err.kind == "network":
-                hint = "<br>" + _esc(t("envpage.plan.mirror_hint", self.lang))
+            options = self.options()
+            said = describe(err.kind, err.message.text(lang), err.detail, lang, host=err.host,
+                            reqs=" ".join(options.requirements) if options else "",
+                            index=(options.index_url if options else None) or "PyPI")
+            if said.category == CONNECTION:
                 self.show_settings()
-            self.plan_status.setText(f'<span style="color:{RED}">✖ {_esc(text)}</span>{hint}')
+            advice = f"<br>{_esc(said.advice)}" if said.advice else ""
+            self.plan_status.setText(f'<span style="color:{RED}">✖ {_esc(said.headline)}</span>{advice}')
+            self.plan_status.setToolTip(said.details)
+            self._show_details(said.details)
             self.plan_tree.hide()
             return
         if plan is None:
@@ -183,7 +195,9 @@ class EnvironmentDisplay:
                 lines.append(f'<span style="color:{RED}">✖</span>&nbsp;{_esc(c.text(lang))}')
             else:
                 lines.append(f'<span style="color:{ORANGE}">⚠</span>&nbsp;{_esc(c.text(lang))}')
-        if outcome.preflight.ok:
+        if outcome.preflight.ok and self.plan_blocks():
+            lines.append(marked("✖", RED, t("g.env.not_ready", self.lang)))  # never "ready" under a red plan
+        elif outcome.preflight.ok and not self.plan_running:
             ok = _esc(t("envpage.checks.ok", self.lang))
             lines.append(f'<span style="color:{GREEN}">✓</span>&nbsp;<b>{ok}</b>')
         self.checks_label.setText("<br>".join(lines))
@@ -195,3 +209,59 @@ class EnvironmentDisplay:
         if disk is None:
             return t("envpage.space.unknown", self.lang, path=path)
         return t("envpage.space.value", self.lang, free=format_bytes(disk[0]), total=format_bytes(disk[1]), path=path)
+
+    def _resume_why(self, state) -> str:
+        """Where and why an unfinished install stopped, in the page's language (the state's own
+        ``error`` is the engine's English text: it stays in the details)."""
+        if not state.failed_step and not state.error:
+            return ""
+        step = t(f"install.step.{state.failed_step}", self.lang) if state.failed_step else "?"
+        if state.status == "cancelled":
+            why = t("g.resume.why.cancelled", self.lang)
+        elif state.status == "running":
+            why = t("g.resume.why.interrupted", self.lang)
+        else:
+            why = describe(state.error_kind, state.error or "", "", self.lang).headline
+        return t("g.resume.stopped_at", self.lang, step=step, why=why)
+
+    def _show_details(self, details: str) -> None:
+        """The tool's raw words, folded away under "Details"."""
+        self.details_button.setVisible(bool(details))
+        self.details_label.setText(details)
+        self.details_label.setVisible(bool(details) and self.details_button.isChecked())
+
+    def _show_alternatives(self) -> None:
+        """The builds the index has (one button each), while the plan says it lacks this one."""
+        for button in self.alt_buttons:
+            button.deleteLater()
+        self.alt_buttons = []
+        err = self.plan_error
+        if err is None or err.kind != "no-version" or self.target is None:
+            self.alt_label.hide()
+            return
+        self.alt_label.show()
+        if self.alternatives_running:
+            self.alt_label.setText(_esc(t("g.env.alt.looking", self.lang)))
+            return
+        if not self.alternatives:
+            self.alt_label.setText(_esc(t("g.env.alt.none", self.lang)) if self.alternatives is not None else "")
+            return
+        self.alt_label.setText(_esc(t("g.env.alt.title", self.lang)))
+        for c in self.alternatives:
+            button = QPushButton(t("g.env.alt.use", self.lang, torch=c.torch, variant=c.variant))
+            button.setObjectName(f"useBuild_{c.torch}_{c.variant}")
+            button.clicked.connect(lambda _on=False, _c=c: self.use_build(_c))
+            self.alt_row.insertWidget(self.alt_row.count() - 1, button)
+            self.alt_buttons.append(button)
+
+    def _show_go_on(self, stopped: bool = False) -> None:
+        """After a click on Install during a re-plan: "checking, then on by itself" (or why not)."""
+        if self.go_on:
+            self.go_on_label.setText(f'<b>{_esc(t("g.env.waiting", self.lang))}</b>')
+            self.go_on_label.show()
+            self.plan_busy.show()
+        elif stopped:
+            self.go_on_label.setText(marked("✖", RED, t("g.env.go_on_stopped", self.lang)))
+            self.go_on_label.show()
+        else:
+            self.go_on_label.hide()

@@ -157,7 +157,41 @@ class EnvironmentPanels:
         self.plan_total.setWordWrap(True)
         self.plan_total.setTextFormat(Qt.TextFormat.RichText)
         plan_layout.addWidget(self.plan_total)
+        self._build_alternatives(plan_layout)
         layout.addWidget(self.plan_box)
+
+    def _build_alternatives(self, plan_layout: QVBoxLayout) -> None:
+        """Under a failed plan: the raw details (folded) and the builds the index does have."""
+        self.details_button = QToolButton()
+        self.details_button.setObjectName("planDetailsButton")
+        self.details_button.setCheckable(True)
+        self.details_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.details_button.setArrowType(Qt.ArrowType.RightArrow)
+        self.details_button.hide()
+        self.details_label = QLabel()
+        self.details_label.setObjectName("planDetails")
+        self.details_label.setWordWrap(True)
+        self.details_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.details_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.details_label.hide()
+
+        def toggle(shown: bool) -> None:
+            self.details_button.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+            self.details_label.setVisible(shown and bool(self.details_label.text()))
+
+        self.details_button.toggled.connect(toggle)
+        plan_layout.addWidget(self.details_button)
+        plan_layout.addWidget(self.details_label)
+        self.alt_label = QLabel()
+        self.alt_label.setObjectName("altLabel")
+        self.alt_label.setWordWrap(True)
+        self.alt_label.setTextFormat(Qt.TextFormat.RichText)
+        self.alt_label.hide()
+        plan_layout.addWidget(self.alt_label)
+        self.alt_row = QHBoxLayout()
+        self.alt_row.addStretch(1)
+        self.alt_buttons: list[QPushButton] = []
+        plan_layout.addLayout(self.alt_row)
 
     def _build_checks_box(self, layout: QVBoxLayout) -> None:
         self.checks_box = QGroupBox()
@@ -170,6 +204,12 @@ class EnvironmentPanels:
         self.checks_label.setTextFormat(Qt.TextFormat.RichText)
         self.checks_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         checks_layout.addWidget(self.checks_label)
+        self.go_on_label = QLabel()
+        self.go_on_label.setObjectName("goOnLabel")
+        self.go_on_label.setWordWrap(True)
+        self.go_on_label.setTextFormat(Qt.TextFormat.RichText)
+        self.go_on_label.hide()
+        checks_layout.addWidget(self.go_on_label)
         confirm_row = QHBoxLayout()
         self.confirm_button = QPushButton()
         self.confirm_button.setObjectName("confirmButton")
