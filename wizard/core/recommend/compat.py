@@ -21,7 +21,6 @@ Nothing here imports Qt; :class:`CompatDB` is immutable after loading and safe t
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -350,12 +349,19 @@ def _check_variant_in_release(name: str, plat: str, torch: str, where: str, vari
 
 
 def load_file(path: str | Path) -> CompatDB:
-    """Load a compat.json from a path (an updated table, or a test's copy)."""
-    with open(path, encoding="utf-8") as fh:
-        try:
-            data = json.load(fh)
-        except ValueError as exc:
-            raise CompatDataError(f"{path}: not JSON: {exc}") from exc
+    """Load a compat.json from a path (an updated table, or a test's copy). Read like every file
+    from outside (:mod:`wizard.core.base.user_input`): a capped size and a nesting limit, so a
+    deep or endless file is a CompatDataError, not a RecursionError or MemoryError."""
+    from wizard.core.base.user_input import MAX_USER_BYTES, loads_user_json, read_bounded
+
+    with open(path, "rb") as fh:
+        raw, cut = read_bounded(fh, MAX_USER_BYTES)
+    if cut:
+        raise CompatDataError(f"{path}: larger than {MAX_USER_BYTES // 2**20} MB, not a compatibility table")
+    try:
+        data = loads_user_json(raw)
+    except ValueError as exc:  # invalid JSON, not UTF-8, or nested too deep (UserInputError)
+        raise CompatDataError(f"{path}: not JSON: {exc}") from exc
     return parse(data)
 
 
