@@ -279,6 +279,11 @@ def check_window(window: QWidget) -> list[Problem]:
         elif isinstance(widget, QAbstractButton):
             cut = _button_cut(widget)
             full = widget.text().replace("&", "")
+        elif isinstance(widget, QGroupBox) and widget.title():
+            full = widget.title()
+            need = widget.fontMetrics().horizontalAdvance(full) + 2 * widget.style().pixelMetric(
+                QStyle.PixelMetric.PM_DefaultFrameWidth, None, widget)
+            cut = f"title needs {need}px wide, has {widget.width()}px" if need > widget.width() + TOLERANCE else None
         if cut and not _has_full_tooltip(widget, full):
             problems.append(Problem("cut", _name(widget), cut))
         if plot:

@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget  # noqa: E402
+from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget  # noqa: E402
 
 from tests import scenarios  # noqa: E402
 from tests.gui import layout_check  # noqa: E402
@@ -52,11 +52,14 @@ def test_checker_finds_text_wider_than_its_label_unless_the_tooltip_has_it(qtbot
     label.setGeometry(0, 0, 90, 20)
     button = QPushButton("A long button caption", window)
     button.setGeometry(0, 30, 60, 28)
+    box = QGroupBox("Live: utilization, memory, temperature (last minute)", window)
+    box.setGeometry(0, 60, 120, 30)
     _shown(qtbot, window, 200, 100)
     kinds = sorted(p.kind + ":" + p.widget.split()[0] for p in layout_check.check_window(window))
-    assert kinds == ["cut:QLabel", "cut:QPushButton"]
+    assert kinds == ["cut:QGroupBox", "cut:QLabel", "cut:QPushButton"]
     label.setToolTip(label.text())
     button.setToolTip(button.text())
+    box.setToolTip(box.title())
     assert layout_check.check_window(window) == []
 
 
@@ -170,3 +173,21 @@ def show_recorded_verify(window) -> None:
     window.verify_page.show_report(report)
     for i in range(window.verify_page.tree.topLevelItemCount()):
         window.verify_page.tree.topLevelItem(i).setExpanded(True)
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_vram_page_fits_the_smallest_window(qtbot, lang):
+    """Issue 16.8: the English VRAM page was cut off on the right at the default size and the
+    usable-memory label sat on the legend; at the window's minimum size nothing is cut now."""
+    from tests.gui.test_wizard import go_to
+
+    window = open_wizard(qtbot, scenarios.linux_host(), lang=lang)
+    window.resize(window.minimumSize())
+    go_to(window, PageId.VRAM)
+    _settle(qtbot)
+    problems = layout_check.check_window(window)
+    assert not problems, layout_check.describe(problems)
+    page = window.vram_page
+    assert page.bar.legend.isVisible() and "GiB" in page.bar.legend.text()
+    assert " GiB" == page.gb_spin.suffix() and "GB)" not in page.gpu_combo.itemText(0)
+    window.gpu_page.cleanup()

@@ -165,7 +165,7 @@ class InfoForm(QFormLayout):
     def set_row(self, key: str, value: str, tooltip: str | None = None) -> QLabel:
         if key not in self._rows:
             name, val = QLabel(), value_label()
-            name.setStyleSheet("color: palette(mid);")
+            name.setStyleSheet("color: #4a4a4a;")  # readable: palette(mid) was light grey on grey (16.12)
             self.addRow(name, val)
             self._rows[key] = (name, val)
         name, val = self._rows[key]

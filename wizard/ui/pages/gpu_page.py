@@ -27,7 +27,7 @@ def _v(value: object, unit: str = "", lang: str = "en") -> str:
     return f"{value}{unit}"
 
 
-def _processes(gpu: GpuInfo, lang: str, limit: int = 6) -> str:
+def _processes(gpu: GpuInfo, lang: str, limit: int = 4) -> str:
     """Process names (not full paths: they do not wrap and they name the user) with memory."""
     if not gpu.processes:
         return t("common.none_found", lang)
@@ -202,7 +202,10 @@ class GpuPage(BasePage):
             page.setLayout(form)
             for key, value, field_name in gpu_rows(gpu, self.lang):
                 source = gpu.sources.get(field_name) if field_name else None
-                form.set_row(key, value, t("page.gpu.source", self.lang, source=source) if source else None)
+                tip = t("page.gpu.source", self.lang, source=source) if source else None
+                if key == "gpu.processes" and gpu.processes:  # the shown list is short; all of it here
+                    tip = value + "\n\n" + "\n".join(_processes(gpu, self.lang, limit=len(gpu.processes)).split(", "))
+                form.set_row(key, value, tip)
             self.gpu_forms.append(form)
             self.tabs.addTab(page, f"GPU {gpu.index}")
         self.tabs.setVisible(bool(gpus))
@@ -250,6 +253,7 @@ class GpuPage(BasePage):
         self._sampling = False
         self.timer.stop()
         self.plot_box.setTitle(t("page.gpu.plot_failed", self.lang, error=text.splitlines()[0]))
+        self.plot_box.setToolTip(self.plot_box.title())
 
     def cleanup(self) -> None:
         """Stop sampling and close NVML (the wizard calls this when it closes)."""
@@ -265,7 +269,9 @@ class GpuPage(BasePage):
         self.rescan.setText(t("page.gpu.rescan", self.lang))
         self.driver_box.setTitle(t("page.gpu.driver_box", self.lang))
         self.findings_box.setTitle(t("page.gpu.findings_box", self.lang))
-        self.plot_box.setTitle(t("page.gpu.plot_box", self.lang))
+        # a group box title cannot wrap: a short title, the plots' full description as its tooltip
+        self.plot_box.setTitle(t("h.gpu.plot_box", self.lang))
+        self.plot_box.setToolTip(t("page.gpu.plot_box", self.lang))
         self.driver_form.retranslate()
         if self.plot is not None:
             self.plot.retranslate()

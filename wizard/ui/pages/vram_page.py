@@ -73,12 +73,11 @@ class VramPage(BasePage):
 
         self.inputs_box = QGroupBox()
         form = QFormLayout(self.inputs_box)
-        self.gpu_combo = QComboBox()
-        self.gpu_combo.setObjectName("gpuCombo")
+        self.gpu_combo = _shrinking_combo("gpuCombo")
         self.gb_spin = QDoubleSpinBox()
         self.gb_spin.setRange(1, 4096)
         self.gb_spin.setDecimals(1)
-        self.gb_spin.setSuffix(" GB")
+        self.gb_spin.setSuffix(" GiB")  # the page's one unit (wizard.core.vram.units)
         self.gb_spin.setValue(8)
         gpu_row = QHBoxLayout()
         gpu_row.addWidget(self.gpu_combo, 1)
@@ -86,8 +85,7 @@ class VramPage(BasePage):
         self.gpu_label = QLabel()
         form.addRow(self.gpu_label, gpu_row)
 
-        self.model_combo = QComboBox()
-        self.model_combo.setObjectName("modelCombo")
+        self.model_combo = _shrinking_combo("modelCombo")
         self.params_edit = QLineEdit()
         self.params_edit.setObjectName("paramsEdit")
         self.params_edit.setPlaceholderText("7B, 350M, 1.5e9")
@@ -97,20 +95,28 @@ class VramPage(BasePage):
         self.model_label = QLabel()
         form.addRow(self.model_label, model_row)
 
-        self.mode_combo = QComboBox()
-        self.precision_combo = QComboBox()
+        self.mode_combo = _shrinking_combo("modeCombo")
+        self.precision_combo = _shrinking_combo("precisionCombo")
         self.batch_spin = QSpinBox()
         self.batch_spin.setRange(1, 65536)
         self.context_spin = QSpinBox()
         self.context_spin.setRange(0, 1 << 21)
         self.context_spin.setSpecialValueText(t("vram.page.default_context", self.lang))
+        # two rows: six widgets in one row made the page wider than the window (issue 16.8)
         setting_row = QHBoxLayout()
-        self.batch_label, self.context_label = QLabel(), QLabel()
-        for w in (self.mode_combo, self.precision_combo, self.batch_label, self.batch_spin,
-                  self.context_label, self.context_spin):
-            setting_row.addWidget(w)
+        setting_row.addWidget(self.mode_combo, 1)
+        setting_row.addWidget(self.precision_combo, 1)
         self.setting_label = QLabel()
         form.addRow(self.setting_label, setting_row)
+        size_row = QHBoxLayout()
+        self.batch_label, self.context_label = QLabel(), QLabel()
+        size_row.addWidget(self.batch_spin)
+        size_row.addSpacing(12)
+        size_row.addWidget(self.context_label)
+        size_row.addWidget(self.context_spin)
+        size_row.addStretch(1)
+        form.addRow(self.batch_label, size_row)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         layout.addWidget(self.inputs_box)
         self._build_results(layout)
 
@@ -125,8 +131,8 @@ class VramPage(BasePage):
         self.bar_holder = QVBoxLayout()
         result_layout.addLayout(self.bar_holder)
         self.assumptions = QLabel()
+        self.assumptions.setObjectName("vramAssumptions")
         self.assumptions.setWordWrap(True)
-        self.assumptions.setStyleSheet("color: palette(mid);")
         result_layout.addWidget(self.assumptions)
         layout.addWidget(self.result_box)
 
@@ -142,8 +148,8 @@ class VramPage(BasePage):
         self.table.setMinimumHeight(320)
         lessons_layout.addWidget(self.table)
         self.units = QLabel()
+        self.units.setObjectName("vramUnits")
         self.units.setWordWrap(True)
-        self.units.setStyleSheet("color: palette(mid);")
         lessons_layout.addWidget(self.units)
         layout.addWidget(self.lessons_box)
 
@@ -154,6 +160,12 @@ class VramPage(BasePage):
             signal.connect(self.recompute)
         self.params_edit.textChanged.connect(self.recompute)
         self.gpu_combo.currentIndexChanged.connect(self._gpu_choice_changed)
+        # only a change the student makes counts as a choice (the report shows the estimate then);
+        # the page's own refills block these signals
+        for signal in (self.gpu_combo.activated, self.model_combo.activated, self.mode_combo.activated,
+                       self.precision_combo.activated, self.batch_spin.valueChanged, self.context_spin.valueChanged,
+                       self.gb_spin.valueChanged, self.params_edit.textEdited):
+            signal.connect(self._chosen)
         self.retranslate()
 
     # choices --------------------------------------------------------------------------------
@@ -179,16 +191,18 @@ class VramPage(BasePage):
                     combo.addItem(t("vram.page.this_gpu", self.lang, name=gpu.name or "GPU",
                                     total=self.core.format_gib(total)),
                                   ("gpu", total, used))
-        for key, gb in PRESETS:
-            label = t(f"vram.target.{key}", self.lang) if key.startswith(("colab",
-                                                                          "cloud")) else t(f"vram.page.preset.{key}",
-                                                                                           self.lang)
+        for key, gb in PRESETS:  # the size in GiB, the page's one unit, not the "16 GB" of a product name
+            label = t("h.vram.preset", self.lang, name=t(f"h.vram.preset.{key}", self.lang),
+                      size=self.core.format_gib(gb * GIB, 1))
             combo.addItem(label, ("preset", int(gb * GIB), 0))
         combo.addItem(t("vram.page.custom_gb", self.lang), ("custom", None, 0))
         index = combo.findData(current) if current is not None else -1
         combo.setCurrentIndex(index if index >= 0 else 0)
         combo.blockSignals(False)
         self._gpu_choice_changed()
+
+    def _chosen(self, *_args) -> None:
+        self.model.session.vram_chosen = True
 
     def _gpu_choice_changed(self) -> None:
         data = self.gpu_combo.currentData()
@@ -252,7 +266,7 @@ class VramPage(BasePage):
                      usable=self.core.format_gib(est.usable_bytes))
             colour = "#c62828"
         self.verdict.setText(f'<span style="font-size:14px; font-weight:600; color:{colour}">{head}</span>')
-        self.assumptions.setText("• " + "\n• ".join(est.assumption_texts(lang)))
+        self.assumptions.setText("• " + "\n• ".join(_plain_notes(est, lang)))
         if self.bar is not None:
             self.bar.show_estimate(est, lang)
 
@@ -279,8 +293,8 @@ class VramPage(BasePage):
         self.gpu_label.setText(t("vram.page.gpu", self.lang) + ":")
         self.model_label.setText(t("vram.page.model", self.lang) + ":")
         self.setting_label.setText(t("vram.page.setting", self.lang) + ":")
-        self.batch_label.setText(t("vram.page.batch", self.lang))
-        self.context_label.setText(t("vram.page.context", self.lang))
+        self.batch_label.setText(t("h.vram.batch_label", self.lang) + ":")
+        self.context_label.setText(t("h.vram.context_label", self.lang))
         self.context_spin.setSpecialValueText(t("vram.page.default_context", self.lang))
         self.model_combo.setItemText(self.model_combo.count() - 1, t("vram.page.custom_model", self.lang))
         self.table.setHorizontalHeaderLabels([t("vram.page.col.lesson", self.lang), t("vram.page.col.verdict",
@@ -299,6 +313,28 @@ class VramPage(BasePage):
         if self.gpu_combo.count():
             self._fill_gpu_choices()
         self.recompute()
+
+
+def _plain_notes(est, lang: str) -> list[str]:
+    """The estimate's assumptions for a first-year student: where the page has a plain-words
+    version of a note (``h.`` + its key: no kernel names, no "KV heads") that one, else the
+    note as the report and the CLI print it."""
+    from wizard.core.base.i18n import catalogue
+    from wizard.core.vram.estimate import Note
+
+    plain = catalogue()
+    return [Note("h." + n.key, n.params).text(lang) if "h." + n.key in plain else n.text(lang) for n in est.notes]
+
+
+def _shrinking_combo(name: str) -> QComboBox:
+    """A combo that can be narrower than its longest item (the item shows elided, the full
+    text in the list and the tooltip), so a long GPU or model name never widens the page."""
+    combo = QComboBox()
+    combo.setObjectName(name)
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(12)
+    combo.currentTextChanged.connect(combo.setToolTip)
+    return combo
 
 
 class QColorCache:

@@ -6,8 +6,10 @@ Imports pyqtgraph, so the VRAM page imports this module only when it is first sh
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from wizard.core.base.i18n import t
 from wizard.core.vram.estimate import Estimate
 from wizard.core.vram.units import GIB, ITEM_KEYS, item_label
 
@@ -16,6 +18,10 @@ COLOURS = {"weights": "#1f77b4", "gradients": "#ff7f0e", "optimizer": "#d62728",
 
 
 class VramBar(QWidget):
+    """The bar, the usable-memory line with its value beside it (left of the line, so it never
+    leaves the plot), and the legend as a wrapping line of text under the plot: a legend inside
+    the plot covered the line's label and was cut off at the right in English (issue 16.8)."""
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         pg.setConfigOptions(antialias=True, background="w", foreground="#333333")
@@ -29,15 +35,19 @@ class VramBar(QWidget):
         self.plot.setMenuEnabled(False)
         self.plot.getAxis("left").setTicks([[]])
         self.plot.setLabel("bottom", "GiB")
-        self.legend = self.plot.addLegend(offset=(-5, 5), colCount=3, labelTextSize="8pt")
         layout.addWidget(self.plot)
+        self.legend = QLabel()
+        self.legend.setObjectName("vramLegend")
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        layout.addWidget(self.legend)
         self.bars: dict[str, pg.BarGraphItem] = {}
         self.usable_line: pg.InfiniteLine | None = None
 
     def show_estimate(self, est: Estimate, lang: str | None) -> None:
         self.plot.clear()
-        self.legend.clear()
         self.bars = {}
+        legend = []
         left = 0.0
         for key in ITEM_KEYS:
             width = est.items[key] / GIB
@@ -47,16 +57,24 @@ class VramBar(QWidget):
                                   brush=COLOURS[key], pen=pg.mkPen("w", width=1), name=item_label(key, lang))
             self.plot.addItem(bar)
             self.bars[key] = bar
+            legend.append(f'<span style="color:{COLOURS[key]}">■</span>&nbsp;{item_label(key, lang)}'
+                          f'&nbsp;{width:.2f}&nbsp;GiB')
             left += width
+        self.legend.setText(" &nbsp; &nbsp; ".join(legend))
         right = left
+        if est.usable_bytes is not None:
+            right = max(right, est.usable_bytes / GIB)
+        x_max = max(right * 1.08, 0.5)
         if est.usable_bytes is not None:
             usable = est.usable_bytes / GIB
             colour = "#2e7d32" if est.fits else "#c62828"
+            # the value sits beside the line on the side with room, so it stays inside the plot
+            side = 1 if usable > 0.3 * x_max else 0
             self.usable_line = pg.InfiniteLine(pos=usable, angle=90, pen=pg.mkPen(colour, width=3,
                                                style=pg.QtCore.Qt.PenStyle.DashLine),
-                                               label=f"{usable:.1f} GiB", labelOpts={"position": 0.9,
-                                                                                   "color": colour})
+                                               label=t("h.vram.usable_line", lang, value=f"{usable:.1f} GiB"),
+                                               labelOpts={"position": 0.85, "color": colour,
+                                                          "anchors": [(side, 0.5), (side, 0.5)]})
             self.plot.addItem(self.usable_line)
-            right = max(right, usable)
-        self.plot.setXRange(0, max(right * 1.08, 0.5), padding=0)
+        self.plot.setXRange(0, x_max, padding=0)
         self.plot.setYRange(-0.5, 1.3, padding=0)
