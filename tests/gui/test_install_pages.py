@@ -235,12 +235,13 @@ def test_environment_page_shows_the_plan_sizes_space_and_checks(qtbot, build, in
     assert page.venv_path.text() == str(docs / "torch-cpu")
 
 
-def test_refused_targets_need_an_explicit_confirmation(qtbot, build, root, monkeypatch):
+def test_refused_targets_need_an_explicit_confirmation(qtbot, build, index, root, monkeypatch):
     conda = CondaInstall(exe=str(root / "miniconda3" / "bin" / "conda"), version="24.5.0",
                          base_prefix=str(root / "miniconda3"),
                          envs=[CondaEnv("base", str(root / "miniconda3"), True),
                                CondaEnv("dl", str(root / "miniconda3" / "envs" / "dl"))])
-    window, page, _install = open_pages(qtbot, make_session(build, [conda]), root, None)
+    # (an index that answers: a plan that cannot run would keep Install disabled by itself)
+    window, page, _install = open_pages(qtbot, make_session(build, [conda]), root, index)
     # the wizard's own runtime, as an existing environment
     page.set_mode(MODE_EXISTING)
     own = next(i for i in range(page.existing_combo.count())
@@ -339,7 +340,9 @@ def test_full_install_into_a_hangul_path_with_a_responsive_window(qtbot, build, 
           + ", ".join(f"{k} {v * 1000:.1f} ms ({beat.ticks[k]} ticks)" for k, v in sorted(beat.gaps.items())))
 
 
-def test_cancel_during_download_then_resume_completes(qtbot, build, index, wheels, root):
+def test_cancel_during_download_then_resume_completes(qtbot, build, index, wheels, root, monkeypatch):
+    asked = []
+    monkeypatch.setattr("wizard.ui.pages.install_page.ask_yes_no", lambda *a: asked.append(a) or True)
     name = wheels["torch"].name
     index.throttle(name, 600_000)  # 3 MB at 0.6 MB/s: time to cancel in the middle
     window, env_page, page = open_pages(qtbot, make_session(build), root, index)
@@ -350,6 +353,7 @@ def test_cancel_during_download_then_resume_completes(qtbot, build, index, wheel
                     timeout=WAIT_MS)
     pressed = time.monotonic()
     page.cancel_button.click()
+    assert len(asked) == 1  # the page's Cancel asks first
     wait_end(qtbot, page)
     stopped_in = time.monotonic() - pressed
     assert page.state == STATE_CANCELLED, page.message
@@ -473,7 +477,9 @@ def test_a_failed_install_into_an_existing_environment_is_restored(qtbot, build,
     assert out.stdout.split() == ["0", "True"], out.stderr + "\n".join(page.job.log_lines)
 
 
-def test_closing_the_window_during_a_download_stops_it_and_keeps_it_resumable(qtbot, build, index, wheels, root):
+def test_closing_the_window_during_a_download_stops_it_and_keeps_it_resumable(qtbot, build, index, wheels, root,
+                                                                              monkeypatch):
+    monkeypatch.setattr("wizard.ui.pages.install_page.ask_yes_no", lambda *a: True)  # "stop and close"
     index.throttle(wheels["torch"].name, 500_000)
     window, env_page, page = open_pages(qtbot, make_session(build), root, index)
     env_dir = root / "envs" / "창 닫기"

@@ -2,20 +2,31 @@
 
 from __future__ import annotations
 
+import importlib
+
 from PySide6.QtCore import QSize
-from PySide6.QtWidgets import QWidget, QWizard
+from PySide6.QtWidgets import QWidget, QWizard, QWizardPage
 
 from wizard.app.session import Session
 from wizard.core.base.i18n import t
 from wizard.ui.pages.base import PageId
-from wizard.ui.pages.benchmark_page import BenchmarkPage
-from wizard.ui.pages.gpu_page import GpuPage
-from wizard.ui.pages.recommend_page import RecommendPage
 from wizard.ui.pages.system_page import SystemPage
-from wizard.ui.pages.verify_page import VerifyPage
-from wizard.ui.pages.vram_page import VramPage
 from wizard.ui.session_model import SessionModel
 from wizard.ui.widgets.step_list import StepList
+
+# Every page after the first, and the module that holds it. Imported when the pages are added:
+# at once for a window built by a test, after the first paint (on a worker thread) for the
+# real window, so the first page appears before the install engine and its pages are loaded.
+LATER_PAGE_MODULES = ("wizard.ui.pages.gpu_page", "wizard.ui.pages.recommend_page", "wizard.ui.pages.verify_page",
+                      "wizard.ui.pages.benchmark_page", "wizard.ui.pages.vram_page",
+                      "wizard.ui.pages.environment_page", "wizard.ui.pages.report_page")
+
+
+def import_later_pages() -> None:
+    """Load the later pages' modules (and the engine they use). Safe on a worker thread: it
+    only imports; the pages themselves are created on the GUI thread."""
+    for name in LATER_PAGE_MODULES:
+        importlib.import_module(name)
 
 _BUTTONS = {
     QWizard.WizardButton.BackButton: "wizard.back",
@@ -27,7 +38,11 @@ _BUTTONS = {
 
 
 class SetupWizard(QWizard):
-    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+    """The window. ``defer_pages``: start with the System page and stand-ins for the rest (so the
+    buttons are right), and add the real pages with :meth:`add_pages` -- :func:`wizard.ui.app.run`
+    does so after the first paint; Next adds them first if they are not in yet."""
+
+    def __init__(self, session: Session, parent: QWidget | None = None, defer_pages: bool = False) -> None:
         super().__init__(parent)
         self.setObjectName("setupWizard")
         self.model = SessionModel(session, self)
@@ -39,22 +54,14 @@ class SetupWizard(QWizard):
         self.setSideWidget(self.steps)
 
         self.system_page = SystemPage(self.model)
-        self.gpu_page = GpuPage(self.model)
-        self.recommend_page = RecommendPage(self.model)
-        self.verify_page = VerifyPage(self.model)
-        self.benchmark_page = BenchmarkPage(self.model)
-        self.vram_page = VramPage(self.model)
-        for page_id, page in ((PageId.SYSTEM, self.system_page), (PageId.GPU, self.gpu_page),
-                              (PageId.RECOMMEND, self.recommend_page), (PageId.VERIFY, self.verify_page),
-                              (PageId.BENCHMARK, self.benchmark_page), (PageId.VRAM, self.vram_page)):
-            self.setPage(page_id, page)
-        # Environment + Install (a commit page) and the Report register themselves: they bring
-        # their own page objects and wiring (wizard.ui.pages.environment_page, report_page).
-        from wizard.ui.pages.environment_page import register_install_pages
-        from wizard.ui.pages.report_page import register_report_page
-
-        register_install_pages(self)
-        register_report_page(self)
+        self.setPage(PageId.SYSTEM, self.system_page)
+        self.pages_ready = False
+        if defer_pages:
+            for page_id in PageId:
+                if page_id != PageId.SYSTEM:
+                    self.setPage(page_id, QWizardPage())  # a stand-in until add_pages
+        else:
+            self.add_pages()
         self.currentIdChanged.connect(lambda _id: self._update_steps())
         self.system_page.rerun.clicked.connect(self.rerun_diagnostics)
         self.model.language_changed.connect(lambda _lang: self.retranslate())
@@ -63,6 +70,52 @@ class SetupWizard(QWizard):
     @property
     def lang(self) -> str:
         return self.model.lang
+
+    def add_pages(self) -> None:
+        """Create every page after the first (each builds its widgets on first show) in place
+        of its stand-in. Once; on the GUI thread."""
+        if self.pages_ready:
+            return
+        self.pages_ready = True
+        import_later_pages()  # at once when a worker thread has loaded them already
+        from wizard.ui.pages.benchmark_page import BenchmarkPage
+        from wizard.ui.pages.environment_page import register_install_pages
+        from wizard.ui.pages.gpu_page import GpuPage
+        from wizard.ui.pages.recommend_page import RecommendPage
+        from wizard.ui.pages.report_page import register_report_page
+        from wizard.ui.pages.verify_page import VerifyPage
+        from wizard.ui.pages.vram_page import VramPage
+
+        self.gpu_page = GpuPage(self.model)
+        self.recommend_page = RecommendPage(self.model)
+        self.verify_page = VerifyPage(self.model)
+        self.benchmark_page = BenchmarkPage(self.model)
+        self.vram_page = VramPage(self.model)
+        for page_id, page in ((PageId.GPU, self.gpu_page), (PageId.RECOMMEND, self.recommend_page),
+                              (PageId.VERIFY, self.verify_page), (PageId.BENCHMARK, self.benchmark_page),
+                              (PageId.VRAM, self.vram_page)):
+            old = self.page(page_id)
+            if old is not None:
+                self.removePage(page_id)
+                old.deleteLater()
+            self.setPage(page_id, page)
+        # Environment + Install (a commit page) and the Report register themselves: they bring
+        # their own page objects and wiring (wizard.ui.pages.environment_page, report_page).
+        register_install_pages(self)
+        register_report_page(self)
+
+    def add_pages_in_background(self) -> None:
+        """Load the later pages' modules on a worker thread, then add the pages (GUI thread):
+        the window stays live meanwhile, and detection runs alongside."""
+        from wizard.ui.workers import submit
+
+        # on failure too: add_pages imports again here, so an import error is raised, not lost
+        self._pages_task = submit(import_later_pages, on_done=lambda _r: self.add_pages(),
+                                  on_failed=lambda _text: self.add_pages())
+
+    def validateCurrentPage(self) -> bool:  # noqa: N802 - Qt's name
+        self.add_pages()  # Next before the background load finished: the real next page, now
+        return super().validateCurrentPage()
 
     def start(self) -> None:
         """Begin detection; called once the window is on screen so it opens at once."""
@@ -85,8 +138,21 @@ class SetupWizard(QWizard):
         if self.currentId() == PageId.SYSTEM:
             self.next()
 
+    def reject(self) -> None:
+        """Cancel, Esc and the window's close (QDialog's closeEvent calls this) all come here:
+        a page with a running job asks first and stops it cleanly; the window closes only
+        once the job has stopped (never with a child process still writing)."""
+        for page_id in self.pageIds():
+            page = self.page(page_id)
+            if getattr(page, "built", False) and hasattr(page, "confirm_stop") and page.busy:
+                if page.confirm_stop(closing=True):
+                    page.when_stopped(self.reject)
+                return
+        super().reject()
+
     def done(self, result: int) -> None:  # noqa: D401 - Qt's name
-        self.gpu_page.cleanup()
+        if self.pages_ready:
+            self.gpu_page.cleanup()
         if result == QWizard.DialogCode.Accepted:
             self.model.save_snapshot()
         super().done(result)

@@ -85,6 +85,7 @@ def clock(seconds: float | None) -> str:
 class InstallPage(BasePage):
     page_id = PageId.INSTALL
     stopped_in_install_step = False  # the last stop waited for pip's install step to finish
+    _after_stop: Any = None  # the window's close, waiting for the job to stop
 
     def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
         super().__init__(model, parent)
@@ -171,7 +172,7 @@ class InstallPage(BasePage):
         buttons = QHBoxLayout()
         self.cancel_button = QPushButton()
         self.cancel_button.setObjectName("cancelInstall")
-        self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button.clicked.connect(self.cancel_clicked)
         self.resume_button = QPushButton()
         self.resume_button.setObjectName("resumeButton")
         self.resume_button.clicked.connect(self.resume)
@@ -269,6 +270,60 @@ class InstallPage(BasePage):
         self.elapsed_timer.start()
         runner.start()
 
+    def confirm_stop(self, closing: bool = False) -> bool:
+        """Ask before stopping a running job (the page's Cancel, the wizard's Cancel, the window's
+        close): what stopping now does, in the page's language. True when nothing runs or the
+        student said stop (the stop has then begun: :meth:`when_stopped` follows its end)."""
+        if not self.busy:
+            return True
+        if self.state == STATE_REMOVING:
+            return True  # a deletion cannot be stopped half-way: the window waits for it
+        if self.state == STATE_STOPPING:
+            return True  # asked already
+        lang = self.lang
+        waits, text = self._stop_outlook()
+        if closing:
+            text += "\n\n" + t("g.stop.close_suffix", lang)
+        yes = t("g.stop.yes_close" if closing else "g.stop.yes", lang)
+        if not ask_yes_no(self, t("g.stop.title", lang), text, yes, t("g.stop.no", lang)):
+            return False
+        self.stopped_in_install_step = waits
+        self.cancel()
+        return True
+
+    def _stop_outlook(self) -> tuple[bool, str]:
+        """(the step finishes first, the sentence): the engine's outlook when it has one."""
+        job = self.job
+        outlook = getattr(job, "cancel_outlook", None)
+        if outlook is not None:
+            answer = outlook()
+            if answer.running:
+                return bool(answer.waits), answer.text(self.lang)
+        step = self.runner.current.id if self.runner is not None and self.runner.current is not None else None
+        if step == STEP_DOWNLOAD:
+            return False, t("g.stop.download", self.lang)
+        if step == "install":
+            return True, t("g.stop.install_step", self.lang)
+        return False, t("g.stop.other_step", self.lang)
+
+    def when_stopped(self, callback: Any) -> None:
+        """Call ``callback`` (the window's close) once nothing runs any more -- never while a
+        child process still writes the environment."""
+        self._after_stop = callback
+        if not self.busy:
+            self._run_after_stop()
+            return
+        self.step_label.setText(t("g.stop.waiting", self.lang))
+
+    def _run_after_stop(self) -> None:
+        callback, self._after_stop = self._after_stop, None
+        if callback is not None:
+            QTimer.singleShot(0, callback)
+
+    def cancel_clicked(self) -> None:
+        """The page's own Cancel button: asks first, like the wizard's."""
+        self.confirm_stop(closing=False)
+
     def cancel(self) -> None:
         if self.runner is None or not self.runner.running:
             return
@@ -318,6 +373,7 @@ class InstallPage(BasePage):
                 self.state = before
                 self._finish_text(marked("✖", RED, t("installpage.remove.refused", self.lang, reason=refused)))
                 self._show_buttons()
+                self._run_after_stop()
                 return
             self.state = STATE_REMOVED
             self.log.append_line(t("installpage.removed", self.lang, path=", ".join(result.removed) or state.env_path))
@@ -326,11 +382,13 @@ class InstallPage(BasePage):
             self._finish_text(f'<b>{_esc(removed)}'
                               f'</b><br>{_esc(t("installpage.removed_next", self.lang))}')
             self._show_buttons()
+            self._run_after_stop()
 
         def failed(text: str) -> None:
             self.state = before
             self._finish_text(marked("✖", RED, text.strip().splitlines()[0]))
             self._show_buttons()
+            self._run_after_stop()
 
         self._task = submit(work, on_done=done, on_failed=failed)
 
@@ -489,6 +547,7 @@ class InstallPage(BasePage):
                 self._show_failure(job, lang)
             self._show_buttons()
             self._show_stats()
+            self._run_after_stop()
             return
         if ok:
             self.state = STATE_DONE
@@ -519,6 +578,7 @@ class InstallPage(BasePage):
         if self.last_download is not None:
             self._show_files(self.last_download)
         self.completeChanged.emit()
+        self._run_after_stop()
 
     def _show_failure(self, job: InstallJob, lang: str) -> None:
         """What failed, classified and said in the page's language; the tool's raw lines go to
@@ -560,9 +620,10 @@ class InstallPage(BasePage):
 
     def _cancelled_text(self, job: InstallJob) -> str:
         parts = [f'<b style="color:{ORANGE}">■ {_esc(t("g.cancelled", self.lang))}</b>']
-        if self.stopped_in_install_step:
+        installed = self.job is not None and self.job.done("install")
+        if installed:
             parts.append(_esc(t("g.cancelled.install_step", self.lang)))
-        kept = self._kept_text()
+        kept = "" if installed else self._kept_text()  # the downloads are used up: nothing to continue from
         if kept:
             parts.append(_esc(kept))
         return "<br>".join(parts) + self._options_text(job)
