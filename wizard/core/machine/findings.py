@@ -7,6 +7,7 @@ extend the same list shape. Rules only read the detection; they never probe the 
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Iterable
 
 from wizard.core.base.i18n import msg
@@ -73,7 +74,7 @@ def rule_driver_state(d: Detection) -> Iterable[Finding]:
     elif status == STATUS_TIMEOUT:
         hung = ", ".join(s.source for s in nv.sources if s.status == STATUS_TIMEOUT) or "nvidia-smi"
         yield Finding("nvidia-timeout", "error", {"source": hung}, evidence)
-    else:
+    elif not any(s.detail == "nvml-crashed" for s in nv.sources):  # that one has its own finding (below)
         error = next((s.raw_error for s in nv.sources if s.raw_error), status)
         yield Finding("nvidia-error", "error", {"error": error}, evidence)
 
@@ -104,7 +105,8 @@ def rule_source_health(d: Detection) -> Iterable[Finding]:
     by_source = {s.source.split()[0]: s for s in nv.sources}
     nvml = by_source.get("nvml")
     smi = by_source.get("nvidia-smi")
-    if nvml is not None and nvml.status != STATUS_OK and nvml.detail not in ("pynvml-conflict", "bindings-missing"):
+    if nvml is not None and nvml.status != STATUS_OK and nvml.detail not in ("pynvml-conflict", "bindings-missing",
+                                                                             "nvml-crashed"):
         if nvml.status == STATUS_TIMEOUT:
             yield Finding("nvidia-timeout", "warning", {"source": "NVML"}, nvml.raw_error)
         else:
@@ -123,6 +125,18 @@ def rule_bindings(d: Detection) -> Iterable[Finding]:
     nvml = next((s for s in d.nvidia.sources if s.source == "nvml"), None)
     if nvml is not None and nvml.detail in ("pynvml-conflict", "bindings-missing"):
         yield Finding("pynvml-package-conflict", "warning", {"error": nvml.raw_error or nvml.detail}, nvml.raw_error)
+
+
+def rule_nvml_crashed(d: Detection) -> Iterable[Finding]:
+    """The NVML library crashed the child that loaded it (wizard.core.machine.nvml_guard): a broken
+    driver install, diagnosed instead of taking the wizard down. An error when nvidia-smi did not
+    stand in either, a warning when it did."""
+    nvml = next((s for s in d.nvidia.sources if s.source == "nvml" and s.detail == "nvml-crashed"), None)
+    if nvml is not None:
+        severity = "warning" if d.nvidia.status == STATUS_OK else "error"
+        how = re.search(r"\((\S+), exit status (-?\d+)\)", nvml.raw_error or "")
+        params = {"signal": how.group(1), "status": how.group(2)} if how else {"signal": "?", "status": "?"}
+        yield Finding("nvml-crashed", severity, params, nvml.raw_error)
 
 
 def rule_disagreements(d: Detection) -> Iterable[Finding]:
@@ -150,6 +164,7 @@ DETECTION_RULES: list[Rule] = [
     rule_non_nvidia_adapters,
     rule_source_health,
     rule_bindings,
+    rule_nvml_crashed,
     rule_disagreements,
     rule_driver_predates_gpu,
 ]

@@ -257,7 +257,9 @@ def detect_nvidia(host: Host, nvml_timeout_s: float = NVML_TIMEOUT_S) -> NvidiaI
 
     smi_thread = threading.Thread(target=smi_job, name="detect-nvidia-smi", daemon=True)
     smi_thread.start()
-    nvml_result = run_with_timeout(lambda: query_nvml_via_host(host), nvml_timeout_s, "nvml")
+    from wizard.core.machine import nvml_guard  # the run's first NVML query happens in a child process
+
+    nvml_result = nvml_guard.query(host, nvml_timeout_s)
     smi_thread.join(SMI_TIMEOUT_S * 2 + 5)
     smi_result, raw_table = smi_box.get("result", (
         SourceResult("nvidia-smi csv", STATUS_TIMEOUT, raw_error="nvidia-smi did not answer"), None))

@@ -91,6 +91,12 @@ class NvmlSampler:
         if self._open:
             return True
         nvml = self.nvml
+        from wizard.core.machine.nvml_guard import ensure_checked
+
+        refused = ensure_checked(nvml)  # a library that crashed the child check is never loaded here
+        if refused is not None:
+            self.error = refused
+            return False
         missing = missing_names(nvml, _SAMPLER_REQUIRED)
         if missing:
             self.error = conflict_text(
