@@ -5,7 +5,10 @@ HTML the window previews, so the PDF is what the student saw. Qt embeds the font
 (subsets, with their Unicode maps), so the Korean text is in the file and can be selected,
 searched and copied; the document's default font is a list of families that draw Hangul on each
 system (Noto Sans CJK KR on Linux from fonts-noto-cjk, Malgun Gothic on Windows, Apple SD
-Gothic Neo on macOS), and Qt falls back along it.
+Gothic Neo on macOS), and Qt falls back along it. A machine with none of them (a minimal Linux
+image, WSL) gets the Hangul font the wizard ships (``wizard/resources/fonts``, registered by
+:func:`register_shipped_fonts`, which the window's start-up calls too), so its Korean text is
+never missing from the file.
 
 Qt is imported inside the functions: ``wizard.core`` never imports Qt, and the CLI loads this
 module only for ``report --format pdf``. Without a display (a server, Colab, SSH) a
@@ -19,12 +22,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from wizard.core.base.files import atomic_path
-from wizard.core.report.render import CJK_FONT_FAMILIES, LATIN_FONT_FAMILIES, MONO_FONT_FAMILIES
-
 PAGE_MARGIN_MM = 15.0
 RESOLUTION_DPI = 300
 BASE_POINT_SIZE = 10.0
+
+#: the fonts under wizard/resources/fonts (see its README): file names, and the families they add
+SHIPPED_FONT_FILES = ("GSWSansCJKKR-Regular.otf", "GSWSansCJKKR-Bold.otf", "GSWSymbols-Regular.ttf",
+                      "GSWSymbols-Bold.ttf")
+SHIPPED_HANGUL_FAMILY = "GSW Sans CJK KR"
+SHIPPED_SYMBOL_FAMILY = "GSW Symbols"
+SHIPPED_FAMILIES = (SHIPPED_HANGUL_FAMILY, SHIPPED_SYMBOL_FAMILY)
+_registered: list[str] = []  # the families registered in this process (Qt keeps them until exit)
 
 
 class PdfError(RuntimeError):
@@ -52,14 +60,49 @@ def ensure_gui_app() -> Any:
     return app
 
 
+def register_shipped_fonts() -> list[str]:
+    """Register the shipped fonts with Qt's font database, once per process; the families added.
+
+    Cheap (measured: under 1 ms for the four files, Qt reads their tables lazily), so it is done
+    whenever a Qt application exists; a registered font is only *used* where a font list names
+    it, or by the system's fallback when nothing installed draws a character. A file that is
+    missing or unreadable is left out (Qt returns -1): the wizard then draws with what the system
+    has, as before, and :func:`hangul_font_available` says so.
+    """
+    if _registered:
+        return list(_registered)
+    from PySide6.QtGui import QFontDatabase
+
+    from wizard.core.base.resources import resource_path
+
+    found: list[str] = []
+    for name in SHIPPED_FONT_FILES:
+        font_id = QFontDatabase.addApplicationFont(str(resource_path("fonts", name)))
+        if font_id >= 0:
+            found += [f for f in QFontDatabase.applicationFontFamilies(font_id) if f not in found]
+    _registered.extend(found)
+    return found
+
+
+def system_hangul_families() -> list[str]:
+    """The installed families that draw Hangul, the shipped one left out."""
+    from PySide6.QtGui import QFontDatabase
+
+    return [f for f in QFontDatabase.families(QFontDatabase.WritingSystem.Korean) if f not in SHIPPED_FAMILIES]
+
+
 def report_font(point_size: float = BASE_POINT_SIZE) -> Any:
     """A QFont: a Latin family installed here, then the families that draw Hangul here (Qt falls
-    back along the list per character), then sans-serif."""
+    back along the list per character), the shipped Hangul and symbol fonts, then sans-serif."""
     from PySide6.QtGui import QFont, QFontDatabase
 
+    from wizard.core.report.render import CJK_FONT_FAMILIES, LATIN_FONT_FAMILIES
+
+    shipped = register_shipped_fonts()
     installed = set(QFontDatabase.families())
     latin = [f for f in LATIN_FONT_FAMILIES if f in installed][:1]
-    families = latin + ([f for f in CJK_FONT_FAMILIES if f in installed] or list(CJK_FONT_FAMILIES))
+    hangul = [f for f in CJK_FONT_FAMILIES if f in installed] or system_hangul_families()[:1]
+    families = latin + hangul + [f for f in SHIPPED_FAMILIES if f in shipped]
     font = QFont()
     font.setFamilies(families + ["sans-serif"])
     font.setStyleHint(QFont.StyleHint.SansSerif)
@@ -68,13 +111,8 @@ def report_font(point_size: float = BASE_POINT_SIZE) -> Any:
 
 
 def hangul_font_available() -> bool:
-    """Is a font that draws Hangul installed? (Without one the PDF's Korean would be boxes.)"""
-    from PySide6.QtGui import QFontDatabase
-
-    for family in QFontDatabase.families():
-        if family in CJK_FONT_FAMILIES or QFontDatabase.WritingSystem.Korean in QFontDatabase.writingSystems(family):
-            return True
-    return False
+    """Is a font that draws Hangul installed or shipped? (Without one the PDF's Korean would be boxes.)"""
+    return SHIPPED_HANGUL_FAMILY in register_shipped_fonts() or bool(system_hangul_families())
 
 
 def render_pdf(html: str, path: str | os.PathLike[str], *, title: str | None = None,
@@ -84,6 +122,9 @@ def render_pdf(html: str, path: str | os.PathLike[str], *, title: str | None = N
     ensure_gui_app()
     from PySide6.QtCore import QMarginsF, QSizeF
     from PySide6.QtGui import QPageLayout, QPageSize, QPdfWriter, QTextDocument
+
+    from wizard.core.base.files import atomic_path
+    from wizard.core.report.render import MONO_FONT_FAMILIES
 
     target = Path(path)
     with atomic_path(target, prefix=".tmp-report-", suffix=".pdf") as tmp_path:
@@ -100,7 +141,7 @@ def render_pdf(html: str, path: str | os.PathLike[str], *, title: str | None = N
         doc = QTextDocument()
         doc.setDefaultFont(report_font())
         doc.setDocumentMargin(0)
-        mono = ", ".join(f'"{f}"' for f in MONO_FONT_FAMILIES)
+        mono = ", ".join(f'"{f}"' for f in MONO_FONT_FAMILIES + SHIPPED_FAMILIES)
         # Qt's rich text has no "margin" on <body>; the page layout gives the margins instead
         doc.setDefaultStyleSheet(f"body {{ margin: 0; }} pre, code {{ font-family: {mono}, monospace; }}")
         # lay the text out on the writer itself (its resolution: a 10 pt font is 10 pt on paper)
@@ -115,4 +156,5 @@ def render_pdf(html: str, path: str | os.PathLike[str], *, title: str | None = N
     return target
 
 
-__all__ = ["PdfError", "ensure_gui_app", "report_font", "hangul_font_available", "render_pdf"]
+__all__ = ["PdfError", "ensure_gui_app", "register_shipped_fonts", "system_hangul_families", "report_font",
+           "hangul_font_available", "render_pdf", "SHIPPED_FAMILIES", "SHIPPED_HANGUL_FAMILY", "SHIPPED_SYMBOL_FAMILY"]
