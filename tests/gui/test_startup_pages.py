@@ -1,0 +1,76 @@
+"""The real window's start-up path: the first page alone, the later pages added after it.
+
+``wizard.ui.app.run`` builds the window with ``defer_pages=True`` (stand-ins for every page
+after the first, so the buttons are right) and adds the real pages once the first page has
+been painted, their modules loaded on a worker thread. These tests walk that path: the pages
+arrive, and Next before they arrive still lands on the real next page.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtWidgets import QWizardPage  # noqa: E402
+
+from tests import scenarios  # noqa: E402
+from wizard.app.session import Session  # noqa: E402
+from wizard.ui.main_wizard import SetupWizard  # noqa: E402
+from wizard.ui.pages.base import PageId  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+FLOW = ["SystemPage", "GpuPage", "RecommendPage", "EnvironmentPage", "InstallPage", "VerifyPage", "BenchmarkPage",
+        "VramPage", "ReportPage"]
+
+
+def walk(window) -> list[str]:
+    names, page_id = [], window.startId()
+    while page_id != -1 and len(names) <= len(FLOW):
+        page = window.page(page_id)
+        names.append(type(page).__name__)
+        page_id = page.nextId()
+    return names
+
+
+def test_stand_ins_then_the_real_pages_from_a_worker(qtbot):
+    window = SetupWizard(Session(host=scenarios.linux_host()), defer_pages=True)
+    qtbot.addWidget(window)
+    assert walk(window) == ["SystemPage"] + ["QWizardPage"] * (len(FLOW) - 1)
+    assert not window.pages_ready
+    window.show()
+    window.add_pages_in_background()
+    qtbot.waitUntil(lambda: window.pages_ready, timeout=30000)
+    assert walk(window) == FLOW
+    assert window.gpu_page is window.page(PageId.GPU) and window.report_page is window.page(PageId.REPORT)
+    assert not window.gpu_page.built  # added, not built: that happens on first show
+
+
+def test_next_before_the_pages_arrive_goes_to_the_real_gpu_page(qtbot):
+    window = SetupWizard(Session(host=scenarios.linux_host()), defer_pages=True)
+    qtbot.addWidget(window)
+    window.show()
+    with qtbot.waitSignal(window.model.detection_finished, timeout=30000):
+        window.start()
+    assert type(window.page(PageId.GPU)) is QWizardPage
+    window.next()
+    assert window.currentId() == PageId.GPU and window.currentPage() is window.gpu_page
+    assert window.gpu_page.built and window.gpu_page.headline.text()
+
+
+def test_smoke_test_window_imports_no_later_page():
+    """What the first paint waits for: not the install engine, not the later pages."""
+    code = ("import sys\nfrom wizard.ui import app\n"
+            "from PySide6.QtWidgets import QApplication\nqapp = QApplication([])\n"
+            "from wizard.ui.main_wizard import SetupWizard, LATER_PAGE_MODULES\n"
+            "w = SetupWizard(app.Session(), defer_pages=True); w.show(); qapp.processEvents()\n"
+            "print(sorted(m for m in LATER_PAGE_MODULES + ('wizard.app.install', 'wizard.core.install.job')"
+            " if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120,
+                         env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "[]"
