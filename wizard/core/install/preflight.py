@@ -15,7 +15,9 @@ Python, and conda's base.
 
 from __future__ import annotations
 
+import glob
 import os
+import re
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -195,7 +197,7 @@ def preflight(target: EnvTarget, host: Host, *, download_bytes: int = 0, unpacke
               conda_base_prefix: str | None = None, confirmed: Iterable[str] = (),
               writable: Callable[[str], str | None] | None = None,
               folder_state: Callable[[str], str] | None = None,
-              deepest_member: int = TORCH_DEEPEST_MEMBER) -> PreflightResult:
+              deepest_member: int = TORCH_DEEPEST_MEMBER, replacing: Iterable[str] = ()) -> PreflightResult:
     """Every check for ``target`` before anything is downloaded or created.
 
     ``download_bytes``: what still has to come over the network; ``unpacked_bytes``: what the
@@ -204,11 +206,14 @@ def preflight(target: EnvTarget, host: Host, *, download_bytes: int = 0, unpacke
     :func:`wizard.core.machine.pythons.query_interpreter` described it (for PEP 668 and its prefix);
     ``confirmed``: ids of the refusals the user has explicitly accepted.
     ``writable``/``folder_state`` probe the local file system; tests pass their own.
+    ``replacing``: the distributions the install writes (the plan's); what of them is already in the
+    environment's site-packages (a resume after ENOSPC finds a half-unpacked torch there) is
+    overwritten, so it counts as free space (:func:`replaced_bytes`).
     """
     checks = _location_checks(target, cache_dir, existing_conda_names, writable or probe_writable,
                               folder_state or _folder_state)
     checks += _path_length_checks(target, host, deepest_member)
-    checks += _space_checks(target, host, download_bytes, unpacked_bytes, cache_dir)
+    checks += _space_checks(target, host, download_bytes, unpacked_bytes, cache_dir, replacing)
     checks += _refusals(target, interpreter, own_prefixes, conda_base_prefix, set(confirmed))
     return PreflightResult(checks)
 
@@ -258,11 +263,19 @@ def _path_length_checks(target: EnvTarget, host: Host, deepest_member: int) -> l
 
 
 def _space_checks(target: EnvTarget, host: Host, download_bytes: int, unpacked_bytes: int | None,
-                  cache_dir: str | None) -> list[Check]:
+                  cache_dir: str | None, replacing: Iterable[str] = ()) -> list[Check]:
     """Free space for the unpacked install (and a new env's own files) and for the download cache,
-    counted together when both are on one volume."""
+    counted together when both are on one volume. Files of the packages being installed that are
+    already in the environment are overwritten, so they are subtracted from the need."""
     checks: list[Check] = []
     unpacked = int(unpacked_bytes if unpacked_bytes is not None else download_bytes * UNPACK_FACTOR)
+    replaced = replaced_bytes(target, replacing)
+    if replaced:
+        from wizard.core.install.plan import format_bytes
+
+        unpacked = max(0, unpacked - replaced)
+        checks.append(Check("space-replaced", SEVERITY_OK, msg("install.check.space_replaced", path=target.path,
+                                                               size=format_bytes(replaced))))
     env_need = unpacked + (NEW_CONDA_BYTES if target.kind == KIND_NEW_CONDA else
                            NEW_VENV_BYTES if target.kind == KIND_NEW_VENV else 0)
     env_disk = host.disk_free(target.path) if target.path else None
@@ -322,6 +335,66 @@ def _space_check(check_id: str, path: str, disk: tuple[int, int], need: int) -> 
                                                    need=format_bytes(need)))
     return Check(check_id, SEVERITY_OK, msg("install.check.space_ok", path=path, free=format_bytes(free),
                                             need=format_bytes(need)))
+
+
+def _canonical(name: str) -> str:
+    """A distribution or import name as wheels spell it on disk: ``Foo.Bar-baz`` → ``foo_bar_baz``."""
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def site_packages_dirs(target: EnvTarget) -> list[str]:
+    """The target environment's site-packages folders that exist (none for a bare interpreter)."""
+    if not target.path or target.kind == KIND_EXISTING_PYTHON:
+        return []
+    if target.os_name == "windows":
+        candidates = [os.path.join(target.path, "Lib", "site-packages")]
+    else:
+        candidates = sorted(glob.glob(os.path.join(glob.escape(target.path), "lib", "python3*", "site-packages")))
+    return [c for c in candidates if os.path.isdir(c)]
+
+
+def _tree_bytes(path: str) -> int:
+    """Bytes a file or folder takes (links not followed; a file that vanished counts 0)."""
+    try:
+        if not os.path.isdir(path) or os.path.islink(path):
+            return os.lstat(path).st_size
+    except OSError:
+        return 0
+    total = 0
+    for root, _dirs, files in os.walk(path):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                continue
+    return total
+
+
+def replaced_bytes(target: EnvTarget, names: Iterable[str]) -> int:
+    """Bytes already in the environment that installing the distributions ``names`` overwrites: for
+    each, its package folder (``torch/``), its bundled libraries (``torch.libs/``), its metadata
+    (``torch-*.dist-info``, ``*.data``) and a single-module ``torch.py``. After pip ran out of space
+    half-way through unpacking, that is the half-written package a resume writes again."""
+    wanted = {_canonical(n) for n in names if n}
+    if not wanted:
+        return 0
+    total = 0
+    for site in site_packages_dirs(target):
+        try:
+            entries = os.listdir(site)
+        except OSError:
+            continue
+        for entry in entries:
+            stem = entry
+            for suffix in (".dist-info", ".data"):
+                if entry.endswith(suffix):
+                    stem = entry[: -len(suffix)].split("-")[0]
+            for suffix in (".libs", ".py"):
+                if stem.endswith(suffix):
+                    stem = stem[: -len(suffix)]
+            if _canonical(stem) in wanted:
+                total += _tree_bytes(os.path.join(site, entry))
+    return total
 
 
 def unpacked_size(wheel_paths: Iterable[str | os.PathLike[str]]) -> tuple[int, int]:
