@@ -102,6 +102,8 @@ def root(tmp_path, monkeypatch):
     monkeypatch.setenv("USERPROFILE", str(base))
     monkeypatch.setenv("XDG_CACHE_HOME", str(base / "cache home"))
     monkeypatch.setenv("XDG_STATE_HOME", str(base / "state home"))
+    monkeypatch.setenv("GSW_CONFIG_DIR", str(base / "config home"))  # what a run remembers for the next
+    monkeypatch.setenv("GSW_DATA_DIR", str(base / "data home"))  # the history the next run reads
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")

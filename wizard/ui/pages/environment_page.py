@@ -57,12 +57,13 @@ from wizard.ui.pages.environment.common import (
 from wizard.ui.pages.environment.display import EnvironmentDisplay
 from wizard.ui.pages.environment.lists import EnvironmentLists
 from wizard.ui.pages.environment.panels import EnvironmentPanels
+from wizard.ui.pages.environment.reuse_view import EnvironmentReuse
 from wizard.ui.session_model import SessionModel
 from wizard.ui.workers import submit
 
 BLOCKING_PLAN_KINDS = ("network", "no-version", "failed")  # a plan that cannot run: no Install
 
-class EnvironmentPage(EnvironmentPanels, EnvironmentLists, EnvironmentDisplay, BasePage):
+class EnvironmentPage(EnvironmentReuse, EnvironmentPanels, EnvironmentLists, EnvironmentDisplay, BasePage):
     page_id = PageId.ENVIRONMENT
     # (class defaults, so the lazy build and __init__ stay as they are)
     go_on = False  # Install was clicked while the plan was being worked out: go on when it is ready
@@ -142,6 +143,7 @@ class EnvironmentPage(EnvironmentPanels, EnvironmentLists, EnvironmentDisplay, B
         if not self.built:
             self._build()
         self.retranslate()  # also fills the lists: interpreters, environments, unfinished installs
+        self.apply_last_run()  # a re-run: the verified environment first, last run's mirror and build
         self.refresh()
 
     def isComplete(self) -> bool:  # noqa: N802
@@ -187,6 +189,7 @@ class EnvironmentPage(EnvironmentPanels, EnvironmentLists, EnvironmentDisplay, B
         options = self.options()
         if options is None or self.target is None:
             return False
+        self.remember_this_install()
         self.session.install_request = InstallRequest(
             EnvTarget.from_json(self.target.to_json()), options, self.plan, self._what_text(plain=True))
         return True

@@ -41,7 +41,8 @@ class EnvironmentDisplay:
         return t("envpage.what", self.lang, reqs=f"<b>{_esc(reqs)}</b>", index=_esc(index))
 
     def _show_what(self) -> None:
-        self.what_label.setText(self._what_text())
+        remembered = self.remembered_note()
+        self.what_label.setText(self._what_text() + (f"<br>{remembered}" if remembered else ""))
 
     def _show_notes(self) -> None:
         mode = self.mode()
@@ -64,7 +65,7 @@ class EnvironmentDisplay:
             self.venv_note.setText("<br>".join(parts))
             self.venv_note.setVisible(bool(parts))
         elif mode == MODE_EXISTING:
-            self.existing_note.setText(problem or _esc(t("envpage.existing.note", self.lang)))
+            self.existing_note.setText(problem or self.reuse_note() or _esc(t("envpage.existing.note", self.lang)))
         elif mode == MODE_NEW_CONDA:
             condas = self._condas()
             names, _base = self._conda_facts()

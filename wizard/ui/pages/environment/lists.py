@@ -74,6 +74,11 @@ class EnvironmentLists:
         targets = existing_targets(d.pythons if d else [], [], extra_roots=[default_env_root(self.host)])
         for target in targets:
             combo.addItem(t("envpage.existing.venv", self.lang, path=target.path), target)
+        offer = getattr(self, "reuse_offer", None)  # the last run's environment, wherever it is
+        if offer is not None and not any(x.python_exe == offer.python_exe for x in targets):
+            target = existing_venv(offer.env_path)
+            targets.append(target)
+            combo.addItem(t("envpage.existing.venv", self.lang, path=target.path), target)
         venv_pythons = {existing_venv(x.path).python_exe for x in targets}
         for p in self._usable_pythons():
             if not p.is_venv and p.path not in venv_pythons:

@@ -1,0 +1,79 @@
+"""The Environment page on a re-run: the environment the last run verified is offered first, the
+mirror and the build chosen last time are filled in again, and an install that starts is
+remembered for the next run (the answers are :mod:`wizard.app.reuse`'s)."""
+
+from __future__ import annotations
+
+from wizard.app import recommend as app_recommend
+from wizard.app import reuse
+from wizard.core.base.i18n import t
+from wizard.ui.pages.environment.common import GREEN, MODE_EXISTING
+from wizard.ui.pages.environment.common import esc as _esc
+
+
+class EnvironmentReuse:
+    """The re-run half of :class:`~wizard.ui.pages.environment_page.EnvironmentPage` (a mixin)."""
+
+    config_dir: str | None = None  # None: the user config folder (tests pass their own)
+    history_dir: str | None = None  # None: the user history folder
+    reuse_offer: reuse.ReuseOffer | None = None
+    reuse_applied = False  # once per page: Back and Next again keep the student's own changes
+    remembered_applied = False
+
+    def apply_last_run(self) -> None:
+        """First show: fill in what the last run set, and offer its verified environment."""
+        if self.reuse_applied:
+            return
+        self.reuse_applied = True
+        remembered = reuse.load_remembered(self.config_dir)
+        self._apply_remembered(remembered)
+        from wizard.core.history.store import HistoryStore
+
+        offer = reuse.last_verified_env(HistoryStore(self.history_dir), self.store())
+        if offer is None:
+            return
+        self.reuse_offer = offer
+        self._fill_existing()  # lists the offer too (also when the lists are filled again)
+        combo = self.existing_combo
+        index = next((i for i in range(combo.count()) if combo.itemData(i) is not None
+                      and combo.itemData(i).python_exe == offer.python_exe), -1)
+        combo.setCurrentIndex(max(0, index))
+        self.set_mode(MODE_EXISTING)
+
+    def _apply_remembered(self, remembered: reuse.Remembered) -> None:
+        if remembered.empty:
+            return
+        s = self.settings
+        if not (s.mirror or s.python_mirror or s.proxy):  # settings given for this run win
+            s.mirror, s.python_mirror, s.proxy = remembered.mirror, remembered.python_mirror, remembered.proxy
+            for edit, value in ((self.mirror_edit, s.mirror), (self.python_mirror_edit, s.python_mirror),
+                                (self.proxy_edit, s.proxy)):
+                edit.blockSignals(True)
+                edit.setText(value)
+                edit.blockSignals(False)
+            self.remembered_applied = bool(remembered.mirror or remembered.python_mirror or remembered.proxy)
+        build = reuse.remembered_build(self.session, remembered)
+        if build is not None:
+            app_recommend.choose_build(self.session, build.torch, build.variant, build)
+            self.remembered_applied = True
+            self._fill_python_combo()  # the default folder follows the build
+
+    def remember_this_install(self) -> None:
+        """An install starts: its mirror, proxy, installer and build are what the next run fills in."""
+        reuse.remember_install(self.settings, self.candidate(), self.config_dir)
+
+    def reuse_note(self) -> str:
+        """The line under "Existing": this is the environment the last run verified (rich text)."""
+        offer = self.reuse_offer
+        target = self.existing_combo.currentData()
+        if offer is None or target is None or target.python_exe != offer.python_exe:
+            return ""
+        head = t("g.reuse.offer", self.lang, path=offer.env_path, torch=offer.torch or "?")
+        note = t("g.reuse.note", self.lang, date=(offer.when or "?").replace("T", " ")[:16])
+        return f'<span style="color:{GREEN}">✓ {_esc(head)}</span><br>{_esc(note)}'
+
+    def remembered_note(self) -> str:
+        return _esc(t("g.reuse.remembered", self.lang)) if self.remembered_applied else ""
+
+
+__all__ = ["EnvironmentReuse"]
