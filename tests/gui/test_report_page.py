@@ -88,7 +88,7 @@ def test_copy_as_markdown_and_open_folder(qtbot, history_dir, tmp_path, monkeypa
     page.copy_button.click()
     assert QGuiApplication.clipboard().text() == render_markdown(page.report)
     opened = []
-    monkeypatch.setattr("wizard.ui.pages.report_page.QDesktopServices.openUrl", lambda url: opened.append(url) or True)
+    page.url_opener = lambda url: opened.append(url) or True  # the file manager's side of openUrl
     page.save_to("md", tmp_path / "r.md")
     page.folder_button.click()
     assert [u.toLocalFile() for u in opened] == [str(tmp_path)]

@@ -68,6 +68,11 @@ def create_app(argv: list[str] | None = None, lang: str = "en") -> QApplication:
         from PySide6.QtGui import QIcon
 
         app.setWindowIcon(QIcon(str(icon)))
+    from wizard.ui.fonts import setup_fonts
+    from wizard.ui.translations import set_qt_language
+
+    setup_fonts(app)  # the shipped Hangul font where the system has none (under 5 ms)
+    set_qt_language(lang)  # Qt's own dialogs and buttons in Korean (qtbase_ko)
     return app  # type: ignore[return-value]
 
 
@@ -80,6 +85,9 @@ def run(smoke_test: bool = False, lang: str | None = None) -> int:
     app = create_app(lang=lang)
     session = Session(lang=lang)
     window = SetupWizard(session, defer_pages=True)  # the later pages come after the first paint
+    from wizard.ui.translations import follow_language
+
+    follow_language(window.model)  # the language menu switches Qt's own texts too
     if smoke_test:
         page = window.page(window.startId())
 

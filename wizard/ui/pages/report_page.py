@@ -19,14 +19,13 @@ import datetime as _dt
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QPointF, QRectF, Qt, QUrl
-from PySide6.QtGui import QColor, QDesktopServices, QFont, QGuiApplication, QImage, QPainter, QPen
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QImage, QPainter, QPen
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -47,6 +46,7 @@ from wizard.core.base.i18n import t
 from wizard.ui.language import LangOf, english
 from wizard.ui.pages.base import BasePage, PageId
 from wizard.ui.session_model import SessionModel
+from wizard.ui.widgets import file_dialogs
 
 FORMATS = ("md", "html", "pdf", "json")
 SUFFIX = {"md": ".md", "html": ".html", "pdf": ".pdf", "json": ".json"}
@@ -210,8 +210,8 @@ class RemoteDialog(QDialog):
         return self.lang_of()
 
     def _open_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, t("page.report.remote.open", self.lang), "",
-                                              t("page.report.remote.filter", self.lang))
+        path = file_dialogs.open_file_name(self, t("page.report.remote.open", self.lang), self.lang,
+                                           t("page.report.remote.filter", self.lang))
         if path:
             self.load_file(path)
 
@@ -252,6 +252,7 @@ class ReportPage(BasePage):
         self.report = None  # the Report shown
         self.html = ""
         self.last_saved: Path | None = None
+        self.url_opener: file_dialogs.UrlOpener | None = None  # None: Qt's desktop services (a test gives one)
         self._history: list[Any] = []
         model.detection_finished.connect(lambda _d: self.isVisible() and self.refresh())  # a rescan
 
@@ -391,17 +392,14 @@ class ReportPage(BasePage):
         return f"gpu-setup-report-{stamp}{SUFFIX[fmt]}"
 
     def default_folder(self) -> Path:
-        from PySide6.QtCore import QStandardPaths
-
         if self.last_saved is not None:
             return self.last_saved.parent
-        docs = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
-        return Path(docs) if docs else Path.home()
+        return file_dialogs.documents_folder()
 
     def save_dialog(self, fmt: str) -> None:
-        start = str(self.default_folder() / self.default_name(fmt))
-        path, _ = QFileDialog.getSaveFileName(self, t("page.report.save_title", self.lang), start,
-                                              t(f"page.report.filter.{fmt}", self.lang))
+        path = file_dialogs.save_file_name(self, t("page.report.save_title", self.lang), self.lang,
+                                           self.default_name(fmt), t(f"page.report.filter.{fmt}", self.lang),
+                                           folder=self.default_folder())
         if path:
             if not Path(path).suffix:
                 path += SUFFIX[fmt]
@@ -441,7 +439,7 @@ class ReportPage(BasePage):
     def open_folder(self) -> None:
         folder = self.default_folder()
         folder.mkdir(parents=True, exist_ok=True)
-        if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder))):
+        if not file_dialogs.open_folder(self, folder, self.lang, opener=self.url_opener):
             self._say(t("page.report.cannot_open", self.lang, path=folder), RED)
 
     def _say(self, text: str, colour: str) -> None:
@@ -507,8 +505,8 @@ class ReportPage(BasePage):
             self.history_list.setCurrentRow(0)
 
     def _show_diff(self, row: int) -> None:
+        from wizard.app import history as app_history
         from wizard.core.history.diff import diff_snapshots
-        from wizard.core.history.store import build_snapshot
 
         if not 0 <= row < len(self._history):
             self.diff_view.clear()
@@ -516,7 +514,8 @@ class ReportPage(BasePage):
         entry = self._history[row]
         d = self.session.detection
         if d is not None:
-            current, label = build_snapshot(d), t("page.report.history.this_run", self.lang)
+            # this run with its torch and benchmark numbers, as it will be saved (not the detection alone)
+            current, label = app_history.snapshot_of(self.session), t("page.report.history.this_run", self.lang)
         elif row + 1 < len(self._history):  # no detection this run: what that run changed
             current, label = entry.snapshot, None
             entry = self._history[row + 1]
