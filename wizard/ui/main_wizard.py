@@ -52,6 +52,7 @@ class SetupWizard(QWizard):
         self.setMinimumSize(QSize(940, 680))
         self.steps = StepList()
         self.setSideWidget(self.steps)
+        self._reached: set[int] = set()  # the steps shown so far: their ✓ stays after Back
 
         self.system_page = SystemPage(self.model)
         self.setPage(PageId.SYSTEM, self.system_page)
@@ -123,8 +124,10 @@ class SetupWizard(QWizard):
 
     def _update_steps(self) -> None:
         current = max(0, self.currentId())
+        # ✓ stays on every step the student has reached, also after Back (issue 16.16)
+        self._reached.add(current)
         self.steps.set_steps(t("app.title", self.lang), [t("step." + p.name.lower(), self.lang) for p in PageId],
-                             current)
+                             current, done=self._reached - {current})
 
     def retranslate(self) -> None:
         self.setWindowTitle(t("app.title", self.lang))

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QScrollArea,
+    QToolButton,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -21,6 +22,14 @@ from wizard.core.base.i18n import t
 from wizard.core.machine.models import Detection
 from wizard.ui.pages.base import BasePage, InfoForm, PageId, busy_bar, status_label
 from wizard.ui.session_model import SessionModel
+
+
+def source_text(source: str, lang: str) -> str:
+    """Where an interpreter was found, in the page's language (the detector's word as tooltip)."""
+    key = f"h.system.source.{source}"
+    from wizard.core.base.i18n import catalogue
+
+    return t(key, lang) if key in catalogue() else source
 
 
 def _gib(nbytes: int | None, lang: str) -> str:
@@ -92,6 +101,25 @@ class SystemPage(BasePage):
         self.python_tree.setMinimumHeight(110)
         self.python_tree.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         python_layout.addWidget(self.python_tree)
+        # interpreters that could not be run (pyenv shims of versions not installed, …): one
+        # line, as `doctor` says it, with the paths and errors behind a button
+        broken_row = QHBoxLayout()
+        self.broken_label = QLabel()
+        self.broken_label.setObjectName("brokenPythons")
+        self.broken_label.setWordWrap(True)
+        self.broken_button = QToolButton()
+        self.broken_button.setObjectName("brokenDetails")
+        self.broken_button.setCheckable(True)
+        self.broken_button.toggled.connect(self._show_broken)
+        broken_row.addWidget(self.broken_label, 1)
+        broken_row.addWidget(self.broken_button, 0, Qt.AlignmentFlag.AlignTop)
+        python_layout.addLayout(broken_row)
+        self.broken_details = QLabel()
+        self.broken_details.setObjectName("brokenPythonDetails")
+        self.broken_details.setWordWrap(True)
+        self.broken_details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.broken_details.hide()
+        python_layout.addWidget(self.broken_details)
         self.conda_label = QLabel()
         self.conda_label.setWordWrap(True)
         python_layout.addWidget(self.conda_label)
@@ -165,25 +193,43 @@ class SystemPage(BasePage):
         self.form.set_row("page.system.disk", f"{_gib(s.disk_free_bytes, self.lang)}  —  {s.disk_path or ''}")
         self.form.set_row("page.system.locale", s.locale or t("common.na", self.lang))
         self.form.set_row("page.system.admin", t("common.yes", self.lang) if s.is_admin else t("common.no", self.lang))
-        self.python_tree.clear()
-        for p in d.pythons:
-            notes = []
-            if p.is_venv:
-                notes.append("venv")
-            if p.externally_managed:
-                notes.append(t("page.system.externally_managed", self.lang))
-            if p.error:
-                notes.append(p.error)
-            item = QTreeWidgetItem([p.version or "?", p.arch or "", p.source, p.path, ", ".join(notes)])
-            item.setToolTip(3, p.path)
-            self.python_tree.addTopLevelItem(item)
-        if not d.pythons:
-            self.python_tree.addTopLevelItem(QTreeWidgetItem(["", "", "", t("page.system.no_python", self.lang), ""]))
+        self._fill_pythons(d)
         if d.conda:
             parts = [f"{c.exe} ({c.version or '?'}): " + ", ".join(e.name for e in c.envs) for c in d.conda]
             self.conda_label.setText("conda — " + "; ".join(parts))
         else:
             self.conda_label.setText("conda — " + t("common.none_found", self.lang))
+
+    def _fill_pythons(self, d: Detection) -> None:
+        """The interpreters that run, as `doctor` lists them; the ones that do not, one line."""
+        lang = self.lang
+        working = [p for p in d.pythons if not p.error]
+        broken = [p for p in d.pythons if p.error]
+        self.python_tree.clear()
+        for p in working:
+            notes = []
+            if p.is_venv:
+                notes.append(t("h.system.venv", lang))
+            if p.externally_managed:
+                notes.append(t("page.system.externally_managed", lang))
+            item = QTreeWidgetItem([p.version or "?", p.arch or "", source_text(p.source, lang), p.path,
+                                    ", ".join(notes)])
+            item.setToolTip(2, p.source)
+            item.setToolTip(3, p.path)
+            self.python_tree.addTopLevelItem(item)
+        self.python_tree.setVisible(bool(working))
+        lines = [] if working else [t("page.system.no_python", lang)]
+        if broken:
+            lines.append(t("h.system.broken", lang, count=len(broken)))
+        self.broken_label.setText("\n".join(lines))
+        self.broken_label.setVisible(bool(lines))
+        self.broken_button.setVisible(bool(broken))
+        self.broken_details.setText("\n".join(f"• {p.path} — {p.error}" for p in broken))
+        self._show_broken(self.broken_button.isChecked())
+
+    def _show_broken(self, shown: bool) -> None:
+        self.broken_details.setVisible(shown and self.broken_button.isVisible())
+        self.broken_button.setText(t("h.system.hide_details" if shown else "h.system.show_details", self.lang))
 
     def retranslate(self) -> None:
         super().retranslate()

@@ -29,10 +29,37 @@ from wizard.ui.probe_process import ProbeProcess
 from wizard.ui.session_model import SessionModel
 from wizard.ui.widgets.findings_view import FindingsView
 from wizard.ui.widgets.python_picker import PythonPicker
+from wizard.ui.widgets.wrap_delegate import WrapLastColumn
 from wizard.ui.workers import submit
 
 MARKS = {"pass": ("✔", "#2e7d32"), "warn": ("⚠", "#ef6c00"), "fail": ("✖", "#c62828"), "skip": ("–", "#757575")}
-COUNTED = ("pass", "warn", "fail", "skip")
+
+
+# Checks whose title is code: the page says what they check in plain words, the code as a second line.
+PLAIN_TITLES = ("cuda.available", "collect_env", "cuda.memory", "cuda.amp_step", "cpu.matmul", "cuda.build",
+                "cuda.arch", "torchvision", "torchaudio")
+
+
+def plain_title(check, lang: str) -> tuple[str, str | None]:
+    """(the title a first-year student reads, the technical title or None when they are one)."""
+    technical = check.title(lang)
+    if check.id not in PLAIN_TITLES:
+        return technical, None
+    plain = t(f"h.verify.check.{check.id}", lang)
+    if check.device is not None:
+        plain = f"{plain} (GPU {check.device})"
+    return plain, technical
+
+
+def summary_text(counts: dict[str, int], lang: str) -> str:
+    """"5 passed, 1 warning, 2 not applicable": only the counts there are, in proper plurals."""
+    parts = [_count("pass", counts.get("pass", 0), lang)]
+    parts += [_count(kind, counts[kind], lang) for kind in ("warn", "fail", "skip") if counts.get(kind)]
+    return t("h.verify.summary", lang, counts=t("h.verify.join", lang).join(parts))
+
+
+def _count(kind: str, n: int, lang: str) -> str:
+    return t(f"h.verify.count.{kind}.{'one' if n == 1 else 'other'}", lang, n=n)
 
 
 class VerifyPage(BasePage):
@@ -76,8 +103,7 @@ class VerifyPage(BasePage):
         self.tree = QTreeWidget()
         self.tree.setObjectName("checkTree")
         self.tree.setColumnCount(3)
-        self.tree.setWordWrap(True)
-        self.tree.setUniformRowHeights(False)
+        self.tree.setItemDelegate(WrapLastColumn(self.tree))  # causes and fixes wrap, never "…"
         self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.header().setStretchLastSection(True)
@@ -96,11 +122,29 @@ class VerifyPage(BasePage):
         self.diagnosis_box.hide()
         layout.addWidget(self.diagnosis_box, 1)
         self._diagnose_task = None
+        self._found: list = []
+        self._cancelled = False
+        self._auto_verified: str | None = None  # the installed environment already checked by itself
 
     # QWizardPage ---------------------------------------------------------------------------
     def initializePage(self) -> None:  # noqa: N802
         self.ensure_built()
         self.picker.refresh()
+        self._after_install()
+
+    def _after_install(self) -> None:
+        """Straight after a successful install: Back shows the install's summary again, and the
+        new environment is checked at once, without a click (once per environment)."""
+        install = self.model.session.install or {}
+        wizard = self.wizard()
+        if wizard is not None and PageId.INSTALL in wizard.visitedIds():
+            page = wizard.page(PageId.INSTALL)
+            if page is not None and page.isComplete():
+                page.setCommitPage(False)  # it has done its work; Qt disables Back after a commit page
+        env_python = install.get("env_python")
+        if install.get("ok") and env_python and self._auto_verified != env_python and self.picker.path() == env_python:
+            self._auto_verified = env_python
+            self.start()
 
     def cleanupPage(self) -> None:  # noqa: N802
         self.probe.cancel()
@@ -152,9 +196,10 @@ class VerifyPage(BasePage):
     def _show_summary(self) -> None:
         counts = self.report.counts()
         mark, colour = MARKS.get(self.report.status, ("•", "#333"))
-        key = "verify.page.cancelled" if self._cancelled else "verify.page.done"
-        self.status.setText(f'<span style="color:{colour}; font-size:14px; font-weight:600">{mark} '
-                            f'{t(key, self.lang, **{k: counts.get(k, 0) for k in COUNTED})}</span>')
+        text = summary_text(counts, self.lang)
+        if self._cancelled:
+            text = t("h.verify.cancelled", self.lang, summary=text)
+        self.status.setText(f'<span style="color:{colour}; font-size:14px; font-weight:600">{mark} {text}</span>')
 
     # diagnosis --------------------------------------------------------------------------------
     def start_diagnosis(self) -> None:
@@ -168,8 +213,16 @@ class VerifyPage(BasePage):
 
     def _show_diagnosis(self, found) -> None:
         app_verify.record_diagnosis(self.model.session, found)
+        self._found = list(found)
         self.diagnosis.set_findings(found)
+        self._title_diagnosis()
         self.diagnosis_box.show()
+
+    def _title_diagnosis(self) -> None:
+        """"What is wrong and how to fix it" only when something is; notes alone are notes."""
+        problems = any(getattr(f, "severity", "") in ("error", "warning") for f in self._found)
+        key = "verify.page.diagnosis" if problems or not self._found else "h.verify.notes_box"
+        self.diagnosis_box.setTitle(t(key, self.lang))
 
     def run_action(self, finding) -> None:
         """Ask first; then do only what is safe from here."""
@@ -193,11 +246,16 @@ class VerifyPage(BasePage):
         self.tree.clear()
         for check in self.report.checks:
             mark, colour = MARKS.get(check.status, ("•", "#333"))
-            item = QTreeWidgetItem([mark, check.title(lang), check.detail_text(lang)])
+            title, code = plain_title(check, lang)
+            item = QTreeWidgetItem([mark, title, check.detail_text(lang)])
             item.setForeground(0, QBrush(QColor(colour)))
+            item.setToolTip(1, title if code is None else f"{title}\n{code}")  # the code, as a second line
             item.setToolTip(2, check.detail_text(lang))
-            for label, text in ((t("verify.page.cause", self.lang), check.cause_text(lang)),
-                                (t("verify.page.fix", self.lang), check.fix_text(lang))):
+            # a passing check may still carry a note (a CPU build where there is no NVIDIA GPU)
+            cause_key, fix_key = (("h.verify.note", "h.verify.tip") if check.status in ("pass", "skip")
+                                  else ("verify.page.cause", "verify.page.fix"))
+            for label, text in ((t(cause_key, self.lang), check.cause_text(lang)),
+                                (t(fix_key, self.lang), check.fix_text(lang))):
                 if text:
                     child = QTreeWidgetItem(["", label, text])
                     child.setToolTip(2, text)
@@ -218,9 +276,11 @@ class VerifyPage(BasePage):
         self.cancel_button.setText(t("wizard.cancel", self.lang))
         self.copy_button.setText(t("verify.page.copy", self.lang))
         self.tree.setHeaderLabels(["", t("verify.page.col.check", self.lang), t("verify.page.col.result", self.lang)])
-        self.diagnosis_box.setTitle(t("verify.page.diagnosis", self.lang))
+        self._title_diagnosis()
         self.diagnosis.retranslate()
         if self.report is not None:
             self._fill()
+            if not self.probe.running:
+                self._show_summary()
         elif not self.probe.running:
             self.status.setText(t("verify.page.intro", self.lang))

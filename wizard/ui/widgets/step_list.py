@@ -43,17 +43,23 @@ class StepList(QWidget):
         painter.end()
         super().paintEvent(event)
 
-    def set_steps(self, heading: str, titles: list[str], current: int) -> None:
+    def set_steps(self, heading: str, titles: list[str], current: int, done: set[int] | None = None) -> None:
+        """``done``: the steps reached so far (✓). Without it, every step before ``current``.
+        A step before the furthest one reached that was never shown (an install skipped) gets "–"."""
         self.heading.setText(f'<span style="color:white; font-size:16px; font-weight:700">{heading}</span>')
         while len(self.labels) < len(titles):
             label = self._label()
             self._layout.insertWidget(len(self.labels) + 2, label)
             self.labels.append(label)
+        done = set(range(current)) if done is None else set(done)
+        furthest = max(done | {current})
         for i, (label, title) in enumerate(zip(self.labels, titles)):
             if i == current:
                 html = f'<span style="color:white; font-weight:700">▶&nbsp;{i + 1}. {title}</span>'
-            elif i < current:
+            elif i in done:
                 html = f'<span style="color:{DONE}">✓&nbsp;{i + 1}. {title}</span>'
+            elif i < furthest:
+                html = f'<span style="color:{TODO}">–&nbsp;{i + 1}. {title}</span>'
             else:
                 html = f'<span style="color:{TODO}">○&nbsp;{i + 1}. {title}</span>'
             label.setText(html)
