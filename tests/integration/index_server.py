@@ -16,7 +16,8 @@ Switches a test flips to make the network misbehave, one GET at a time:
 * ``fail(filename, status)``: answer with an HTTP error.
 
 Counters a test reads: ``bytes_served[filename]`` (file body bytes actually written to
-sockets), ``file_gets[filename]``, ``sent_per_get(filename)`` and ``log`` (method, path, Range
+sockets), ``other_bytes_served`` (body bytes of pages and ``.metadata`` files; with the file
+bytes: :meth:`total_bytes_served`), ``file_gets[filename]``, ``sent_per_get(filename)`` and ``log`` (method, path, Range
 header, status, bytes sent). A transfer the client abandoned may still count one more chunk
 after the test resets the counters (its thread finishes a write); ``sent_per_get`` tells the
 requests apart.
@@ -133,6 +134,7 @@ class LoopbackIndex:
         self.files: dict[str, ServedFile] = {}
         self.lock = threading.Lock()
         self.bytes_served: collections.Counter[str] = collections.Counter()
+        self.other_bytes_served = 0  # project pages, the root page, .metadata files, errors
         self.file_gets: collections.Counter[str] = collections.Counter()
         self.log: list[dict] = []
         self._drops: dict[str, list[int]] = collections.defaultdict(list)
@@ -192,12 +194,18 @@ class LoopbackIndex:
     def reset_counters(self) -> None:
         with self.lock:
             self.bytes_served.clear()
+            self.other_bytes_served = 0
             self.file_gets.clear()
             self.log.clear()
 
     def total_file_bytes_served(self) -> int:
         with self.lock:
             return sum(self.bytes_served.values())
+
+    def total_bytes_served(self) -> int:
+        """Every body byte the server wrote: files, pages and metadata."""
+        with self.lock:
+            return sum(self.bytes_served.values()) + self.other_bytes_served
 
     def sent_per_get(self, filename: str) -> list[tuple[str | None, int]]:
         """(Range header, body bytes written) for each GET of the file, in order."""
@@ -323,6 +331,8 @@ def _make_handler(index: LoopbackIndex):
             self.end_headers()
             if not head:
                 self.wfile.write(body)
+                with index.lock:
+                    index.other_bytes_served += len(body)
 
         def _file(self, served: ServedFile, head: bool) -> None:
             name = served.filename

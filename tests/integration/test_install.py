@@ -334,9 +334,15 @@ def test_cancel_then_resume_or_remove(index, wheelhouse, root, phase, then):
     assert not leftover, leftover
     store = StateStore(root / "state")
     state = store.load(target.path)
-    assert state.status == STATUS_CANCELLED and state.failed_step == phase
+    # a cancel during the install step lets the installer finish writing; the run stops before verify
+    reached = "verify" if phase == "install" else phase
+    assert state.status == STATUS_CANCELLED and state.failed_step == reached, (state.failed_step, state.error)
+    assert state.error_kind == "cancelled" and state.index_url == index.simple_url
     assert state.options() == [OPTION_RESUME, OPTION_REMOVE]
     assert is_incomplete(target.path)
+    if phase == "install":  # never killed mid-write: everything is in place, only unverified
+        assert run_py(env_python(Path(target.path)), f"import {module}").returncode == 0
+        assert any("allowed to finish" in line for line in job.log_lines)
     cache = WheelCache(root / "cache")
     partial = 0
     if phase == "download":
@@ -354,6 +360,9 @@ def test_cancel_then_resume_or_remove(index, wheelhouse, root, phase, then):
     s = resumed.summary()
     assert resumed.target.kind == KIND_NEW_VENV  # recognised as the wizard's unfinished environment
     assert "create" not in s["steps_run"] and "resolve" not in s["steps_run"]  # done steps, saved plan
+    assert s["requirements"] == reqs and s["index_url"] == index.simple_url
+    if phase == "install":
+        assert "install" not in s["steps_run"] and "verify" in s["steps_run"]
     if phase == "download":
         assert index.sent_per_get(big) == [(f"bytes={partial}-", index.files[big].size - partial)]
         assert s["resumed_bytes"] == partial
@@ -449,8 +458,22 @@ def test_uv_creates_the_venv_and_installs_offline_from_the_cache(index, wheelhou
                    verify_imports=["gsw_demo_a"])
     assert run_steps(job), job.failure and job.failure.message.text()
     s = job.summary()
-    assert s["installer"] == "uv" and "ensurepip" in s["steps_run"]
+    # uv plans (metadata only) and installs: no pip is needed in the venv, so no ensurepip
+    assert s["installer"] == "uv" and "ensurepip" not in s["steps_run"]
+    assert any(" pip compile " in line and "pylock.toml" in line for line in job.log_lines)
     assert any("--offline" in line and "--no-index" in line for line in job.log_lines)
+    assert run_py(env_python(Path(target.path)), "import gsw_demo_a").returncode == 0
+
+
+def test_pip_installer_keeps_the_pip_path(index, wheelhouse, root, uv_exe):
+    """pip stays the fallback: a uv venv planned and installed by pip gets its ensurepip."""
+    target = new_uv_venv(str(root / "pip 환경"), sys.executable, uv_exe=uv_exe)
+    job = make_job(root, target, ["gsw-demo-a==1.0"], index, installer="pip", uv_exe=uv_exe,
+                   verify_imports=["gsw_demo_a"])
+    assert run_steps(job), job.failure and job.failure.message.text()
+    s = job.summary()
+    assert s["installer"] == "pip" and "ensurepip" in s["steps_run"]
+    assert any("--dry-run" in line and "--report" in line for line in job.log_lines)
     assert run_py(env_python(Path(target.path)), "import pip, gsw_demo_a").returncode == 0
 
 

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from wizard.core.install import environments, preflight
 from wizard.core.install.environments import EnvTarget, is_incomplete, new_uv_venv, new_venv
-from wizard.core.install.job import INSTALLER_PIP, InstallOptions
+from wizard.core.install.job import INSTALLER_AUTO, INSTALLER_PIP, InstallOptions
 from wizard.core.install.plan import InstallPlan, PlanError
 from wizard.core.install.preflight import UNPACK_FACTOR, PreflightResult
 from wizard.core.install.runner import InstallJob, run_steps
@@ -26,12 +26,12 @@ VERIFY_IMPORTS = ("torch",)
 @dataclass
 class InstallSettings:
     """The advanced settings: a mirror of the PyTorch index, uv's Python mirror, a proxy,
-    and which tool installs from the cache."""
+    and which tool plans and installs from the cache ("auto": uv when its binary is found)."""
 
     mirror: str = ""
     python_mirror: str = ""
     proxy: str = ""
-    installer: str = INSTALLER_PIP
+    installer: str = INSTALLER_AUTO
 
 
 @dataclass
@@ -130,10 +130,13 @@ def default_venv_path(host: Any, candidate: Any, store: Any) -> str:
     return path
 
 
-def new_venv_target(path: str, python: str, *, uv_exe: str | None = None, installer: str = INSTALLER_PIP,
+def new_venv_target(path: str, python: str, *, uv_exe: str | None = None, installer: str = INSTALLER_AUTO,
                     managed: bool = False) -> EnvTarget:
     """A new venv at ``path`` from the interpreter ``python`` -- or, with ``managed``, from the
-    Python version uv installs. uv makes the venv when it installs, or when the Python is its own."""
+    Python version uv installs. uv makes the venv when it installs (the default when its binary
+    is found: no ensurepip, a fraction of a second), or when the Python is its own."""
+    if installer != INSTALLER_PIP and not uv_exe:
+        uv_exe = environments.find_uv()
     if managed or (installer != INSTALLER_PIP and uv_exe):
         return new_uv_venv(path, python, uv_exe=uv_exe)
     return new_venv(path, python)
@@ -146,6 +149,24 @@ def venv_target_at(path: str, python: str, store: Any, **kwargs: Any) -> tuple[E
     if state is not None:
         return state.env_target(), state
     return new_venv_target(path, python, **kwargs), None
+
+
+def resume_request(state: Any, settings: InstallSettings | None = None, *, cache_dir: str | None = None,
+                   state_dir: str | None = None, confirmed: set[str] | None = None) -> InstallRequest:
+    """Resume an unfinished install exactly as it ran: the same requirements and index (the
+    mirror it used), the same installer, so the saved plan -- the exact versions in
+    ``state.pins`` -- is reused. Never a fresh recommendation, never the default index.
+    ``settings`` gives only the proxy (a network setting, not a choice of packages)."""
+    settings = settings or InstallSettings()
+    proxy = settings.proxy.strip()
+    options = InstallOptions(list(state.requirements), state.index_url,
+                             installer=state.installer or settings.installer, cache_dir=cache_dir,
+                             state_dir=state_dir, confirmed=set(confirmed or ()),
+                             proxies={"http": proxy, "https": proxy} if proxy else None,
+                             uv_python_mirror=settings.python_mirror.strip() or None,
+                             verify_imports=list(VERIFY_IMPORTS))
+    pins = ", ".join(state.pins) if state.pins else " ".join(state.requirements)
+    return InstallRequest(state.env_target(), options, None, f"{pins} ← {state.index_url or 'PyPI'}")
 
 
 # --- plan and checks (slow: worker thread or the command's own) ---------------------------------

@@ -45,7 +45,7 @@ def _minor(version: str | None) -> str | None:
 
 def _resolve_target(args: argparse.Namespace, host: Any, lang: str):
     """(target, python version 'X.Y' or None, conda install or None)."""
-    from wizard.core.install.environments import existing_conda_env, existing_venv, new_conda_env, new_uv_venv, new_venv
+    from wizard.core.install.environments import existing_conda_env, existing_venv, new_conda_env, new_uv_venv
     from wizard.core.machine.pythons import query_interpreter
 
     if args.venv:
@@ -65,7 +65,9 @@ def _resolve_target(args: argparse.Namespace, host: Any, lang: str):
             interp, _ = query_interpreter(host, args.python, "given")
             if interp.error:
                 raise UsageError(t("install.cli.bad_python", lang, python=args.python, error=interp.error))
-            target = new_uv_venv(path, args.python) if args.installer == "uv" else new_venv(path, args.python)
+            from wizard.app.install import new_venv_target
+
+            target = new_venv_target(path, args.python, installer=_installer(args))
             return target, _minor(interp.version), None
         return None, None, None  # the recommendation picks the interpreter
     # conda
@@ -85,6 +87,23 @@ def _resolve_target(args: argparse.Namespace, host: Any, lang: str):
                 return target, _minor(interp.version), conda
     version = _minor(args.python) if _is_version(args.python) else None
     return new_conda_env(args.conda_env, version or "", installs[0]), version, installs[0]
+
+
+def _installer(args: argparse.Namespace) -> str:
+    """pip, uv or auto (the default: uv when its binary is found, else pip)."""
+    from wizard.core.install.job import INSTALLER_AUTO
+
+    return getattr(args, "installer", None) or INSTALLER_AUTO
+
+
+def _resume_state(args: argparse.Namespace):
+    """The unfinished install ``--venv`` names, when this run resumes it as it was: no
+    ``--torch``/``--variant``/``--index-url`` asks for something else."""
+    if not args.venv or args.torch or args.variant or args.index_url:
+        return None
+    from wizard.app.install import state_store, unfinished_at
+
+    return unfinished_at(state_store(), os.path.abspath(os.path.expanduser(args.venv)))
 
 
 def _state_target(args: argparse.Namespace, path: str):
@@ -181,6 +200,14 @@ def run(args: argparse.Namespace) -> int:
     host = RealHost()
     if args.remove or args.restore:
         return _remove_or_restore(args, host, lang)
+    resumed = _resume_state(args)
+    if resumed is not None:  # the same versions, index and installer as the run that stopped
+        request = app_install.resume_request(
+            resumed, app_install.InstallSettings(python_mirror=args.python_mirror or ""), cache_dir=args.cache_dir,
+            confirmed=set(CONFIRMABLE) if args.yes else set())
+        say(t("install.cli.what", lang, reqs=" ".join(resumed.pins or request.options.requirements),
+              index=request.options.index_url or "PyPI", target=request.target.label(lang)))
+        return _plan_only(request, host, args, lang) if args.plan_only else _run_request(request, host, args, lang)
     try:
         target, python_version, _conda = _resolve_target(args, host, lang)
     except UsageError as exc:
@@ -198,7 +225,7 @@ def run(args: argparse.Namespace) -> int:
         path = os.path.abspath(os.path.expanduser(args.venv))
         if choice is not None and choice.interpreter is not None:
             target = app_install.new_venv_target(path, choice.interpreter.path, uv_exe=find_uv(),
-                                                 installer=args.installer)
+                                                 installer=_installer(args))
             say(t("install.cli.python_chosen", lang, path=choice.interpreter.path, version=choice.version))
         else:
             target = app_install.new_venv_target(path, choice.version if choice else "3.12", managed=True)
@@ -206,7 +233,7 @@ def run(args: argparse.Namespace) -> int:
     if target.kind == KIND_NEW_CONDA and not target.python_version:
         target.python_version = candidate.python
     settings = app_install.InstallSettings(mirror=args.index_url or "", python_mirror=args.python_mirror or "",
-                                           installer=args.installer)
+                                           installer=_installer(args))
     options = app_install.install_options(candidate, settings, cache_dir=args.cache_dir, parallel=args.parallel,
                                           confirmed=set(CONFIRMABLE) if args.yes else set())
     say(t("install.cli.what", lang, reqs=" ".join(options.requirements), index=options.index_url or "PyPI",
@@ -214,8 +241,15 @@ def run(args: argparse.Namespace) -> int:
     request = app_install.InstallRequest(target, options)
     if args.plan_only:
         return _plan_only(request, host, args, lang)
+    return _run_request(request, host, args, lang)
 
+
+def _run_request(request: Any, host: Any, args: argparse.Namespace, lang: str) -> int:
+    """Run the install on this thread; the summary and the exit status."""
+    from wizard.app import install as app_install
     from wizard.app.session import Session
+
+    target = request.target
 
     session = Session(host=host, lang=lang)
     job = app_install.new_job(session, request)

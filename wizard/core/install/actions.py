@@ -37,6 +37,7 @@ from wizard.core.install.environments import (
     remove_incomplete_marker,
     write_incomplete_marker,
 )
+from wizard.core.install.family import family_problem
 from wizard.core.install.job import (
     INSTALLER_UV,
     STEP_CREATE,
@@ -86,6 +87,14 @@ from wizard.core.install.preflight import (
     unpacked_size,
 )
 from wizard.core.install.recovery import STATUS_COMPLETE, STATUS_RUNNING, EnvState
+from wizard.core.install.uv_plan import (
+    PYLOCK_NAME,
+    classify_uv_failure,
+    parse_pylock,
+    uv_child_env,
+    uv_resolve_argv,
+    write_requirements_in,
+)
 
 # Runs in the target environment after the install: versions of everything, and imports.
 VERIFY_SCRIPT = INSTALLED_SCRIPT + (
@@ -265,7 +274,8 @@ def inspect_env(ctx: StepContext) -> None:
         raise StepError(STEP_INSPECT, msg("install.plan.error.inspect", python=py, detail=str(exc)), "failed") \
             from exc
     job.pip_cmd = pip_command(py, job.options.pip_mode, job.python_version)
-    if job.pip_cmd[0] == py:  # the environment's own pip: it must know --dry-run --report
+    uv = job.installer == INSTALLER_UV
+    if job.pip_cmd[0] == py and not uv:  # the environment's own pip: it must know --dry-run --report
         ver = job.host.run([*job.pip_cmd, "--isolated", "--version"], timeout=60, env=dict(PIP_ENV))
         pip_version = parse_pip_version(ver.stdout) if ver.ok else None
         if pip_version is None:
@@ -276,7 +286,9 @@ def inspect_env(ctx: StepContext) -> None:
         mark_satisfied(job.plan.files, job.installed)
     state = job.state
     if state is not None and not state.created_by_wizard and not state.freeze_file:
-        freeze = job.host.run(pip_argv(job.pip_cmd, "freeze", "--all"), timeout=120, env=dict(PIP_ENV))
+        freeze = job.host.run([_uv(job), "pip", "freeze", "--no-config", "--python", py], timeout=120,
+                              env=uv_env_for(job)) if uv else \
+            job.host.run(pip_argv(job.pip_cmd, "freeze", "--all"), timeout=120, env=dict(PIP_ENV))
         if freeze.ok:
             path = job.store.freeze_path_for(state.env_path)
             write_atomic(path, freeze.stdout, mkdir=True)
@@ -294,7 +306,28 @@ def _extra_pip_args(job: JobState) -> list[str]:
     return ["--break-system-packages"] if CHECK_EXTERNALLY_MANAGED in job.options.confirmed else []
 
 
+def _lock_path(job: JobState) -> str:
+    return str(job.work_dir / PYLOCK_NAME)
+
+
+def _uv(job: JobState) -> str:
+    return job.options.uv_exe or job.target.uv_exe or find_uv() or "uv"
+
+
+def uv_env_for(job: JobState) -> dict[str, str]:
+    """The child environment of the job's uv runs (isolated; the job's uv cache; its proxy)."""
+    return job.child_env(uv_child_env(None, job.options.uv_cache_dir))
+
+
 def resolve_command(job: JobState) -> ProcessSpec:
+    """The plan from metadata only: ``uv pip compile`` (default) or pip's dry-run report."""
+    if job.installer == INSTALLER_UV:
+        lock = _lock_path(job)
+        Path(lock).unlink(missing_ok=True)  # uv would prefer the versions of an old lock file
+        write_requirements_in(lock, job.options.requirements)
+        argv = uv_resolve_argv(_uv(job), job.env_python(), job.options.requirements, job.options.index_url, lock,
+                               job.options.extra_index_urls, job.options.only_binary)
+        return ProcessSpec(argv, uv_env_for(job), str(job.work_dir), 900.0)
     report = _report_path(job)
     Path(report).unlink(missing_ok=True)
     argv = resolve_argv(job.pip_or_default(), job.options.requirements, job.options.index_url, report,
@@ -302,19 +335,31 @@ def resolve_command(job: JobState) -> ProcessSpec:
     return ProcessSpec(argv, job.child_env(), str(job.work_dir), 900.0)
 
 
+def _read_resolution(job: JobState) -> list:
+    """The planned files from uv's lock file or pip's report."""
+    if job.installer == INSTALLER_UV:
+        with open(_lock_path(job), encoding="utf-8") as fh:
+            return parse_pylock(fh.read(), job.options.requirements)
+    with open(_report_path(job), encoding="utf-8") as fh:
+        return parse_pip_report(fh.read())[0]
+
+
 def resolve_finish(job: JobState, result: ProcessResult, parser: OutputParser) -> None:
     if not result.ok:
         if result.timed_out or result.error:
             raise job.process_failure(STEP_RESOLVE, result, parser)
-        err = classify_pip_failure(parser.tail_text(), job.options.index_url)
+        classify = classify_uv_failure if job.installer == INSTALLER_UV else classify_pip_failure
+        err = classify(parser.tail_text(), job.options.index_url)
         raise StepError(STEP_RESOLVE, err.message, err.kind, err.detail or parser.tail_text(), err.host)
     try:
-        with open(_report_path(job), encoding="utf-8") as fh:
-            files, _env = parse_pip_report(fh.read())
+        files = _read_resolution(job)
     except OSError as exc:
         raise StepError(STEP_RESOLVE, msg("install.plan.error.bad_report", detail=str(exc)), "bad-report") from exc
     except PlanError as exc:
         raise StepError(STEP_RESOLVE, exc.message, exc.kind, exc.detail) from exc
+    problem = family_problem(files)
+    if problem is not None:  # never pair a torch with a torchvision of another build
+        raise StepError(STEP_RESOLVE, problem.message, problem.kind, problem.detail)
     mark_satisfied(files, job.installed)
     job.plan = InstallPlan(job.env_python(), list(job.options.requirements), job.options.index_url, files,
                            python_version=job.python_version, installed_before=dict(job.installed))
@@ -324,10 +369,15 @@ def plan_step(ctx: StepContext) -> None:
     job = ctx.job
     plan = job.plan
     assert plan is not None
+    for f in plan.files:  # a file the cache holds, verified: its size is known without asking
+        if f.size is None and not f.satisfied:
+            f.size = job.cache.known_size(f)
     session = job.session_factory() if job.session_factory else None
     fill_sizes(plan.files, session)
     if job.state is not None:
         job.state.plan = plan.to_json()
+        job.state.pins = [f.pin for f in plan.files]
+        job.state.installer = job.installer
     for line in plan.summary_lines(job.lang):
         ctx.log(line)
     job.planned_bytes = plan.total_bytes
@@ -397,20 +447,20 @@ def install_argv(job: JobState) -> list[str]:
     plan = job.plan
     assert plan is not None
     find_links = str(job.cache.files_dir)
-    if job.options.installer == INSTALLER_UV:
-        uv = job.options.uv_exe or find_uv() or "uv"
-        return [uv, "pip", "install", "--no-config", "--python", job.env_python(), "--offline", "--no-index",
+    if job.installer == INSTALLER_UV:
+        return [_uv(job), "pip", "install", "--no-config", "--python", job.env_python(), "--offline", "--no-index",
                 "--find-links", find_links, "--no-deps", *_extra_pip_args(job), *plan.pins()]
     return pip_argv(job.pip_or_default(), "install", "--no-index", "--find-links", find_links, "--no-deps",
                     "--no-input", "--progress-bar", "off", *_extra_pip_args(job), *plan.pins())
 
 
 def install_command(job: JobState) -> ProcessSpec:
-    return ProcessSpec(install_argv(job), job.child_env(), str(job.work_dir), job.options.process_timeout_s)
+    env = uv_env_for(job) if job.installer == INSTALLER_UV else job.child_env()
+    return ProcessSpec(install_argv(job), env, str(job.work_dir), job.options.process_timeout_s)
 
 
 def install_parser(job: JobState) -> OutputParser:
-    if job.options.installer == INSTALLER_UV:
+    if job.installer == INSTALLER_UV:
         return UvInstallParser(STEP_INSTALL)
     return PipInstallParser(STEP_INSTALL, len(job.plan.to_install) if job.plan else 1)
 

@@ -118,6 +118,22 @@ class WheelCache:
         except OSError as exc:
             log.warning("could not record %s in the cache index: %s", filename, exc)
 
+    def known_size(self, f: FileLike) -> int | None:
+        """The size of the cached file when the index says it was verified with this very hash
+        (no hashing, no request); None otherwise. The plan uses it instead of asking the server."""
+        if not f.sha256:
+            return None
+        try:
+            st = self.path(f.filename).stat()
+        except OSError:
+            return None
+        with self._lock:
+            entry = self._read_index().get(f.filename)
+        if isinstance(entry, dict) and entry.get("sha256") == f.sha256 and entry.get("size") == st.st_size \
+                and entry.get("mtime_ns") == st.st_mtime_ns:
+            return st.st_size
+        return None
+
     def verified(self, f: FileLike, cancel: threading.Event | None = None) -> Path | None:
         """The cached file when it is there and matches the plan's hash (and size), else None."""
         path = self.path(f.filename)

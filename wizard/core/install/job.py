@@ -26,7 +26,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from wizard.core.base.host import Host, RealHost
 from wizard.core.base.i18n import Message, msg
@@ -36,6 +36,9 @@ from wizard.core.install.download_progress import DownloadProgress
 from wizard.core.install.environments import EnvTarget
 from wizard.core.install.plan import InstallPlan, pip_child_env, pip_command
 from wizard.core.install.preflight import PreflightResult
+
+if TYPE_CHECKING:  # control imports this module
+    from wizard.core.install.control import CancelOutlook
 from wizard.core.install.recovery import (
     STATUS_CANCELLED,
     STATUS_COMPLETE,
@@ -47,6 +50,7 @@ from wizard.core.install.recovery import (
 
 INSTALLER_PIP = "pip"
 INSTALLER_UV = "uv"
+INSTALLER_AUTO = "auto"  # uv when its binary is found (it is a dependency of the wizard), else pip
 TAIL_LINES = 60
 
 STEP_PREPARE = "prepare"
@@ -150,6 +154,9 @@ class ProcessStep(Step):
     make_parser: Callable[["JobState"], OutputParser] = None  # type: ignore[assignment]
     on_finish: Callable[["JobState", ProcessResult, OutputParser], None] = None  # type: ignore[assignment]
     skip_when: Callable[["JobState"], bool] | None = None
+    # A step that writes the environment: a cancel lets it finish (the run stops after it);
+    # only job.force_stop() kills it, and the state then says it was killed mid-write.
+    finish_on_cancel: bool = False
 
     def command(self, job: "JobState") -> ProcessSpec:
         return self.build(job)
@@ -189,13 +196,15 @@ LOG_LINES = 20000
 class InstallOptions:
     """What to install and how. ``requirements``: pip requirement strings (the recommendation's
     ``torch==X``, ``torchvision==Y``); ``index_url``: the chosen index (a mirror replaces it);
-    ``installer``: pip or uv for the offline install; ``verify_imports``: modules imported at
-    the end (the Verify page does the thorough check)."""
+    ``installer``: pip, uv, or auto (uv when its binary is found, else pip) -- uv plans from
+    metadata (``uv pip compile``) and installs from the cache; ``verify_imports``: modules
+    imported at the end (the Verify page does the thorough check); ``uv_cache_dir``: uv's own
+    cache (None: uv's default, shared with the student's own uv)."""
 
     requirements: list[str]
     index_url: str | None = None
     extra_index_urls: list[str] = field(default_factory=list)
-    installer: str = INSTALLER_PIP
+    installer: str = INSTALLER_AUTO
     cache_dir: str | None = None
     state_dir: str | None = None
     parallel: int = 3
@@ -210,6 +219,15 @@ class InstallOptions:
     download_retries: int = 5
     download_backoff_s: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0, 8.0)
     process_timeout_s: float = 3600.0
+    uv_cache_dir: str | None = None
+
+    def resolved_installer(self) -> str:
+        """pip or uv: what "auto" means on this machine (uv when its binary is found)."""
+        if self.installer != INSTALLER_AUTO:
+            return self.installer
+        from wizard.core.install.environments import find_uv
+
+        return INSTALLER_UV if (self.uv_exe or find_uv()) else INSTALLER_PIP
 
 
 class JobState:
@@ -253,6 +271,27 @@ class JobState:
         self.started = time.monotonic()
         self.steps_run: list[str] = []
         self.failure: StepError | None = None
+        self.installer = options.resolved_installer()  # pip or uv, decided once per job
+        self.current_step: str | None = None  # the step running now (None between and after runs)
+        self.kill_event = threading.Event()  # force_stop(): kills even a step that finishes on cancel
+        self.killed_mid_write = False
+        self.running = False  # run_steps is going (also between two steps)
+        self.cancel_event: threading.Event | None = None  # the run's cancel (set by run_steps)
+
+    # --- cancel, as a front end asks about it --------------------------------------------------
+    def cancel_outlook(self) -> "CancelOutlook":
+        """Is a step running, and what does cancelling now do? (any thread; no I/O)"""
+        from wizard.core.install.control import outlook
+
+        return outlook(self)
+
+    def force_stop(self) -> None:
+        """Stop now, even a step that writes the environment (the installer is killed mid-write;
+        the state says so and offers Remove/Resume). Only behind an explicit second
+        confirmation: the plain cancel event lets such a step finish. Sets the run's cancel too."""
+        self.kill_event.set()
+        if self.cancel_event is not None:
+            self.cancel_event.set()
 
     # --- the log -------------------------------------------------------------------------------
     def log(self, line: str) -> None:
@@ -288,15 +327,18 @@ class JobState:
 
     # --- lifecycle (called by either runner) ---------------------------------------------------
     def step_started(self, step: Step) -> None:
+        self.current_step = step.id
         self.log(f"== {step.title.text(self.lang)}")
         if self.state is not None:
             self.state.status = STATUS_RUNNING
+            self.state.current_step = step.id
             self.store.save(self.state)
 
     def step_skipped(self, step: Step) -> None:
         self.log(f"-- {step.title.text(self.lang)}: " + msg("install.step.skipped").text(self.lang))
 
     def step_succeeded(self, step: Step) -> None:
+        self.current_step = None
         self.steps_run.append(step.id)
         if self.state is not None:
             if step.id not in self.state.steps_done:
@@ -323,7 +365,9 @@ class JobState:
         self.log(f"!! {error.message.text(self.lang)}")
 
     def _record_failure(self, step: Step, error: StepError) -> None:
+        self.current_step = None
         if self.state is not None:
+            self.state.current_step = None
             self.state.status = STATUS_FAILED
             self.state.failed_step = step.id
             self.state.error = error.message.text("en")
@@ -331,12 +375,15 @@ class JobState:
             self._save_state()
 
     def step_cancelled(self, step: Step) -> None:
-        self.log("!! " + msg("install.cancelled").text(self.lang))
+        self.current_step = None
+        killed = self.killed_mid_write
+        self.log("!! " + msg("install.cancelled_mid_write" if killed else "install.cancelled").text(self.lang))
         if self.state is not None:
             self.state.status = STATUS_CANCELLED
             self.state.failed_step = step.id
-            self.state.error = None
-            self.state.error_kind = "cancelled"
+            self.state.current_step = None
+            self.state.error = msg("install.cancelled_mid_write").text("en") if killed else None
+            self.state.error_kind = "killed-mid-write" if killed else "cancelled"
             self._save_state()
 
     def _save_state(self) -> None:
@@ -401,7 +448,7 @@ class JobState:
             "target_kind": self.target.kind,
             "requirements": list(self.options.requirements),
             "index_url": self.options.index_url,
-            "installer": self.options.installer,
+            "installer": self.installer,
             "pip": " ".join(self.pip_cmd[:3]) if self.pip_cmd else None,
             "already_satisfied": self.was_satisfied,
             "installed": installed,

@@ -84,7 +84,10 @@ class EnvState:
     error: str | None = None
     error_kind: str | None = None
     requirements: list[str] = field(default_factory=list)
-    index_url: str | None = None
+    index_url: str | None = None  # the index or mirror actually asked (None: PyPI)
+    pins: list[str] = field(default_factory=list)  # the exact set the plan chose ("torch==2.13.0+cpu")
+    installer: str | None = None  # pip or uv, as the run used it
+    current_step: str | None = None  # the step under way while status is "running"
     plan: dict[str, Any] | None = None
     freeze_file: str | None = None  # pip freeze of an existing env, saved before any change
     python_installed: str | None = None  # a managed CPython uv installed for this env (kept on Remove)

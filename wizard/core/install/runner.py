@@ -43,6 +43,7 @@ from wizard.core.install import actions as act
 from wizard.core.install.download_http import short
 from wizard.core.install.environments import CREATOR_UV, EnvTarget
 from wizard.core.install.job import (
+    INSTALLER_UV,
     STEP_CREATE,
     STEP_DOWNLOAD,
     STEP_ENSUREPIP,
@@ -87,19 +88,20 @@ class InstallJob(JobState):
             ProcessStep(STEP_PYTHON, build=act.python_command, make_parser=lambda j: UvPythonParser(STEP_PYTHON),
                         on_finish=act.python_finish, skip_when=lambda j: not j.need_python_install),
             ProcessStep(STEP_CREATE, build=act.create_command, make_parser=act.create_parser,
-                        on_finish=act.create_finish,
+                        on_finish=act.create_finish, finish_on_cancel=True,
                         skip_when=lambda j: not j.target.creates_env
                         or (j.done(STEP_CREATE) and os.path.exists(j.target.python_exe))),
-            ProcessStep(STEP_ENSUREPIP, build=act.ensurepip_command,
+            ProcessStep(STEP_ENSUREPIP, build=act.ensurepip_command, finish_on_cancel=True,
                         skip_when=lambda j: not (j.target.creator == CREATOR_UV and j.target.creates_env)
-                        or j.done(STEP_ENSUREPIP)),
+                        or j.done(STEP_ENSUREPIP) or j.installer == INSTALLER_UV),
             PythonStep(STEP_INSPECT, func=act.inspect_env),
             ProcessStep(STEP_RESOLVE, build=act.resolve_command, make_parser=lambda j: ResolveParser(STEP_RESOLVE),
                         on_finish=act.resolve_finish, skip_when=lambda j: j.plan is not None),
             PythonStep(STEP_PLAN, func=act.plan_step),
             PythonStep(STEP_DOWNLOAD, func=act.download, skip_when=lambda j: j.nothing_to_do),
             ProcessStep(STEP_INSTALL, build=act.install_command, make_parser=act.install_parser,
-                        on_finish=act.install_finish, skip_when=lambda j: j.nothing_to_do),
+                        on_finish=act.install_finish, skip_when=lambda j: j.nothing_to_do,
+                        finish_on_cancel=True),
             ProcessStep(STEP_VERIFY, build=act.verify_command, on_finish=act.verify_finish),
             PythonStep(STEP_FINISH, func=act.finish),
         ]
@@ -168,9 +170,12 @@ def run_steps(job: InstallJob, steps: Sequence[Step] | None = None, *,
     except OSError as exc:  # the state folder cannot even hold a lock file
         job.step_refused(os_failure(first, exc))
         return False
+    cancel = cancel or threading.Event()
+    job.cancel_event, job.running = cancel, True
     try:
-        return _run_all(job, steps, on_progress, cancel or threading.Event(), hooks or StepHooks())
+        return _run_all(job, steps, on_progress, cancel, hooks or StepHooks())
     finally:
+        job.running, job.current_step = False, None
         lock.release()
 
 
@@ -220,7 +225,14 @@ def _run_one(job: InstallJob, step: Step, report: Callable[[StepProgress | None]
                 if p is not None:
                     report(p)
 
-            step.finish(job, run_step_process(spec, on_line, cancel), parser)
+            # a step writing the environment hears only force_stop(); a cancel waits for it
+            waits = step.finish_on_cancel
+            result = run_step_process(spec, on_line, job.kill_event if waits else cancel)
+            if waits and result.cancelled:
+                job.killed_mid_write = True
+            elif waits and cancel.is_set():
+                job.log(msg("install.cancel.step_finished", step=step.title).text(job.lang))
+            step.finish(job, result, parser)
         elif isinstance(step, PythonStep):
             step.run(StepContext(job, report, job.log, cancel))
         job.step_succeeded(step)
@@ -342,8 +354,14 @@ def preview_plan(target: EnvTarget, options: InstallOptions, host: Host | None =
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="gsw-plan-") as tmp:
+        uv = None
+        if options.resolved_installer() == INSTALLER_UV:
+            from wizard.core.install.environments import find_uv
+
+            uv = options.uv_exe or target.uv_exe or find_uv()
         plan = resolve_plan(host, py, options.requirements, options.index_url, work_dir or tmp,
-                            extra_index_urls=options.extra_index_urls, session=session)
+                            extra_index_urls=options.extra_index_urls, session=session, uv_exe=uv,
+                            uv_cache_dir=options.uv_cache_dir)
     if py != target.python_exe:
         for f in plan.files:  # a new environment has nothing installed yet
             f.satisfied, f.installed_version = False, None
