@@ -40,6 +40,17 @@ TOLERANCE = {"fp32": 1e-4, "fp16": 5e-3, "bf16": 2e-2}
 MATMUL_N = 256
 LOW_FREE_FRACTION = 0.10  # less free GPU memory than this share of the total: other programs hold it
 
+# The torch family: packages with compiled operators built against one torch build each. One
+# from another index (PyPI's torchvision beside a CPU torch from download.pytorch.org) imports
+# badly or not at all, so each one installed here is imported and runs one small operation.
+FAMILY = ("torchvision", "torchaudio")
+# Texts of a package built for another torch (public issue threads): the operator registry
+# misses its ops, its C++ library does not load, or a symbol of torch's is not there.
+MISMATCH_MARKS = ("torchvision::", "torchaudio::", "no such operator", "couldn't load custom c++ ops",
+                  "undefined symbol", "procedure could not be found", "specified procedure could not",
+                  "version mismatch", "compiled against", "incompatible")
+FAMILY_OPS = {"torchvision": "torchvision.ops.nms", "torchaudio": "torchaudio.transforms.Spectrogram"}
+
 TF_SNIPPET = (
     "import json, os\n"
     "os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')\n"
@@ -122,6 +133,7 @@ class Verifier(object):
                      detail="torch_version", params={"version": facts["version"]})
             self.guarded("cpu.matmul", self.check_cpu_matmul)
             self.guarded("cpu.train_step", self.check_cpu_train_step)
+            self.family_section()
             self.cuda_section()
             self.mps_section()
             self.xpu_section()
@@ -195,6 +207,52 @@ class Verifier(object):
         self.ch.check("cpu.train_step", "pass" if ok else "fail", evidence=evidence,
                       cause=None if ok else "train_step_failed", fix=None if ok else "reinstall_torch",
                       detail="train_step" if ok else None, params={"loss": "%.3f" % evidence["losses"][-1]})
+
+    # ---------------------------------------------------------------- torchvision, torchaudio
+    def family_section(self):
+        """Import every torch-family package installed here and run one small op of each; a
+        package that is not installed is a skip, one that fails says whether it looks like a
+        build made for another torch."""
+        for name in FAMILY:
+            try:
+                spec = importlib.util.find_spec(name)
+            except (ImportError, ValueError):
+                spec = None
+            if spec is None:
+                self.ch.check(name, "skip", evidence={"installed": False}, detail="family_absent",
+                              params={"name": name})
+                continue
+            self.progress(name)
+            self.check_family(name)
+
+    def check_family(self, name):
+        torch = self.torch
+        params = {"name": name, "version": _dist_version(name) or "?", "torch": torch.__version__,
+                  "op": FAMILY_OPS[name]}
+        stage = "import"
+        caught = []
+        try:
+            with C.captured_warnings(caught):
+                module = importlib.import_module(name)
+                params["version"] = str(getattr(module, "__version__", params["version"]))
+                stage = "op"
+                result = (_torchvision_op if name == "torchvision" else _torchaudio_op)(torch, module)
+        except Exception as exc:
+            text = "%s: %s" % (type(exc).__name__, exc)
+            mismatch = any(mark in text.lower() for mark in MISMATCH_MARKS)
+            evidence = C.exc_info(exc)
+            evidence.update({"stage": stage, "warnings": caught})
+            params["error"] = text.strip().splitlines()[0][:300] if text.strip() else type(exc).__name__
+            self.ch.check(name, "fail", evidence=evidence,
+                          cause="family_mismatch" if mismatch else "family_broken", fix="family_reinstall",
+                          detail="family_import_failed" if stage == "import" else "family_op_failed", params=params)
+            return
+        ok = result is True
+        self.ch.check(name, "pass" if ok else "fail", evidence={"version": params["version"], "op": params["op"],
+                                                                "result": result, "warnings": caught},
+                      detail="family_ok" if ok else "family_op_failed",
+                      cause=None if ok else "family_broken", fix=None if ok else "family_reinstall",
+                      params=dict(params, error="%s gave %r" % (params["op"], result)))
 
     # ---------------------------------------------------------------- CUDA (and ROCm, via torch.cuda)
     def cuda_section(self):
@@ -490,6 +548,30 @@ class Verifier(object):
                                 "duration_s": res["duration_s"]},
                       cause=None if ok else "collect_env_failed", detail="collect_env" if ok else None,
                       params={"seconds": "%.1f" % res["duration_s"]})
+
+
+def _dist_version(name):
+    """The installed distribution's version (importlib.metadata, no import of the package)."""
+    try:
+        from importlib import metadata
+        return metadata.version(name)
+    except Exception:  # not installed as a distribution (a folder on PYTHONPATH), or no metadata
+        return None
+
+
+def _torchvision_op(torch, tv):
+    """torchvision.ops.nms on two overlapping boxes (a compiled op): True, or what it kept."""
+    boxes = torch.tensor([[0.0, 0.0, 10.0, 10.0], [1.0, 1.0, 11.0, 11.0]])
+    scores = torch.tensor([0.9, 0.8])
+    keep = tv.ops.nms(boxes, scores, 0.5)  # IoU 81/119 = 0.68 > 0.5: the second box goes
+    return [int(i) for i in keep.tolist()] == [0] or keep.tolist()
+
+
+def _torchaudio_op(torch, ta):
+    """A torchaudio transform (Spectrogram) on a short signal: True, or the shape it gave."""
+    wave = torch.sin(torch.arange(400, dtype=torch.float32) * 0.1).unsqueeze(0)
+    spec = ta.transforms.Spectrogram(n_fft=64)(wave)
+    return tuple(spec.shape) == (1, 33, 13) or list(spec.shape)
 
 
 def main(argv=None):

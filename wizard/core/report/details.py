@@ -76,7 +76,13 @@ def verify_checklist_section(ctx: ReportContext) -> Section:
     if cuda_check is not None and cuda_check.get("cause_id") == CPU_BUILD_RIGHT_HERE:
         cuda_check = {**cuda_check, "status": SKIP}  # no NVIDIA GPU: CUDA does not apply here
     items.append(_check_item(ctx, "cuda", "report.check.cuda", cuda_check))
-    items.append(_check_item(ctx, "pytorch", "report.check.pytorch", check_of(verify, "torch.import")))
+    torch_check = check_of(verify, "torch.import")
+    if torch_check is not None and torch_check.get("status") == PASS:
+        # the torch family (torchvision, torchaudio) belongs to "PyTorch works": one that cannot
+        # be imported next to this torch fails the line, with its cause and fix
+        family = [check_of(verify, name) for name in ("torchvision", "torchaudio")]
+        torch_check = next((c for c in family if c is not None and c.get("status") == FAIL), torch_check)
+    items.append(_check_item(ctx, "pytorch", "report.check.pytorch", torch_check))
     tensor = check_of(verify, "cuda.matmul.fp32", 0)
     kernel = check_of(verify, "cuda.kernel", 0)
     if kernel is not None and kernel.get("status") == FAIL:
