@@ -69,6 +69,11 @@ def main(argv: list[str] | None = None) -> int:
         if page_id == PageId.ENVIRONMENT:
             window.environment_page.skip_install()
         if page_id == PageId.VRAM:
+            from PySide6.QtWidgets import QScrollArea
+
+            area = window.vram_page.findChild(QScrollArea, "pageScroll")
+            area.verticalScrollBar().setValue(area.verticalScrollBar().maximum())
+            grab("8-vram-lessons")
             break
         window.next()
     window.gpu_page.cleanup()

@@ -15,6 +15,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtWidgets import QLabel, QWizard  # noqa: E402
 
 from tests import scenarios  # noqa: E402
+from tests.gui import layout_check  # noqa: E402
 from tests.gui.test_install_pages import (  # noqa: E402,F401  (fixtures and helpers of the install tests)
     build,
     choose_new_venv,
@@ -154,7 +155,8 @@ def test_after_a_real_install_verify_runs_by_itself_and_back_shows_the_install(q
     """A real install (pip, loopback index, stand-in wheels): Next goes to Verify, which checks the
     new environment without a click; Back is enabled there and shows the install's summary."""
     window, env_page, install = open_pages(qtbot, make_session(build), root, index)
-    choose_new_venv(qtbot, env_page, root / "envs" / "검증 환경")
+    window.resize(1024, 700)
+    choose_new_venv(qtbot, env_page, root / "envs" / "검증 환경 — 긴 이름의 폴더 하나 더" / "가상 환경")
     commit(window)
     wait_end(qtbot, install)
     assert install.state == "done", install.message
@@ -164,8 +166,15 @@ def test_after_a_real_install_verify_runs_by_itself_and_back_shows_the_install(q
     assert page.probe.running  # no click: it started by itself
     with qtbot.waitSignal(page.probe.finished, timeout=120000):
         pass
+    qtbot.waitUntil(lambda: page.diagnosis_box.isVisible(), timeout=60000)
+    qtbot.wait(50)
+    problems = layout_check.check_window(window)  # the real checklist, its diagnosis, a long path
+    assert not problems, layout_check.describe(problems)
     back = window.button(QWizard.WizardButton.BackButton)
     assert back.isVisible() and back.isEnabled()
     back.click()
     assert window.currentId() == PageId.INSTALL and install.state == "done"
+    qtbot.wait(50)
+    problems = layout_check.check_window(window)
+    assert not problems, layout_check.describe(problems)
     assert not window.button(QWizard.WizardButton.BackButton).isEnabled()  # no way back past the install

@@ -10,7 +10,7 @@ milliseconds; only the package-index check (network) runs on a worker thread.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QGuiApplication
+from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
     QGroupBox,
@@ -35,6 +35,7 @@ from wizard.ui.session_model import SessionModel
 from wizard.ui.workers import submit
 
 GREEN, ORANGE, RED = "#2e7d32", "#ef6c00", "#c62828"
+MUTED = "#555555"  # the disabled-text grey was too light to read
 _SHARED_WARNINGS = {"recommend.warn.pypi_default", "recommend.warn.torchaudio_separate"}
 
 
@@ -289,8 +290,7 @@ class RecommendPage(BasePage):
             item = QTreeWidgetItem([f"torch {r.torch}", r.variant, r.reason.text(lang)])
             item.setData(0, Qt.ItemDataRole.UserRole, ("rejected", r))
             item.setToolTip(2, r.reason.text(lang))
-            item.setForeground(2, self.palette().brush(self.palette().ColorGroup.Disabled,
-                                                       self.palette().ColorRole.Text))
+            item.setForeground(2, QBrush(QColor(MUTED)))  # set apart, still readable (16.12)
             bad.addChild(item)
         good.setExpanded(True)
         bad.setExpanded(True)

@@ -8,7 +8,7 @@ choice is shared through ``session.target_python`` so both pages agree.
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from wizard.app.session import Session
 from wizard.core.base.i18n import t
@@ -26,6 +26,8 @@ class PythonPicker(QWidget):
         self.combo = QComboBox()
         self.combo.setObjectName("targetPython")
         self.combo.setMinimumContentsLength(30)
+        # a long environment path must not widen the page: the combo elides, the path is the tooltip
+        self.combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.browse = QPushButton()
         self.browse.clicked.connect(self._browse)
         layout.addWidget(self.label)
@@ -87,7 +89,9 @@ class PythonPicker(QWidget):
             self.changed.emit(path)
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, t("picker.browse_title", self.lang))
+        from wizard.ui.widgets.file_dialogs import open_file_name  # Documents first, in the window's language
+
+        path = open_file_name(self, t("picker.browse_title", self.lang), self.lang)
         if path:
             self.session.target_python = path
             self.refresh()
