@@ -20,7 +20,9 @@ from tests.gui.test_wizard import open_wizard  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402
 
 SIZE = (1024, 700)
-MACHINES = {"no-gpu-linux": scenarios.linux_host, "rtx-windows": scenarios.windows_rtx2080super}
+MACHINES = {"no-gpu-linux": scenarios.linux_host, "rtx2080-windows": scenarios.windows_rtx2080super}
+if hasattr(scenarios, "windows_rtx3060"):  # the tour's RTX 3060 Windows capture
+    MACHINES["rtx3060-windows"] = scenarios.windows_rtx3060
 
 
 # the checker itself ------------------------------------------------------------------------------
