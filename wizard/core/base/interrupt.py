@@ -10,6 +10,13 @@ call stop at once, so the worker threads come back promptly and start nothing ne
 
 It is one-way on purpose: it is called when the program is ending, and a use case that handles
 Ctrl+C itself (``install``, ``verify``) never calls it.
+
+Waiting on the main thread: the kernel may hand a process's SIGINT to *any* of its threads. Python
+then only sets a flag; the main thread runs the handler (raising KeyboardInterrupt) the next time it
+executes bytecode. A main thread blocked in ``future.result()`` or ``thread.join()`` without a timeout
+does not wake for a signal that another thread received, so about one Ctrl+C in fifteen waited for the
+hung nvidia-smi's 15 s timeout. :func:`wait_result` and :func:`join` wait in short slices instead,
+so the main thread sees the Ctrl+C within :data:`WAKE_S` whichever thread the kernel chose.
 """
 
 from __future__ import annotations
@@ -17,8 +24,15 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any, TypeVar
 
 STOP_GRACE_S = 1.0  # terminate → this long → kill: a hung nvidia-smi dies on the first signal
+WAKE_S = 0.1  # how often a waiting main thread looks for a Ctrl+C another thread received
+
+T = TypeVar("T")
 
 _stopping = threading.Event()
 
@@ -46,11 +60,41 @@ def stop_children(grace_s: float = STOP_GRACE_S) -> int:
         return 0
     for child in children:
         _signal(child, "terminate")
-    # The program is ending: whatever is reaped here, its runner reports as cancelled anyway.
-    _gone, alive = psutil.wait_procs(children, timeout=grace_s)
+    # The program is ending: whatever is reaped here, its runner reports as cancelled anyway. A zombie
+    # is already dead (one handed to an init that does not reap would otherwise hold the whole grace).
+    _gone, alive = psutil.wait_procs([c for c in children if not _zombie(c)], timeout=grace_s)
     for child in alive:
-        _signal(child, "kill")
+        if not _zombie(child):
+            _signal(child, "kill")
     return len(children)
+
+
+def wait_result(future: "Future[T]") -> T:
+    """``future.result()`` that a Ctrl+C interrupts at once on the main thread (see the module docstring)."""
+    while True:
+        try:
+            return future.result(timeout=WAKE_S)
+        except FutureTimeout:
+            continue
+
+
+def join(thread: threading.Thread, timeout: float | None = None) -> None:
+    """``thread.join(timeout)`` in short slices, so that a Ctrl+C interrupts it at once on the main thread."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while thread.is_alive():
+        left = WAKE_S if deadline is None else min(WAKE_S, deadline - time.monotonic())
+        if left <= 0:
+            return
+        thread.join(left)
+
+
+def _zombie(proc: Any) -> bool:
+    import psutil
+
+    try:
+        return proc.status() == psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return True  # gone
 
 
 def _signal(proc: object, how: str) -> None:
@@ -62,4 +106,4 @@ def _signal(proc: object, how: str) -> None:
         pass  # it ended in between
 
 
-__all__ = ["STOP_GRACE_S", "stopping", "stop_children"]
+__all__ = ["STOP_GRACE_S", "WAKE_S", "join", "stopping", "stop_children", "wait_result"]

@@ -10,7 +10,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from wizard.core.base.host import Host
-from wizard.core.base.interrupt import stop_children
+from wizard.core.base.interrupt import stop_children, wait_result
 from wizard.core.machine.findings import detection_findings
 from wizard.core.machine.models import STATUS_UNRECOGNISED, Detection, NvidiaInfo, SourceResult, SystemInfo
 
@@ -29,11 +29,12 @@ def detect(host: Host, env_dir: str | None = None, *, pythons: bool = True, cond
             f_nvidia = pool.submit(detect_nvidia, host)
             f_pythons = pool.submit(find_pythons, host) if pythons else None
             f_conda = pool.submit(find_conda, host) if conda else None
+            # wait_result, not .result(): a Ctrl+C the kernel gave to a worker thread must still wake us
             detection = Detection(
-                system=f_system.result(),
-                nvidia=f_nvidia.result(),
-                pythons=f_pythons.result() if f_pythons else [],
-                conda=f_conda.result() if f_conda else [],
+                system=wait_result(f_system),
+                nvidia=wait_result(f_nvidia),
+                pythons=wait_result(f_pythons) if f_pythons else [],
+                conda=wait_result(f_conda) if f_conda else [],
             )
         except KeyboardInterrupt:
             # Leaving the ``with`` waits for the workers, and a hung nvidia-smi would hold them

@@ -16,6 +16,7 @@ import threading
 from dataclasses import fields, replace
 from typing import Any, Callable
 
+from wizard.core.base import interrupt
 from wizard.core.base.host import Host
 from wizard.core.machine import nvidia_smi
 from wizard.core.machine.models import (
@@ -142,7 +143,7 @@ def run_with_timeout(fn: Callable[[], SourceResult], timeout_s: float, source: s
 
     thread = threading.Thread(target=target, name=f"detect-{source}", daemon=True)
     thread.start()
-    thread.join(timeout_s)
+    interrupt.join(thread, timeout_s)  # in slices: a Ctrl+C on the main thread is seen at once
     if thread.is_alive():
         return SourceResult(source, STATUS_TIMEOUT, raw_error=f"{source} did not answer within {timeout_s:.0f} s")
     if "error" in box:
@@ -260,7 +261,7 @@ def detect_nvidia(host: Host, nvml_timeout_s: float = NVML_TIMEOUT_S) -> NvidiaI
     from wizard.core.machine import nvml_guard  # the run's first NVML query happens in a child process
 
     nvml_result = nvml_guard.query(host, nvml_timeout_s)
-    smi_thread.join(SMI_TIMEOUT_S * 2 + 5)
+    interrupt.join(smi_thread, SMI_TIMEOUT_S * 2 + 5)
     smi_result, raw_table = smi_box.get("result", (
         SourceResult("nvidia-smi csv", STATUS_TIMEOUT, raw_error="nvidia-smi did not answer"), None))
     info = merge(nvml_result, smi_result)
