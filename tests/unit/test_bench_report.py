@@ -152,7 +152,13 @@ def test_incremental_results(rtx3060):
     kinds = [type(r.add_event(e)).__name__ for e in events("bench_rtx3060_quick_linux.jsonl")]
     assert kinds.count("BenchResult") == len(rtx3060.results)
     assert r.summary("en") == rtx3060.summary("en")
-    assert progress_text({"step": "matmul.cuda:0.4096"}, "ko").startswith("측정 중")
+    assert progress_text({"step": "matmul.cuda:0.4096"}, "ko") == "GPU에서 4096 × 4096 행렬 곱을 재는 중"
+    assert progress_text({"step": "matmul.cpu.256", "fraction": 0.25}, "en") == (
+        "Timing a 256 × 256 matrix multiply on the CPU — 25%")
+    for step in ("matmul.cpu.256", "matmul.cuda:0.fp16", "course.cpu", "copy.cuda:0", "h2d_pinned.cuda:0",
+                 "mlp.cpu.fp32", "start", "done", "something.new"):
+        for lang in ("ko", "en"):  # plain words, never the probe's own step name
+            assert step not in progress_text({"step": step}, lang) and "." not in progress_text({"step": step}, lang)
     assert result_title(r.results[0], "en") == "CUDA start-up time"
 
 

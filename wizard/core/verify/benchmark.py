@@ -432,9 +432,42 @@ class BenchReport:
         return "\n".join(lines)
 
 
+def _device_word(device: str, lang: str | None) -> str:
+    return t("bench.device.cpu" if device == "cpu" else "bench.device.gpu", lang)
+
+
+def _dtype_word(dtype: str, lang: str | None) -> str:
+    return t("bench.dtype.amp_fp16", lang) if dtype == "amp_fp16" else dtype
+
+
 def progress_text(event: Event, lang: str | None) -> str:
-    """A progress event as a status line ("Measuring: matmul.cuda:0.fp16")."""
-    return t("bench.progress", lang, step=str(event.get("step") or ""))
+    """A progress event as a status line in plain words ("Timing a 1024 × 1024 matrix multiply
+    on the CPU (40% done)"), never the probe's step name ("matmul.cpu.1024")."""
+    step = str(event.get("step") or "")
+    parts = step.split(".")
+    kind, device = parts[0], parts[1] if len(parts) > 1 else "cpu"
+    last = parts[2] if len(parts) > 2 else ""
+    where = _device_word(device, lang)
+    if kind == "matmul" and last.isdigit():
+        text = t("bench.step.matmul_size", lang, size=last, device=where)
+    elif kind == "matmul" and last:
+        text = t("bench.step.matmul_dtype", lang, dtype=_dtype_word(last, lang), device=where)
+    elif kind == "course":
+        text = t("bench.step.course", lang, device=where)
+    elif kind == "copy":
+        text = t("bench.step.copy", lang, device=where)
+    elif kind.startswith(("h2d", "d2h")):
+        text = t("bench.step.transfer", lang, device=where)
+    elif kind == "mlp":
+        text = t("bench.step.mlp", lang, device=where, dtype=_dtype_word(last or "fp32", lang))
+    elif kind in ("start", "done"):
+        text = t(f"bench.step.{kind}", lang)
+    else:
+        text = t("bench.step.other", lang)
+    fraction = event.get("fraction")
+    if isinstance(fraction, (int, float)) and 0 < fraction < 1 and kind not in ("start", "done"):
+        text = t("bench.step.progress", lang, text=text, percent=f"{fraction * 100:.0f}")
+    return text
 
 
 def result_title(result: BenchResult, lang: str | None) -> str:

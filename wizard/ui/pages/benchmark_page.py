@@ -1,12 +1,16 @@
 """Page 7 — Benchmark: CPU against GPU in the target environment, results streaming in.
 
 The probe runs on a worker thread; each result appears in the table as it finishes; the plots
-(pyqtgraph, imported on first show) and the one-sentence summary update with every result.
+(QPainter, the report's style: wizard.ui.widgets.bench_plots) and the one-sentence summary
+update with every result. Cancel, the wizard's Cancel and the window's close ask before they
+stop a running benchmark; the window closes once the probe has stopped.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QButtonGroup,
     QHBoxLayout,
@@ -22,8 +26,10 @@ from PySide6.QtWidgets import (
 from wizard.app import bench as app_bench
 from wizard.core.base.i18n import t
 from wizard.ui.pages.base import BasePage, PageId, busy_bar, status_label
+from wizard.ui.pages.environment.common import ask_yes_no
 from wizard.ui.probe_process import ProbeProcess
 from wizard.ui.session_model import SessionModel
+from wizard.ui.widgets.bench_plots import BenchPlots
 from wizard.ui.widgets.python_picker import PythonPicker
 
 
@@ -40,6 +46,7 @@ class BenchmarkPage(BasePage):
         self.report = None
         self.plots = None
         self.extra_args: list[str] = []  # tests pass small sizes
+        self._after_stop: Any = None  # the window's close, waiting for the probe to stop
 
     def _build(self) -> None:
         """The widgets, on first show (BasePage.ensure_built)."""
@@ -64,17 +71,19 @@ class BenchmarkPage(BasePage):
         self.cancel_button = QPushButton()
         self.cancel_button.setObjectName("cancelBench")
         self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.probe.cancel)
+        self.cancel_button.clicked.connect(lambda: self.confirm_stop(closing=False))
         for w in (self.quick, self.full, self.run_button, self.cancel_button):
             row.addWidget(w)
         row.addStretch(1)
         layout.addLayout(row)
-        self.busy = busy_bar()
-        layout.addWidget(self.busy)
+        self.busy_bar = busy_bar()
+        layout.addWidget(self.busy_bar)
         self.summary = status_label("benchSummary")
         layout.addWidget(self.summary)
         self.plot_holder = QVBoxLayout()
         layout.addLayout(self.plot_holder, 3)
+        self.plots = BenchPlots(lang_of=self.current_lang)
+        self.plot_holder.addWidget(self.plots)
         self.table = QTableWidget(0, 5)
         self.table.setObjectName("benchTable")
         self.table.verticalHeader().hide()
@@ -86,14 +95,43 @@ class BenchmarkPage(BasePage):
     def initializePage(self) -> None:  # noqa: N802
         self.ensure_built()
         self.picker.refresh()
-        if self.plots is None:
-            from wizard.ui.widgets.bench_plots import BenchPlots  # pyqtgraph: only now
 
-            self.plots = BenchPlots(lang_of=self.current_lang)
-            self.plot_holder.addWidget(self.plots)
-
-    def cleanupPage(self) -> None:  # noqa: N802
+    def cleanupPage(self) -> None:  # noqa: N802 - Back: nothing is written, the run just stops
         self.probe.cancel()
+
+    # stopping ---------------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return self.built and self.probe.running
+
+    def confirm_stop(self, closing: bool = False) -> bool:
+        """Ask before stopping a running benchmark (Cancel, the wizard's Cancel, the window's
+        close). True when nothing runs or the student said stop: the probe's process tree is
+        then being stopped, and :meth:`when_stopped` follows its end."""
+        if not self.busy:
+            return True
+        if self.probe.cancelled:
+            return True  # asked already: the stop is under way
+        lang = self.lang
+        question = t("bench.page.stop.close_question" if closing else "bench.page.stop.question", lang)
+        if not ask_yes_no(self, t("bench.page.stop.title", lang), question,
+                          t("bench.page.stop.yes_close" if closing else "bench.page.stop.yes", lang),
+                          t("bench.page.stop.no", lang)):
+            return False
+        self.probe.cancel()
+        self.summary.setText(t("bench.page.stopping", lang))
+        return True
+
+    def when_stopped(self, callback: Any) -> None:
+        """Call ``callback`` (the window's close) once the probe has stopped."""
+        self._after_stop = callback
+        if not self.busy:
+            self._run_after_stop()
+
+    def _run_after_stop(self) -> None:
+        callback, self._after_stop = self._after_stop, None
+        if callback is not None:
+            QTimer.singleShot(0, callback)
 
     def start(self) -> None:
         python = self.picker.path()
@@ -104,7 +142,7 @@ class BenchmarkPage(BasePage):
         self.table.setRowCount(0)
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        self.busy.show()
+        self.busy_bar.show()
         self.summary.setText(t("bench.page.running", self.lang, suite=t(f"bench.page.{suite}", self.lang)))
         self.probe.start(python, "bench.py", app_bench.probe_args(suite, extra=self.extra_args),
                          timeout_s=app_bench.TIMEOUT_S[suite])
@@ -115,7 +153,7 @@ class BenchmarkPage(BasePage):
         if self.report is None:
             return
         if event.get("event") == "progress":
-            self.summary.setText("… " + progress_text(event, self.lang))
+            self.summary.setText(progress_text(event, self.lang))
         added = self.report.add_event(event)
         if added is not None and hasattr(added, "value"):
             self._add_row(added)
@@ -137,7 +175,8 @@ class BenchmarkPage(BasePage):
         self.table.scrollToBottom()
 
     def _on_finished(self, outcome) -> None:
-        self.busy.hide()
+        self.busy_bar.hide()
+        self._run_after_stop()
         self.run_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
         if self.report is None:
