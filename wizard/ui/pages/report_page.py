@@ -19,8 +19,8 @@ import datetime as _dt
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QGuiApplication, QImage, QPainter, QPen
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QGuiApplication, QImage
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -72,63 +72,9 @@ def sweep_plot_png(bench: Any, lang: str | None, width: int = 640, height: int =
     """The matmul sweep (GFLOP/s against N, CPU and each GPU) drawn as a PNG for the report, or
     None when the benchmark has no sweep. Drawn with QPainter on an image: no window needed,
     the same picture in the preview, the HTML file and the PDF."""
-    sweep = getattr(bench, "sweep", None)
-    devices = getattr(bench, "devices", None)
-    if not callable(sweep) or devices is None:
-        return None
-    series = [(dev, sweep(dev)) for dev in devices]
-    series = [(dev, pts) for dev, pts in series if len(pts) >= 2]
-    if not series:
-        return None
-    scale = 2  # drawn at twice the size it is shown at: sharp in the PDF
-    image = QImage(width * scale, height * scale, QImage.Format.Format_ARGB32)
-    image.setDevicePixelRatio(scale)
-    image.fill(QColor("white"))
-    p = QPainter(image)
-    p.setRenderHint(QPainter.RenderHint.Antialiasing)
-    font = QFont()
-    font.setPixelSize(11)
-    p.setFont(font)
-    left, right, top, bottom = 64, 16, 28, 40
-    plot = QRectF(left, top, width - left - right, height - top - bottom)
-    xs = sorted({n for _dev, pts in series for n, _v in pts})
-    y_max = max(v for _dev, pts in series for _n, v in pts) * 1.1 or 1.0
-    import math
+    from wizard.ui.widgets.bench_plots import sweep_png  # the Benchmark page's drawing: one style
 
-    def x_of(n: float) -> float:
-        lo, hi = math.log2(xs[0]), math.log2(xs[-1])
-        return plot.left() + (math.log2(n) - lo) / ((hi - lo) or 1) * plot.width()
-
-    def y_of(v: float) -> float:
-        return plot.bottom() - v / y_max * plot.height()
-
-    p.setPen(QPen(QColor("#d0d7de"), 1))
-    for i in range(5):
-        y = plot.bottom() - i * plot.height() / 4
-        p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
-        p.setPen(QColor("#424a53"))
-        p.drawText(QRectF(0, y - 8, left - 8, 16), Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                   f"{y_max * i / 4:,.0f}")
-        p.setPen(QPen(QColor("#d0d7de"), 1))
-    p.setPen(QColor("#424a53"))
-    for n in xs:
-        p.drawText(QRectF(x_of(n) - 30, plot.bottom() + 4, 60, 16), Qt.AlignmentFlag.AlignHCenter, str(n))
-    p.drawText(QRectF(plot.left(), height - 18, plot.width(), 16), Qt.AlignmentFlag.AlignHCenter,
-               t("page.report.plot.x", lang))
-    p.drawText(QRectF(4, 4, width - 8, 18), Qt.AlignmentFlag.AlignLeft, t("page.report.plot.y", lang))
-    for i, (dev, pts) in enumerate(series):
-        colour = QColor(PLOT_COLOURS[i % len(PLOT_COLOURS)])
-        p.setPen(QPen(colour, 2.2))
-        points = [QPointF(x_of(n), y_of(v)) for n, v in pts]
-        for a, b in zip(points, points[1:]):
-            p.drawLine(a, b)
-        p.setBrush(colour)
-        for point in points:
-            p.drawEllipse(point, 3, 3)
-        p.drawText(QRectF(plot.right() - 150, top + 4 + 16 * i, 150, 16), Qt.AlignmentFlag.AlignRight,
-                   "● " + ("CPU" if dev == "cpu" else dev.upper()))
-    p.end()
-    return _image_png(image)
+    return sweep_png(bench, lang, width, height)
 
 
 def report_plots(session: Any, lang: str) -> list:
