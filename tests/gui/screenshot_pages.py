@@ -14,7 +14,14 @@ from pathlib import Path
 
 from tests import scenarios
 
-SCENARIOS = {"windows-gpu": scenarios.windows_rtx2080super, "no-gpu": scenarios.linux_host}
+
+def _this_pc():
+    from wizard.core.base.host import RealHost
+
+    return RealHost()  # this machine's own interpreters (pyenv shims and all)
+
+
+SCENARIOS = {"windows-gpu": scenarios.windows_rtx2080super, "no-gpu": scenarios.linux_host, "this-pc": _this_pc}
 
 
 def main(argv: list[str] | None = None) -> int:

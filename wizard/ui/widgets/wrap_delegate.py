@@ -11,6 +11,8 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, QRect, QSize
 from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem, QTreeView
 
+ROW_GAP = 6  # pixels under a wrapped row, so two long rows do not run into each other
+
 
 class WrapLastColumn(QStyledItemDelegate):
     """Rows as tall as the wrapped text of the view's last column needs."""
@@ -31,4 +33,6 @@ class WrapLastColumn(QStyledItemDelegate):
             return super().sizeHint(option, index)  # other columns size to their contents
         bounded = QStyleOptionViewItem(option)
         bounded.rect = QRect(0, 0, max(1, header.sectionSize(index.column())), 1 << 20)
-        return super().sizeHint(bounded, index)
+        size = super().sizeHint(bounded, index)
+        one_line = option.fontMetrics.height()
+        return QSize(size.width(), size.height() + (ROW_GAP if size.height() > one_line + 4 else 0))
