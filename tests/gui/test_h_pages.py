@@ -178,3 +178,17 @@ def test_after_a_real_install_verify_runs_by_itself_and_back_shows_the_install(q
     problems = layout_check.check_window(window)
     assert not problems, layout_check.describe(problems)
     assert not window.button(QWizard.WizardButton.BackButton).isEnabled()  # no way back past the install
+
+
+def test_vram_estimate_counts_as_chosen_only_after_the_student_changes_something(qtbot):
+    """The report shows the VRAM estimate only when the student chose one (session.vram_chosen):
+    opening the page, switching language and its own refills do not count; a changed batch does."""
+    window = open_wizard(qtbot, scenarios.linux_host())
+    go_to(window, PageId.VRAM)
+    session = window.model.session
+    page = window.vram_page
+    assert session.vram is not None and not session.vram_chosen
+    window.model.set_language("ko")
+    assert not session.vram_chosen
+    page.batch_spin.setValue(4)
+    assert session.vram_chosen and session.vram.batch == 4
