@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.test_fonts import empty_fontconfig
+from tests.fontconfig_env import empty_fontconfig
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.gui,  # the child draws the PDF with Qt

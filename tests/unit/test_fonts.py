@@ -8,6 +8,7 @@ them, is not needed here.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import os
 import subprocess
@@ -19,6 +20,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
+from tests.fontconfig_env import empty_fontconfig  # noqa: E402
 from wizard.core.base.i18n import catalogue  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -52,6 +54,7 @@ def catalogue_characters() -> dict[str, str]:
     return where
 
 
+@functools.cache
 def source_characters() -> dict[str, str]:
     """Each character of the wizard's string constants (✓ ⚠ marks, "언어 / Language"), with its file."""
     where: dict[str, str] = {}
@@ -160,16 +163,6 @@ CHILD = textwrap.dedent("""
     print(json.dumps({"text": label.text(), "fallback_used": setup.fallback_used,
                       "system_hangul": list(setup.system_hangul), "runs": runs}))
 """)
-
-
-def empty_fontconfig(tmp_path: Path) -> dict[str, str]:
-    """An environment whose fontconfig knows no font folder but an empty one."""
-    (tmp_path / "no-fonts").mkdir()
-    conf = tmp_path / "fonts.conf"
-    conf.write_text(f'<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n'
-                    f'  <dir>{tmp_path / "no-fonts"}</dir>\n  <cachedir>{tmp_path / "cache"}</cachedir>\n'
-                    f'</fontconfig>\n', encoding="utf-8")
-    return {"FONTCONFIG_FILE": str(conf)}
 
 
 def test_without_any_system_font_the_language_label_draws_hangul(tmp_path):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QFontInfo
 from PySide6.QtWidgets import QApplication
 
 from wizard.report_pdf import SHIPPED_HANGUL_FAMILY, register_shipped_fonts, system_hangul_families
@@ -34,10 +34,16 @@ class FontSetup:
         return bool(self.system_hangul) or SHIPPED_HANGUL_FAMILY in self.shipped
 
 
-def fallback_font(base: QFont, shipped: list[str] | tuple[str, ...]) -> QFont:
-    """``base`` with the shipped families after its own (Qt tries them, per character, in order)."""
+def fallback_font(base: QFont, shipped: list[str] | tuple[str, ...], resolved: str = "") -> QFont:
+    """``base`` with the shipped families after its own (Qt tries them, per character, in order).
+
+    ``resolved`` is the installed family ``base`` stands for: Qt's default family is often an
+    alias ("Sans Serif") that is no family of its own, and a list starting with an alias would
+    let the shipped font draw the Latin text too.
+    """
     font = QFont(base)
-    own = list(base.families()) or [base.family()]
+    own = [f for f in [resolved, *(base.families() or [base.family()])] if f]
+    own = list(dict.fromkeys(own))
     font.setFamilies(own + [f for f in shipped if f not in own])
     return font
 
@@ -46,10 +52,11 @@ def setup_fonts(app: QApplication) -> FontSetup:
     """Register the shipped fonts; when nothing installed draws Hangul, make them the fallback
     of the application font (every widget inherits it)."""
     system = tuple(system_hangul_families())
+    resolved = QFontInfo(app.font()).family()  # before registering: afterwards it may be the shipped one
     shipped = tuple(register_shipped_fonts())
     use = not system and SHIPPED_HANGUL_FAMILY in shipped
     if use:
-        app.setFont(fallback_font(app.font(), shipped))
+        app.setFont(fallback_font(app.font(), shipped, resolved))
     return FontSetup(shipped=shipped, system_hangul=system, fallback_used=use)
 
 
