@@ -10,6 +10,8 @@ the app. ``build.py`` runs it and deletes it before packaging; it is never shipp
 Checks, printed as one JSON object (exit 0 only when all pass):
 - resources and the probe scripts resolve inside the bundle (``wizard.core.base.resources``);
 - the live plot (pyqtgraph + numpy + QtOpenGL) builds, takes samples and paints its curve;
+- the shipped Hangul font registers with Qt, and Qt's Korean catalogue (qtbase_ko.qm) loads, so
+  the bundle's dialogs speak Korean on a machine without CJK fonts;
 - with ``--python EXE``: that interpreter, as a target environment would, reads and compiles
   every probe script straight from the bundle folder;
 - the bundled uv, when present, runs.
@@ -102,6 +104,21 @@ def check_uv(bundle: Path, checks: dict, versions: dict) -> None:
     versions["uv"] = out.stdout.strip()
 
 
+def check_fonts_and_translations(checks: dict) -> None:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtWidgets import QApplication
+
+    QApplication.instance() or QApplication(sys.argv[:1])
+    from wizard.report_pdf import SHIPPED_FAMILIES, register_shipped_fonts
+    from wizard.ui.translations import set_qt_language
+
+    checks["shipped_fonts_register"] = tuple(register_shipped_fonts()) == SHIPPED_FAMILIES
+    checks["qtbase_ko_loads"] = set_qt_language("ko") and \
+        QCoreApplication.translate("QFileDialog", "Look in:") != "Look in:"
+    set_qt_language("en")
+
+
 def main(argv: list[str] | None = None) -> int:
     faulthandler.enable()  # a crash in Qt code still says where
     parser = argparse.ArgumentParser(prog="bundle-self-check")
@@ -113,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     errors: list[str] = []
     for step in (lambda: check_resources(bundle, checks),
                  lambda: check_live_plot(checks, versions),
+                 lambda: check_fonts_and_translations(checks),
                  lambda: args.python and check_target_python(bundle, args.python, checks),
                  lambda: check_uv(bundle, checks, versions)):
         try:

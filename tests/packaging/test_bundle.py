@@ -148,6 +148,8 @@ def test_bundle_layout(built):
     assert any(n.startswith("QtOpenGL.") for n in names)
     translations = [p.name for p in internal.rglob("*.qm")]
     assert translations and all(n in cfg.KEPT_QT_TRANSLATIONS for n in translations), translations
+    assert "qtbase_ko.qm" in translations  # Qt's own dialogs in Korean (wizard/ui/translations.py)
+    assert (internal / "wizard" / "resources" / "fonts" / "GSWSansCJKKR-Regular.otf").is_file()  # the Hangul font
     assert not (set(n.lower() for n in names) & set(cfg.DROPPED_BINARIES))
 
 

@@ -3,9 +3,10 @@
 Why: without a font that draws Hangul every Korean string is empty boxes (also "언어" next to
 the language menu), and many Linux desktops, WSL and minimal images have none. The wizard ships
 a subset of Noto Sans CJK KR and a few symbols (``wizard/resources/fonts``). Registering them
-costs under a millisecond (measured with ``benchmarks``-style timing in a child process: four
-files, 0.6 ms; asking Qt which families draw Korean, 3 ms, which Qt pays at the first paint
-anyway), so they are always registered; they are put into the application font's family list
+is cheap (measured in a child process after QApplication: the four files about 1 ms; asking Qt
+which families draw Korean about 4 ms, but that fills the font database the first paint would
+fill anyway, and the first label then paints about 2 ms sooner), so they are always registered;
+they are put into the application font's family list
 only when no installed family draws Hangul, so a system's own Korean font (Malgun Gothic,
 Noto Sans CJK KR, Nanum) keeps drawing the window where there is one.
 """
