@@ -32,7 +32,6 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from wizard.app import install as app_install
-from wizard.app import recommend as app_recommend
 from wizard.app.install import CheckOutcome, InstallRequest, InstallSettings, PlanOutcome
 from wizard.core.base.i18n import t
 from wizard.core.install.environments import EnvTarget, existing_conda_env, existing_venv, new_conda_env
@@ -41,7 +40,6 @@ from wizard.core.install.plan import InstallPlan, PlanError
 from wizard.ui.pages import install_page as _install_page
 from wizard.ui.pages.base import BasePage, PageId
 from wizard.ui.pages.environment import common
-from wizard.ui.pages.environment.alternatives import builds_on_index
 from wizard.ui.pages.environment.common import (
     MODE_EXISTING,
     MODE_EXISTING_CONDA,
@@ -55,22 +53,18 @@ from wizard.ui.pages.environment.common import (
     marked,
 )
 from wizard.ui.pages.environment.display import EnvironmentDisplay
+from wizard.ui.pages.environment.gate import EnvironmentGate
 from wizard.ui.pages.environment.lists import EnvironmentLists
 from wizard.ui.pages.environment.panels import EnvironmentPanels
 from wizard.ui.pages.environment.reuse_view import EnvironmentReuse
 from wizard.ui.session_model import SessionModel
 from wizard.ui.workers import submit
 
-BLOCKING_PLAN_KINDS = ("network", "no-version", "failed")  # a plan that cannot run: no Install
 
-class EnvironmentPage(EnvironmentReuse, EnvironmentPanels, EnvironmentLists, EnvironmentDisplay, BasePage):
+class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, EnvironmentLists, EnvironmentDisplay,
+                      BasePage):
     page_id = PageId.ENVIRONMENT
-    # (class defaults, so the lazy build and __init__ stay as they are)
-    go_on = False  # Install was clicked while the plan was being worked out: go on when it is ready
-    alternatives: list | None = None  # builds the index has when it lacks the chosen one (None: not asked)
-    alternatives_running = False
-    _check_gen = 0
-    _alt_gen = 0
+    _check_gen = 0  # (a class default, so the lazy build and __init__ stay as they are)
 
     def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
         super().__init__(model, parent)
@@ -158,15 +152,6 @@ class EnvironmentPage(EnvironmentReuse, EnvironmentPanels, EnvironmentLists, Env
             return True
         return self.checks is not None and self.checks.preflight.ok
 
-    def plan_blocks(self) -> bool:
-        """The plan was worked out and cannot run (no connection, no such build on the index)."""
-        return self.plan_error is not None and self.plan_error.kind in BLOCKING_PLAN_KINDS
-
-    def pending(self) -> bool:
-        """Answers for the current choice are still on their way (or about to be asked for)."""
-        return (self._debounce.isActive() or self.plan_running or self.checks_running
-                or (self.target is not None and self.checks is None))
-
     def nextId(self) -> int:  # noqa: N802
         """Install next -- or, when the student skips installing, Verify."""
         if self.built and self.mode() == MODE_SKIP:
@@ -189,6 +174,14 @@ class EnvironmentPage(EnvironmentReuse, EnvironmentPanels, EnvironmentLists, Env
         options = self.options()
         if options is None or self.target is None:
             return False
+        state = self.resume_state
+        if self.mode() == MODE_RESUME and state is not None and state.requirements:
+            # exactly as it ran: the same pins, index and installer (the engine's resume request)
+            request = app_install.resume_request(state, self.settings, cache_dir=self.cache_dir,
+                                                 state_dir=self.state_dir, confirmed=self.confirmed)
+            request.plan = self.plan
+            self.session.install_request = request
+            return True
         self.remember_this_install()
         self.session.install_request = InstallRequest(
             EnvTarget.from_json(self.target.to_json()), options, self.plan, self._what_text(plain=True))
@@ -346,7 +339,7 @@ class EnvironmentPage(EnvironmentReuse, EnvironmentPanels, EnvironmentLists, Env
         self.plan_running = True
 
         def done(outcome: PlanOutcome) -> None:
-            if gen != self._plan_gen:
+            if not common.alive(self) or gen != self._plan_gen:
                 return
             self.plan_running = False
             self.plan, self.plan_error = outcome.plan, outcome.error
@@ -357,7 +350,7 @@ class EnvironmentPage(EnvironmentReuse, EnvironmentPanels, EnvironmentLists, Env
             self._maybe_go_on()
 
         def failed(text: str) -> None:
-            if gen != self._plan_gen:
+            if not common.alive(self) or gen != self._plan_gen:
                 return
             self.plan_running = False
             self.plan = None
@@ -378,7 +371,7 @@ class EnvironmentPage(EnvironmentReuse, EnvironmentPanels, EnvironmentLists, Env
         target = EnvTarget.from_json(self.target.to_json())
 
         def done(outcome: CheckOutcome) -> None:
-            if gen != self._gen or check_gen != self._check_gen:
+            if not common.alive(self) or gen != self._gen or check_gen != self._check_gen:
                 return
             self.checks_running = False
             self.checks = outcome
@@ -387,7 +380,7 @@ class EnvironmentPage(EnvironmentReuse, EnvironmentPanels, EnvironmentLists, Env
             self._maybe_go_on()
 
         def failed(text: str) -> None:
-            if gen != self._gen or check_gen != self._check_gen:
+            if not common.alive(self) or gen != self._gen or check_gen != self._check_gen:
                 return
             self.checks_running = False
             self.checks = None
@@ -412,58 +405,16 @@ class EnvironmentPage(EnvironmentReuse, EnvironmentPanels, EnvironmentLists, Env
 
         def done(text: str) -> None:
             self._uv_text[key] = text
-            self._show_notes()
+            if common.alive(self):
+                self._show_notes()
 
         def failed(text: str) -> None:
             self._uv_text[key] = text.strip().splitlines()[0]
-            self._show_notes()
+            if common.alive(self):
+                self._show_notes()
 
         self._keep(submit(common.describe_uv_python, self.host, self._uv, data[1], mirror, self.model.lang,
                           on_done=done, on_failed=failed))
-
-    def _maybe_go_on(self) -> None:
-        """Install was clicked while checking: now that the answers are in, go on -- or say why not."""
-        if not self.go_on or self.pending():
-            return
-        self.go_on = False
-        wizard = self.wizard()
-        ready = self.isComplete()
-        self._show_go_on(stopped=not ready)
-        if ready and wizard is not None and wizard.currentPage() is self:
-            wizard.next()
-
-    def _start_alternatives(self, options: InstallOptions) -> None:
-        """The index lacks the chosen build: ask it (worker) which fitting builds it has."""
-        self._alt_gen += 1
-        self.alternatives, self.alternatives_running = None, False
-        if self.plan_error is None or self.plan_error.kind != "no-version" or self.session.recommendation is None:
-            return
-        gen, self.alternatives_running = self._alt_gen, True
-        facts = self.session.recommendation.recommendation.facts
-        current = self.candidate()
-        python = self.python_version() or facts.python
-        settings = InstallSettings(**vars(self.settings))
-
-        def done(found: list) -> None:
-            if gen == self._alt_gen:
-                self.alternatives, self.alternatives_running = found, False
-                self._show_alternatives()
-
-        def failed(text: str) -> None:
-            if gen == self._alt_gen:
-                self.alternatives, self.alternatives_running = [], False
-                self._show_alternatives()
-
-        self._keep(submit(builds_on_index, facts, current, python, settings, on_done=done, on_failed=failed))
-
-    def use_build(self, candidate: Any) -> None:
-        """One click on a build the index has: it becomes the choice, and the plan is made again."""
-        app_recommend.choose_build(self.session, candidate.torch, candidate.variant, candidate)
-        self.alternatives = None
-        self._show_alternatives()
-        self._fill_python_combo()  # the default folder follows the build
-        self._changed()
-        self.refresh()
 
     def _keep(self, task: Any) -> None:
         self._tasks = [x for x in self._tasks[-8:]] + [task]

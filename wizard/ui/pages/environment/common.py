@@ -23,6 +23,14 @@ REFRESH_DELAY_MS = 250
 DEFAULT_CONDA_NAME = "pytorch"
 
 
+def alive(widget: Any) -> bool:
+    """Is the page still there? A worker's answer may arrive after the window was closed and
+    the page deleted: it is then dropped instead of touching deleted widgets."""
+    import shiboken6
+
+    return shiboken6.isValid(widget)
+
+
 def esc(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from wizard.core.install.job import INSTALLER_PIP, INSTALLER_UV
+from wizard.core.install.job import INSTALLER_AUTO, INSTALLER_PIP, INSTALLER_UV
 from wizard.ui.pages.base import InfoForm, scroll_body
 from wizard.ui.pages.environment.common import (
     DEFAULT_CONDA_NAME,
@@ -104,6 +104,7 @@ class EnvironmentPanels:
         self.proxy_edit.setPlaceholderText("http://proxy.example.org:3128")
         self.installer_combo = QComboBox()
         self.installer_combo.setObjectName("installerCombo")
+        self.installer_combo.addItem("auto", INSTALLER_AUTO)  # uv when found, else pip (the engine's default)
         self.installer_combo.addItem("pip", INSTALLER_PIP)
         self.installer_combo.addItem("uv", INSTALLER_UV)
         self.mirror_label, self.python_mirror_label = QLabel(), QLabel()

@@ -1,0 +1,167 @@
+"""How an install ends, as the Install page says it: the stop question (what stopping now does)
+and the wait for the job before the window closes; a failure classified and said in the page's
+language, the tool's raw words under "Details"; "kept" only when bytes were kept."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QLabel, QToolButton, QVBoxLayout
+
+from wizard.core.base.i18n import t
+from wizard.core.install.job import STEP_DOWNLOAD
+from wizard.core.install.plan import format_bytes
+from wizard.ui.pages.environment.common import ORANGE, RED
+from wizard.ui.pages.environment.common import esc as _esc
+from wizard.ui.pages.environment.failure import OTHER, describe
+
+STATE_IDLE = "idle"
+STATE_RUNNING = "running"
+STATE_STOPPING = "stopping"
+STATE_DONE = "done"
+STATE_FAILED = "failed"
+STATE_CANCELLED = "cancelled"
+STATE_REMOVING = "removing"
+STATE_REMOVED = "removed"
+STATE_RESTORED = "restored"
+
+
+class InstallOutcome:
+    """The ending half of :class:`~wizard.ui.pages.install_page.InstallPage` (a mixin)."""
+
+    stopped_in_install_step = False  # the last stop waited for pip's install step to finish
+    _after_stop: Any = None  # the window's close, waiting for the job to stop
+
+    def confirm_stop(self, closing: bool = False) -> bool:
+        """Ask before stopping a running job (the page's Cancel, the wizard's Cancel, the window's
+        close): what stopping now does, in the page's language. True when nothing runs or the
+        student said stop (the stop has then begun: :meth:`when_stopped` follows its end)."""
+        if not self.busy:
+            return True
+        if self.state == STATE_REMOVING:
+            return True  # a deletion cannot be stopped half-way: the window waits for it
+        if self.state == STATE_STOPPING:
+            return True  # asked already
+        lang = self.lang
+        waits, text = self._stop_outlook()
+        if closing:
+            text += "\n\n" + t("g.stop.close_suffix", lang)
+        yes = t("g.stop.yes_close" if closing else "g.stop.yes", lang)
+        if not self._ask(t("g.stop.title", lang), text, yes, t("g.stop.no", lang)):
+            return False
+        self.stopped_in_install_step = waits
+        self.cancel()
+        return True
+
+    def _stop_outlook(self) -> tuple[bool, str]:
+        """(the step finishes first, the sentence): the engine's outlook when it has one."""
+        job = self.job
+        outlook = getattr(job, "cancel_outlook", None)
+        if outlook is not None:
+            answer = outlook()
+            if answer.running:
+                return bool(answer.waits), answer.text(self.lang)
+        step = self.runner.current.id if self.runner is not None and self.runner.current is not None else None
+        if step == STEP_DOWNLOAD:
+            return False, t("g.stop.download", self.lang)
+        if step == "install":
+            return True, t("g.stop.install_step", self.lang)
+        return False, t("g.stop.other_step", self.lang)
+
+    def when_stopped(self, callback: Any) -> None:
+        """Call ``callback`` (the window's close) once nothing runs any more -- never while a
+        child process still writes the environment."""
+        self._after_stop = callback
+        if not self.busy:
+            self._run_after_stop()
+            return
+        self.step_label.setText(t("g.stop.waiting", self.lang))
+
+    def _run_after_stop(self) -> None:
+        callback, self._after_stop = self._after_stop, None
+        if callback is not None:
+            QTimer.singleShot(0, callback)
+
+    def cancel_clicked(self) -> None:
+        """The page's own Cancel button: asks first, like the wizard's."""
+        self.confirm_stop(closing=False)
+
+    def _show_failure(self, job: Any, lang: str) -> None:
+        """What failed, classified and said in the page's language; the tool's raw lines go to
+        Details; "kept" only when bytes were kept."""
+        self.state = STATE_FAILED
+        err = job.failure
+        if err is None:
+            self._finish_text(f'<b style="color:{RED}">✖ {_esc(t("installpage.failed_unknown", lang))}</b>')
+            return
+        step = t(f"install.step.{err.step_id}", lang)
+        self.step_label.setText(t("installpage.failed_step", lang, step=step))
+        options = job.options
+        said = describe(err.kind, err.message.text(lang), err.detail, lang, host=err.host,
+                        reqs=" ".join(options.requirements), index=options.index_url or "PyPI", where="installpage")
+        parts = [f'<b style="color:{RED}">✖ {_esc(t("installpage.failed", lang, step=step))}</b>',
+                 _esc(said.headline)]
+        if said.advice:
+            parts.append(_esc(said.advice))
+        if said.category != OTHER or err.kind != "hash":  # a damaged file was deleted: nothing kept
+            parts.append(_esc(self._kept_text()))
+        self._show_details(said.details)
+        self._finish_text("<br>".join(p for p in parts if p) + self._options_text(job))
+
+    def kept_bytes(self) -> int:
+        """Bytes of this install's files on disk (finished or partial downloads) for Resume."""
+        dl = self.last_download
+        if dl is None:
+            return 0
+        return sum(f.done for f in dl.files if f.state not in ("failed",))
+
+    def _kept_text(self) -> str:
+        kept = self.kept_bytes()
+        if kept <= 0:
+            return t("g.kept.none", self.lang) if self.last_download is not None or self._reached_download() else ""
+        return t("g.kept.some", self.lang, size=format_bytes(kept))
+
+    def _reached_download(self) -> bool:
+        return self.job is not None and STEP_DOWNLOAD in (self.job.summary().get("steps_run") or [])
+
+    def _cancelled_text(self, job: Any) -> str:
+        parts = [f'<b style="color:{ORANGE}">■ {_esc(t("g.cancelled", self.lang))}</b>']
+        installed = self.job is not None and self.job.done("install")
+        if installed:
+            parts.append(_esc(t("g.cancelled.install_step", self.lang)))
+        kept = "" if installed else self._kept_text()  # the downloads are used up: nothing to continue from
+        if kept:
+            parts.append(_esc(kept))
+        return "<br>".join(parts) + self._options_text(job)
+
+    def _build_details(self, layout: QVBoxLayout) -> None:
+        """The tool's own words under a failure, folded away behind "Details"."""
+        self.details_button = QToolButton()
+        self.details_button.setObjectName("installDetailsButton")
+        self.details_button.setCheckable(True)
+        self.details_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.details_button.setArrowType(Qt.ArrowType.RightArrow)
+        self.details_button.hide()
+        self.details_label = QLabel()
+        self.details_label.setObjectName("installDetails")
+        self.details_label.setWordWrap(True)
+        self.details_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.details_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.details_label.hide()
+
+        def toggle(shown: bool) -> None:
+            self.details_button.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+            self.details_label.setVisible(shown and bool(self.details_label.text()))
+
+        self.details_button.toggled.connect(toggle)
+        layout.addWidget(self.details_button)
+        layout.addWidget(self.details_label)
+
+    def _show_details(self, details: str) -> None:
+        self.details_button.setVisible(bool(details))
+        self.details_label.setText(details)
+        self.details_label.setVisible(bool(details) and self.details_button.isChecked())
+
+
+__all__ = ["InstallOutcome"]
