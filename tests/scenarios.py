@@ -14,7 +14,7 @@ from typing import Any
 
 from tests import fake_nvml
 from tests.recorded_host import RecordedHost
-from wizard.core.base.host import CommandResult
+from wizard.core.base.host import CommandResult, RealHost
 from wizard.core.machine import nvidia_smi
 from wizard.core.machine.adapters import CIM_COMMAND
 
@@ -166,3 +166,52 @@ def linux_a100_mig() -> RecordedHost:
         commands={RecordedHost.key_of(nvidia_smi.query_argv(smi)): ok(smi_csv(desc)),
                   RecordedHost.key_of([smi]): ok(smi_table_header(desc))},
     )
+
+
+def windows_rtx3060(**overrides: Any) -> RecordedHost:
+    """The same Windows 11 desktop with a GeForce RTX 3060 12 GB (Ampere, sm_86) in place of the
+    RTX 2080 SUPER: the card most course PCs have. The driver, system and Python outputs are the
+    recorded Windows ones; the card's facts (name, compute capability, memory, power limit,
+    clocks) are NVIDIA's published specs (reference/gpu-specs.json)."""
+    desc = fake_nvml.rtx2080super_windows()
+    gpu = desc["gpus"][0]
+    gpu.update({
+        "name": "NVIDIA GeForce RTX 3060",
+        "compute_capability": (8, 6),
+        "architecture": "AMPERE",
+        "memory_mib": {"total": 12288, "reserved": 253, "used": 1104, "free": 10931},
+        "power_limit_mw": 170000,
+        "clocks_mhz": {"graphics": 1777, "sm": 1777, "mem": 7500},
+        "max_clocks_mhz": {"graphics": 2100, "sm": 2100, "mem": 7501},
+        "pcie": {"gen_current": 4, "gen_max": 4, "width_current": 16, "width_max": 16},
+    })
+    host = windows_rtx2080super()
+    host.commands[RecordedHost.key_of(nvidia_smi.query_argv(SYSTEM32_SMI))] = ok(smi_csv(desc))
+    host.commands[RecordedHost.key_of([SYSTEM32_SMI])] = ok(smi_table_header(desc))
+    host.nvml_module = fake_nvml.FakeNvml(desc)
+    for name, value in overrides.items():
+        setattr(host, name, value)
+    return host
+
+
+class _ThisPcWithoutGpu(RealHost):
+    """This computer, with the NVIDIA parts answered as on a PC that has no card: NVML finds no
+    library and there is no nvidia-smi. Everything else (Python, disks, processes) is real."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._nvml = fake_nvml.FakeNvml(init_error="LIBRARY_NOT_FOUND")
+
+    def nvml(self) -> Any:
+        return self._nvml
+
+    def which(self, name: str) -> str | None:
+        return None if name.lower().startswith("nvidia-smi") else super().which(name)
+
+    def exists(self, path) -> bool:
+        return False if "nvidia-smi" in str(path).lower() else super().exists(path)
+
+
+def this_pc_without_gpu() -> RealHost:
+    """The real machine as a student's PC without an NVIDIA card (the same on a GPU developer PC)."""
+    return _ThisPcWithoutGpu()
