@@ -65,6 +65,11 @@ def value_text(value: float) -> str:
     return f"{value:,.0f}" if value >= 100 else f"{value:.1f}" if value >= 10 else f"{value:.2g}"
 
 
+def tick_text(value: float, step: float) -> str:
+    """A y tick: whole numbers when the step is whole (0, 20, 40 - not 20.0)."""
+    return f"{value:,.0f}" if step >= 1 else f"{value:.2g}"
+
+
 def paint_sweep(p: QPainter, area: QRectF, series: list[Series], lang: str | None, font_px: int = 11) -> None:
     """Draw the sweep into ``area``: title, y ticks, x ticks at the measured sizes, curves,
     each point's value, a legend at the top right. ``series`` empty: a one-line hint."""
@@ -83,9 +88,9 @@ def paint_sweep(p: QPainter, area: QRectF, series: list[Series], lang: str | Non
         return
     step = nice_step(max(v for _n, v in points) * 1.12)
     y_top = step * 4
-    left = area.left() + max(metrics.horizontalAdvance(value_text(y_top)), 24) + 10
+    left = area.left() + max(metrics.horizontalAdvance(tick_text(y_top, step)), 24) + 10
     plot = QRectF(left, area.top() + line * 2 + 8, area.right() - 14 - left,
-                  area.height() - line * 4 - 18)
+                  area.height() - line * 4 - 32)
     sizes = sorted({n for n, _v in points})
     lo, hi = math.log2(sizes[0]), math.log2(sizes[-1])
 
@@ -103,7 +108,7 @@ def paint_sweep(p: QPainter, area: QRectF, series: list[Series], lang: str | Non
         p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
         p.setPen(QColor(TEXT))
         p.drawText(QRectF(area.left(), y - line / 2, plot.left() - area.left() - 6, line),
-                   Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, value_text(step * i))
+                   Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, tick_text(step * i, step))
     p.setPen(QPen(QColor(AXIS), 1))
     p.drawLine(QPointF(plot.left(), plot.bottom()), QPointF(plot.right(), plot.bottom()))
     p.setPen(QColor(TEXT))
@@ -119,6 +124,7 @@ def paint_sweep(p: QPainter, area: QRectF, series: list[Series], lang: str | Non
         last_right = x + width / 2
     p.drawText(QRectF(plot.left(), plot.bottom() + line + 6, plot.width(), line), Qt.AlignmentFlag.AlignHCenter,
                t("bench.page.plot.size", lang))
+    placed: list[QRectF] = []  # value labels drawn so far: a label that would touch one moves or is left out
     for s in series:
         colour = QColor(s.colour)
         where = [QPointF(x_of(n), y_of(v)) for n, v in s.points]
@@ -126,15 +132,21 @@ def paint_sweep(p: QPainter, area: QRectF, series: list[Series], lang: str | Non
         for a, b in zip(where, where[1:]):
             p.drawLine(a, b)
         p.setBrush(colour)
-        for (_n, v), point in zip(s.points, where):
+        for point in where:
             p.setPen(QPen(colour, 1))
             p.drawEllipse(point, 3.2, 3.2)
-            p.setPen(colour.darker(130))
+    for s in reversed(series):  # the top curve's labels first: they sit above their points
+        p.setPen(QColor(s.colour).darker(130))
+        for (_n, v), point in zip(s.points, [QPointF(x_of(n), y_of(v)) for n, v in s.points]):
             text = value_text(v)
-            width = metrics.horizontalAdvance(text)
-            box = QRectF(point.x() - width / 2 - 2, point.y() - line - 4, width + 4, line)
-            box.moveLeft(min(max(box.left(), plot.left()), plot.right() - box.width()))
-            p.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
+            width = metrics.horizontalAdvance(text) + 4
+            for dy, dx in ((-line - 4, 0.0), (4, 0.0), (-line / 2, width / 2 + 6)):
+                box = QRectF(point.x() - width / 2 + dx, point.y() + dy, width, line)
+                box.moveLeft(min(max(box.left(), plot.left()), plot.right() - box.width()))
+                if box.bottom() <= plot.bottom() and not any(box.intersects(other) for other in placed):
+                    placed.append(box)
+                    p.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
+                    break
     p.setBrush(Qt.BrushStyle.NoBrush)
     legend_y = area.top() + line + 6
     x = plot.right()
