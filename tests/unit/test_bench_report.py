@@ -160,6 +160,10 @@ def test_incremental_results(rtx3060):
         for lang in ("ko", "en"):  # plain words, never the probe's own step name
             assert step not in progress_text({"step": step}, lang) and "." not in progress_text({"step": step}, lang)
     assert result_title(r.results[0], "en") == "CUDA start-up time"
+    course = BenchResult("course_matmul", "cpu", "fp32", 512, 0.01, 0.0, 27.0, "GFLOP/s")
+    assert result_title(course, "ko") == "강의의 행렬 곱, 512×512 (강의는 5000×5000)"  # the size measured
+    course.size = 5000
+    assert result_title(course, "en") == "The course's 5000×5000 matrix multiply"
 
 
 def test_json_contract(rtx3060):

@@ -187,7 +187,7 @@ class BenchmarkPage(BasePage):
         text = self.report.summary(lang)
         course = self.report.course_line(lang)
         if course:
-            text += f"<br><code>{course}</code>"
+            text += f"<br>{course}"
         if outcome.cancelled:
             text = t("bench.page.cancelled", self.lang) + "<br>" + text
         self.summary.setText(f'<span style="font-size:14px">{text}</span>')
