@@ -192,3 +192,25 @@ def test_vram_estimate_counts_as_chosen_only_after_the_student_changes_something
     assert not session.vram_chosen
     page.batch_spin.setValue(4)
     assert session.vram_chosen and session.vram.batch == 4
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_a_cpu_build_on_a_pc_without_nvidia_is_a_pass_with_a_note(qtbot, lang):
+    """Issue 16.11: no orange "⚠ 1 warning" over "what is wrong" for the right build."""
+    from wizard.core.base.i18n import t
+    from wizard.core.machine.models import Finding
+
+    window = open_wizard(qtbot, scenarios.linux_host(), lang=lang)
+    go_to(window, PageId.VERIFY)
+    show_recorded_verify(window)
+    page = window.verify_page
+    assert page.report.status == "pass"
+    assert "✔" in page.status.text() and "⚠" not in page.status.text()
+    tree = page.tree
+    notes = [tree.topLevelItem(i).child(j).text(1) for i in range(tree.topLevelItemCount())
+             for j in range(tree.topLevelItem(i).childCount())]
+    assert notes == [t("h.verify.note", lang), t("h.verify.tip", lang)]
+    page._show_diagnosis([Finding("no-nvidia-driver", "info")])
+    assert page.diagnosis_box.title() == t("h.verify.notes_box", lang)
+    page._show_diagnosis([Finding("cpu-only-torch-installed", "warning")])
+    assert page.diagnosis_box.title() == t("verify.page.diagnosis", lang)
