@@ -190,7 +190,7 @@ def add_install_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "e
     p.add_argument("--plan-only", action="store_true", help=t("install.cli.plan_only.help", lang))
     p.add_argument("--yes", action="store_true", help=t("install.cli.yes.help", lang))
     p.add_argument("--json", action="store_true", help=t("install.cli.json.help", lang))
-    p.add_argument("--installer", choices=("pip", "uv"), default="pip", help=t("install.cli.installer.help", lang))
+    p.add_argument("--installer", choices=("auto", "pip", "uv"), default="auto", help=t("install.cli.installer.help", lang))
     p.add_argument("--cache-dir", metavar="DIR", help=t("install.cli.cache.help", lang))
     p.add_argument("--parallel", type=int, default=3, metavar="N", help=t("install.cli.parallel.help", lang))
     p.add_argument("--python-mirror", metavar="URL", help=t("install.cli.python_mirror.help", lang))
