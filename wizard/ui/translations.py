@@ -57,12 +57,15 @@ def translation_dirs() -> list[Path]:
     """Where Qt's .qm files may be: Qt's own answer, then PySide6's folder in a wheel or a
     PyInstaller bundle (when a bundle's qt.conf points elsewhere)."""
     dirs = [Path(QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath))]
+    roots = []
     spec = importlib.util.find_spec("PySide6")
     if spec is not None and spec.origin:
-        dirs.append(Path(spec.origin).parent / "Qt" / "translations")
+        roots.append(Path(spec.origin).parent)
     frozen = getattr(sys, "_MEIPASS", None)
     if frozen:
-        dirs.append(Path(frozen) / "PySide6" / "Qt" / "translations")
+        roots.append(Path(frozen) / "PySide6")
+    for root in roots:  # Linux/macOS wheels: PySide6/Qt/translations; Windows: PySide6/translations
+        dirs += [root / "Qt" / "translations", root / "translations"]
     return [d for i, d in enumerate(dirs) if d not in dirs[:i]]
 
 

@@ -66,7 +66,8 @@ def existing_folder(parent: QWidget | None, title: str, lang: str, folder: str |
 def open_folder(parent: QWidget | None, folder: str | Path, lang: str,
                 opener: UrlOpener | None = None) -> bool:
     """Show ``folder`` in the file manager; when nothing answers, a message with its path
-    (not modal: the page stays usable). True when the file manager was started."""
+    (``open()``: window-modal, without a nested event loop, so the caller returns at once).
+    True when the file manager was started."""
     opener = opener or QDesktopServices.openUrl
     if opener(QUrl.fromLocalFile(str(folder))):
         return True
