@@ -175,3 +175,16 @@ def test_without_any_system_font_the_language_label_draws_hangul(tmp_path):
     assert "언어" in result["text"]
     assert result["runs"] and all(glyphs and 0 not in glyphs for _family, glyphs in result["runs"]), result["runs"]
     assert "GSW Sans CJK KR" in {family for family, _glyphs in result["runs"]}
+
+
+def test_the_bundle_keeps_the_fonts_and_qts_korean_catalogue():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gsw_bundle_config", REPO / "installers" / "bundle_config.py")
+    cfg = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cfg)
+    assert cfg.RESOURCES_DEST == "wizard/resources"  # the spec copies wizard/resources whole, fonts/ included
+    for name in HANGUL_FILES + SYMBOL_FILES + ("OFL.txt",):
+        assert cfg.keep_bundle_entry(f"{cfg.RESOURCES_DEST}/fonts/{name}")
+    assert cfg.keep_bundle_entry("PySide6/Qt/translations/qtbase_ko.qm")
+    assert not cfg.keep_bundle_entry("PySide6/Qt/translations/qtbase_de.qm")
