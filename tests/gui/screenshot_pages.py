@@ -70,6 +70,9 @@ def main(argv: list[str] | None = None) -> int:
         page_id = PageId(window.currentId())
         if page_id in wanted:
             grab(wanted[page_id])
+        if page_id == PageId.RECOMMEND:
+            window.recommend_page.more_button.click()
+            grab("3-recommend-more")
         if page_id == PageId.VERIFY:
             show_recorded_verify(window)
             grab("6-verify-report")

@@ -32,6 +32,7 @@ from wizard.app import recommend as app_recommend
 from wizard.core.base.i18n import t
 from wizard.ui.pages.base import BasePage, PageId, scroll_body
 from wizard.ui.session_model import SessionModel
+from wizard.ui.widgets.wrap_delegate import WrapLastColumn
 from wizard.ui.workers import submit
 
 GREEN, ORANGE, RED = "#2e7d32", "#ef6c00", "#c62828"
@@ -157,7 +158,7 @@ class RecommendPage(BasePage):
         self.tree.setMinimumHeight(240)
         self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        self.tree.setWordWrap(True)
+        self.tree.setItemDelegate(WrapLastColumn(self.tree))  # reasons wrap instead of ending in "…"
         self.tree.currentItemChanged.connect(lambda *_: self._tree_selection())
         more_layout.addWidget(self.tree)
         override_row = QHBoxLayout()
@@ -294,6 +295,8 @@ class RecommendPage(BasePage):
             bad.addChild(item)
         good.setExpanded(True)
         bad.setExpanded(True)
+        for group in (good, bad):  # "runs on this computer (39)" spans the row, not the torch column
+            group.setFirstColumnSpanned(True)
 
     def _toggle_more(self, shown: bool) -> None:
         self.more.setVisible(shown)
