@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, TypeVar
 
 from wizard.core.base.host import Host
 from wizard.core.base.interrupt import stop_children, wait_result
 from wizard.core.machine.findings import detection_findings
 from wizard.core.machine.models import STATUS_UNRECOGNISED, Detection, NvidiaInfo, SourceResult, SystemInfo
+
+T = TypeVar("T")
 
 
 def detect(host: Host, env_dir: str | None = None, *, pythons: bool = True, conda: bool = True) -> Detection:
@@ -23,12 +26,23 @@ def detect(host: Host, env_dir: str | None = None, *, pythons: bool = True, cond
     from wizard.core.machine.system import detect_system
 
     start = time.monotonic()
+    timings: dict[str, int] = {}
+
+    def timed(part: str, fn: Callable[..., T], *args: Any) -> Callable[[], T]:
+        def run() -> T:
+            began = time.monotonic()
+            try:
+                return fn(*args)
+            finally:
+                timings[part] = _ms(time.monotonic() - began)
+        return run
+
     with ThreadPoolExecutor(max_workers=4, thread_name_prefix="detect") as pool:
         try:
-            f_system = pool.submit(detect_system, host, env_dir)
-            f_nvidia = pool.submit(detect_nvidia, host)
-            f_pythons = pool.submit(find_pythons, host) if pythons else None
-            f_conda = pool.submit(find_conda, host) if conda else None
+            f_system = pool.submit(timed("system", detect_system, host, env_dir))
+            f_nvidia = pool.submit(timed("nvidia", detect_nvidia, host))
+            f_pythons = pool.submit(timed("pythons", find_pythons, host)) if pythons else None
+            f_conda = pool.submit(timed("conda", find_conda, host)) if conda else None
             # wait_result, not .result(): a Ctrl+C the kernel gave to a worker thread must still wake us
             detection = Detection(
                 system=wait_result(f_system),
@@ -41,9 +55,17 @@ def detect(host: Host, env_dir: str | None = None, *, pythons: bool = True, cond
             # for its whole timeout: kill the children first, so the workers come back now.
             stop_children()
             raise
+    began = time.monotonic()
     detection.findings = detection_findings(detection)
+    timings["findings"] = _ms(time.monotonic() - began)
     detection.duration_s = round(time.monotonic() - start, 3)
+    timings["total"] = _ms(detection.duration_s)
+    detection.timings = timings
     return detection
+
+
+def _ms(seconds: float) -> int:
+    return int(round(seconds * 1000))
 
 
 def detection_from_smi_text(text: str) -> Detection:

@@ -289,6 +289,7 @@ class Detection:
     conda: list[CondaInstall] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     duration_s: float | None = None
+    timings: dict[str, int] = field(default_factory=dict)  # ms per part of the detection (doctor --json)
 
 
 __all__ = [name for name in dir() if not name.startswith("_")

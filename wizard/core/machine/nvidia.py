@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import threading
 from dataclasses import fields, replace
-from typing import Any, Callable
+from typing import Any
 
 from wizard.core.base import interrupt
 from wizard.core.base.host import Host
-from wizard.core.machine import nvidia_smi
+from wizard.core.machine import nvidia_smi, nvml_guard
 from wizard.core.machine.models import (
     STATUS_DRIVER_NOT_LOADED,
     STATUS_ERROR,
@@ -131,42 +131,10 @@ def query_smi(host: Host, exe: str) -> tuple[SourceResult, str | None]:
     return parsed, raw_table
 
 
-def run_with_timeout(fn: Callable[[], SourceResult], timeout_s: float, source: str) -> SourceResult:
-    """Call ``fn`` on a daemon thread; a hang becomes a STATUS_TIMEOUT result, not a frozen app."""
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["result"] = fn()
-        except Exception as exc:  # noqa: BLE001 - reported as a finding, with its text
-            box["error"] = exc
-
-    thread = threading.Thread(target=target, name=f"detect-{source}", daemon=True)
-    thread.start()
-    interrupt.join(thread, timeout_s)  # in slices: a Ctrl+C on the main thread is seen at once
-    if thread.is_alive():
-        return SourceResult(source, STATUS_TIMEOUT, raw_error=f"{source} did not answer within {timeout_s:.0f} s")
-    if "error" in box:
-        exc = box["error"]
-        return SourceResult(source, STATUS_ERROR, raw_error=f"{type(exc).__name__}: {exc}")
-    return box["result"]
-
-
-def query_nvml_via_host(host: Host) -> SourceResult:
-    """NVML through the host's bindings; an import failure is "no driver" only in effect."""
-    from wizard.core.machine import nvml
-    from wizard.core.machine.nvml_calls import check_bindings
-
-    try:
-        module = host.nvml()
-    except ImportError as exc:
-        return SourceResult("nvml", STATUS_ERROR, raw_error=f"ImportError: {exc}", detail="bindings-missing")
-    result = nvml.query_nvml(module)
-    wrong = check_bindings(module)
-    if wrong:  # a shadowing 'pynvml' package may still half-work: say so either way
-        result.detail = "pynvml-conflict"
-        result.raw_error = f"{result.raw_error}; {wrong}" if result.raw_error else wrong
-    return result
+# NVML's one-off query and its timeout live with the crash guard (the child runs the same code);
+# they keep their names here for the callers that know them by this module.
+run_with_timeout = nvml_guard.run_with_timeout
+query_nvml_via_host = nvml_guard.query_in_process
 
 
 def _gpu_key(gpu: GpuInfo) -> str:
@@ -258,9 +226,7 @@ def detect_nvidia(host: Host, nvml_timeout_s: float = NVML_TIMEOUT_S) -> NvidiaI
 
     smi_thread = threading.Thread(target=smi_job, name="detect-nvidia-smi", daemon=True)
     smi_thread.start()
-    from wizard.core.machine import nvml_guard  # the run's first NVML query happens in a child process
-
-    nvml_result = nvml_guard.query(host, nvml_timeout_s)
+    nvml_result = nvml_guard.query(host, nvml_timeout_s)  # the run's first NVML query happens in a child process
     interrupt.join(smi_thread, SMI_TIMEOUT_S * 2 + 5)
     smi_result, raw_table = smi_box.get("result", (
         SourceResult("nvidia-smi csv", STATUS_TIMEOUT, raw_error="nvidia-smi did not answer"), None))

@@ -15,15 +15,18 @@ for the rest of the run:
 Only the real door to NVML goes through the child: a host whose ``nvml()`` is not
 :meth:`RealHost.nvml <wizard.core.base.host.RealHost.nvml>` (the tests' fakes) is asked in-process,
 as the child could not stand in for it. A frozen bundle has no ``-m``: it asks in-process, as before.
+Where no NVML library exists for the loader to find (:func:`library_may_load`: a machine without an
+NVIDIA driver), nothing could crash, and NVML is asked in-process without the child's start-up cost.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 import threading
-from typing import Any
+from typing import Any, Callable
 
 from wizard.core.machine.models import STATUS_ERROR, STATUS_TIMEOUT, SourceResult
 
@@ -48,10 +51,44 @@ def refusal_text() -> str | None:
 
 
 def query_in_process(host: Any) -> SourceResult:
-    """NVML through ``host``'s bindings, here (what the child does, and what runs after a good check)."""
-    from wizard.core.machine.nvidia import query_nvml_via_host
+    """NVML through ``host``'s bindings, here (what the child does, and what runs after a good check);
+    an import failure of the bindings is "no driver" only in effect."""
+    from wizard.core.machine import nvml
+    from wizard.core.machine.nvml_calls import check_bindings
 
-    return query_nvml_via_host(host)
+    try:
+        module = host.nvml()
+    except ImportError as exc:
+        return SourceResult("nvml", STATUS_ERROR, raw_error=f"ImportError: {exc}", detail="bindings-missing")
+    result = nvml.query_nvml(module)
+    wrong = check_bindings(module)
+    if wrong:  # a shadowing 'pynvml' package may still half-work: say so either way
+        result.detail = "pynvml-conflict"
+        result.raw_error = f"{result.raw_error}; {wrong}" if result.raw_error else wrong
+    return result
+
+
+def run_with_timeout(fn: Callable[[], SourceResult], timeout_s: float, source: str) -> SourceResult:
+    """Call ``fn`` on a daemon thread; a hang becomes a STATUS_TIMEOUT result, not a frozen app."""
+    from wizard.core.base import interrupt
+
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["result"] = fn()
+        except Exception as exc:  # noqa: BLE001 - reported as a finding, with its text
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name=f"detect-{source}", daemon=True)
+    thread.start()
+    interrupt.join(thread, timeout_s)  # in slices: a Ctrl+C on the main thread is seen at once
+    if thread.is_alive():
+        return SourceResult(source, STATUS_TIMEOUT, raw_error=f"{source} did not answer within {timeout_s:.0f} s")
+    if "error" in box:
+        exc = box["error"]
+        return SourceResult(source, STATUS_ERROR, raw_error=f"{type(exc).__name__}: {exc}")
+    return box["result"]
 
 
 def uses_real_bindings(host: Any) -> bool:
@@ -110,12 +147,37 @@ def check_in_child(timeout_s: float) -> SourceResult:
     return result
 
 
+_LINUX_LIB = "libnvidia-ml.so.1"
+_LINUX_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", "/lib64", "/lib",
+               "/usr/lib/wsl/lib", "/usr/local/nvidia/lib64", "/usr/local/lib")
+
+
+def library_may_load() -> bool:
+    """Could the bindings' loader find an NVML library at all? False only when it surely cannot
+    (then nothing of the driver would run in-process, and the child check is skipped): on Linux no
+    ``libnvidia-ml.so.1`` on LD_LIBRARY_PATH, in the loader's cache or in the usual folders; on
+    Windows no ``nvml.dll`` where nvidia-ml-py looks (System32, then NVSMI)."""
+    if sys.platform == "win32":
+        windir = os.environ.get("WINDIR", "C:/Windows")
+        program_files = os.environ.get("ProgramFiles", "C:/Program Files")
+        return any(os.path.exists(p) for p in (os.path.join(windir, "System32", "nvml.dll"),
+                                                os.path.join(program_files, "NVIDIA Corporation", "NVSMI", "nvml.dll")))
+    if not sys.platform.startswith("linux"):
+        return True  # the loader's rules are not modelled here: ask the child
+    dirs = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if d] + list(_LINUX_DIRS)
+    if any(os.path.exists(os.path.join(d, _LINUX_LIB)) for d in dirs):
+        return True
+    try:
+        with open("/etc/ld.so.cache", "rb") as fh:  # every library ldconfig knows, names as plain bytes
+            return _LINUX_LIB.encode() in fh.read(16 * 1024 * 1024)
+    except OSError:
+        return True  # cannot tell: ask the child
+
+
 def query(host: Any, timeout_s: float) -> SourceResult:
     """NVML for detection: the first time in a run through the child, afterwards in-process (on a
     daemon thread with ``timeout_s``), or the recorded crash without touching NVML again."""
-    from wizard.core.machine.nvidia import run_with_timeout
-
-    if uses_real_bindings(host):
+    if uses_real_bindings(host) and library_may_load():
         with _lock:
             first = _verdict is None
         if first:
@@ -128,8 +190,8 @@ def query(host: Any, timeout_s: float) -> SourceResult:
 def ensure_checked(module: Any, timeout_s: float = 15.0) -> str | None:
     """Before a sampler loads the real bindings in this process: run the child check if none ran yet.
     Returns why NVML must stay out of this process, or None when it may be loaded."""
-    if module is not sys.modules.get("pynvml") or getattr(sys, "frozen", False):
-        return None  # a fake or a stand-in: nothing the child could check for it
+    if module is not sys.modules.get("pynvml") or getattr(sys, "frozen", False) or not library_may_load():
+        return None  # a fake or a stand-in (nothing the child could check for it), or no library to crash
     with _lock:
         first = _verdict is None
     if first:
@@ -145,4 +207,4 @@ def reset_for_tests() -> None:
 
 
 __all__ = ["CRASH_DETAIL", "CHILD_MODULE", "check_in_child", "crash_signal", "ensure_checked", "in_process_refused",
-           "query", "query_in_process", "refusal_text", "reset_for_tests", "uses_real_bindings"]
+           "query", "query_in_process", "refusal_text", "reset_for_tests", "run_with_timeout", "uses_real_bindings"]
