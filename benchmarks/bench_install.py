@@ -1,82 +1,110 @@
-"""The wizard's install against plain ``pip install``: same wheels, same loopback index, one run.
+"""The wizard's default install against plain pip and plain uv: same wheels, same loopback index.
 
-    .venv/bin/python benchmarks/bench_install.py             # a real torch wheel when one can be had
-    .venv/bin/python benchmarks/bench_install.py --synthetic # generated wheels only
+    .venv/bin/python benchmarks/bench_install.py                 # torch 2.13.0 + torchvision 0.28.0
+    .venv/bin/python benchmarks/bench_install.py --rounds 3      # median of 3 rounds
+    .venv/bin/python benchmarks/bench_install.py --synthetic     # generated wheels only
+    .venv/bin/python benchmarks/bench_install.py --out artifacts/bench/install.json
 
-Each scenario starts from nothing (a fresh venv) and ends with the packages installed; the
-times include making the venv. The loopback index (tests/integration/index_server.py) counts
-the file bytes it serves, so "fetched" is measured at the server, not estimated:
+Every scenario starts from a fresh venv and ends with the packages installed; times include
+making the venv. "cold" uses new, empty caches; "warm" a second fresh venv with the caches the
+cold run filled. The loopback index (tests/integration/index_server.py) counts every body byte
+it serves (wheels, pages, ``.metadata`` files), so "served" is measured at the server:
 
-* plain pip        -- ``python -m venv`` + ``pip install --index-url <loopback> ...`` with a new
-                      pip cache folder (a student's first install). ``--trusted-host 127.0.0.1``
-                      lets pip cache the plain-HTTP loopback answers as it caches HTTPS ones
-                      (pip never caches untrusted ``http://``), and the server sends PyPI's
-                      ``Cache-Control``, so pip's own cache is given its full chance;
-* plain pip again  -- a second fresh venv, the same pip cache (what pip re-fetches);
-* wizard (pip)     -- the wizard's job: resolve, download (3 at once, hash-checked) into a new
-                      cache, offline install with pip;
-* wizard again     -- a second fresh venv, the same wizard cache (target: 0 bytes);
-* wizard (uv)      -- uv makes the venv and installs from a new cache.
+* plain pip   -- ``python -m venv`` + ``pip install --index-url <loopback>`` (own cache folder;
+                 ``--trusted-host`` lets pip cache plain-HTTP answers, the server sends PyPI's
+                 ``Cache-Control``);
+* plain uv    -- ``uv venv`` + ``uv pip install --index-url <loopback>`` (own ``UV_CACHE_DIR``);
+* plain uv + import -- the same, then ``python -c "import torch, torchvision"``: the check the
+                 wizard's own last step makes (it imports what it installed), so equal work;
+* wizard      -- the wizard's job as both faces run it by default: installer "auto" (uv when
+                 found), a uv venv, plan from metadata (``uv pip compile``), the wizard's
+                 downloader (hash-checked, resumable) into its cache, offline install, and its
+                 check of the exact installed versions (importing is Verify's step, after it).
+                 It runs on a worker thread while a heartbeat thread asks to run every 10 ms,
+                 as the GUI's event loop does (worst lateness reported);
+* wizard + import -- the same job told to import torch at the end, against plain uv + import.
 
-The wizard runs on a worker thread while a heartbeat thread asks to run every 10 ms, as the
-GUI's event loop does; its worst lateness is how long the job's Python work (downloads,
-hashing, parsing) kept the interpreter from it -- a stand-in for the GUI stall, without Qt.
-
-The payload: ``torch==2.13.0`` and its dependencies as ``pip download`` finds them on this
-machine (pip's configuration decides where from), else generated wheels of the same order of
-size. Numbers go to stdout; nothing is written into the project.
+Ratios are the wizard's median time over plain uv's (and wizard + import over plain uv + import). The JSON
+(``--out``) has every round; ``benchmarks/run`` calls this with ``--out``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 REPO = Path(__file__).resolve().parents[1]
-STALLS: list[float] = []  # worst heartbeat lateness per wizard run
 sys.path.insert(0, str(REPO))
 
 from tests.integration.index_server import LoopbackIndex, make_wheel  # noqa: E402
 from wizard.core.base.host import RealHost  # noqa: E402
 from wizard.core.install import environments as envs  # noqa: E402
-from wizard.core.install.job import InstallOptions  # noqa: E402
+from wizard.core.install.job import INSTALLER_AUTO, InstallOptions  # noqa: E402
 from wizard.core.install.plan import format_bytes  # noqa: E402
 from wizard.core.install.runner import InstallJob, run_steps  # noqa: E402
 
+TORCH_REQS = ["torch==2.13.0", "torchvision==0.28.0"]
+SCHEMA = "gpu-setup-wizard/bench-install@1.0"
 
-def torch_payload(folder: Path) -> list[str] | None:
-    res = subprocess.run([sys.executable, "-m", "pip", "download", "torch==2.13.0", "--only-binary", ":all:",
+
+def torch_payload(folder: Path, pair: bool) -> tuple[list[str], list[str]] | None:
+    """(requirements, modules to import) with the wheels ``pip download`` finds (pip's own
+    configuration on this machine decides where from); None when it cannot. ``pair``: torch
+    and torchvision -- where the torchvision found is PyPI's next to a CPU torch, the pair does
+    not import (``torchvision::nms``), so only torch is imported and the wizard refuses it."""
+    reqs = TORCH_REQS if pair else TORCH_REQS[:1]
+    res = subprocess.run([sys.executable, "-m", "pip", "download", *reqs, "--only-binary", ":all:",
                           "-d", str(folder), "-q"], capture_output=True, text=True, timeout=1800)
     if res.returncode != 0 or not list(folder.glob("torch-*.whl")):
-        print(f"(no torch wheel: {(res.stderr or res.stdout).strip()[-200:]})", file=sys.stderr)
+        print(f"(no torch wheels: {(res.stderr or res.stdout).strip()[-200:]})", file=sys.stderr)
         return None
-    return ["torch==2.13.0"]
+    return reqs, ["torch"]
 
 
-def synthetic_payload(folder: Path) -> list[str]:
+def synthetic_payload(folder: Path) -> tuple[list[str], list[str]]:
     deps = [f"gsw-dep-{i}" for i in range(6)]
     for i, name in enumerate(deps):
         make_wheel(folder, name, "1.0", payload_bytes=8_000_000, seed=i)
     make_wheel(folder, "gsw-app", "1.0", requires=deps, many_files=3000)
-    return ["gsw-app==1.0"]
+    return ["gsw-app==1.0"], ["gsw_app"]
 
 
-def plain_pip(py_base: str, env_dir: Path, index_url: str, reqs: list[str], pip_cache: Path) -> float:
-    start = time.perf_counter()
-    subprocess.run([py_base, "-m", "venv", str(env_dir)], check=True)
-    py = env_dir / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-    env = {**os.environ, "PIP_CONFIG_FILE": os.devnull}
-    subprocess.run([str(py), "-m", "pip", "--isolated", "install", "-q", "--disable-pip-version-check",
+def _py(env_dir: Path) -> str:
+    return str(env_dir / ("Scripts/python.exe" if os.name == "nt" else "bin/python"))
+
+
+def _quiet_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_"))}
+    env["PIP_CONFIG_FILE"] = os.devnull
+    env.update(extra)
+    return env
+
+
+def plain_pip(env_dir: Path, index_url: str, reqs: list[str], pip_cache: Path) -> None:
+    subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True)
+    subprocess.run([_py(env_dir), "-m", "pip", "--isolated", "install", "-q", "--disable-pip-version-check",
                     "--cache-dir", str(pip_cache), "--index-url", index_url, "--trusted-host", "127.0.0.1", *reqs],
-                   check=True, env=env)
-    return time.perf_counter() - start
+                   check=True, env=_quiet_env())
+
+
+def plain_uv(uv: str, env_dir: Path, index_url: str, reqs: list[str], uv_cache: Path,
+             imports: list[str] | None = None) -> None:
+    env = _quiet_env(UV_CACHE_DIR=str(uv_cache), UV_NO_PROGRESS="1")
+    subprocess.run([uv, "venv", "-q", "--no-config", "--python", sys.executable, str(env_dir)], check=True, env=env)
+    subprocess.run([uv, "pip", "install", "-q", "--no-config", "--python", _py(env_dir), "--index-url", index_url,
+                    *reqs], check=True, env=env)
+    if imports:
+        subprocess.run([_py(env_dir), "-c", "import " + ", ".join(imports)], check=True)
 
 
 class Heartbeat:
@@ -105,73 +133,160 @@ class Heartbeat:
         self._thread.join()
 
 
-def wizard(target: envs.EnvTarget, index_url: str, reqs: list[str], cache: Path, state: Path,
-           installer: str = "pip") -> tuple[float, dict]:
-    opts = InstallOptions(reqs, index_url=index_url, cache_dir=str(cache), state_dir=str(state), installer=installer)
+def wizard(env_dir: Path, index_url: str, reqs: list[str], imports: list[str], cache: Path, uv_cache: Path,
+           state: Path) -> dict:
+    """The wizard's default job (installer auto, the app layer's new venv), on a worker thread."""
+    from wizard.app.install import new_venv_target
+
+    target = new_venv_target(str(env_dir), sys.executable, installer=INSTALLER_AUTO)
+    opts = InstallOptions(reqs, index_url=index_url, cache_dir=str(cache), state_dir=str(state),
+                          installer=INSTALLER_AUTO, uv_cache_dir=str(uv_cache), verify_imports=list(imports))
     job = InstallJob(target, opts, RealHost())
-    start = time.perf_counter()
-    worker = threading.Thread(target=lambda: results.append(run_steps(job)))  # the GUI's worker thread
     results: list[bool] = []
+    worker = threading.Thread(target=lambda: results.append(run_steps(job)))  # the GUI's worker thread
     with Heartbeat() as beat:
         worker.start()
         worker.join()
-    ok = bool(results and results[0])
-    elapsed = time.perf_counter() - start
-    STALLS.append(beat.worst_s)
-    if not ok:
-        raise SystemExit(f"wizard install failed: {job.failure.message.text() if job.failure else '?'}\n"
-                         + "\n".join(list(job.log_lines)[-20:]))
-    return elapsed, job.summary()
+    summary = job.summary()
+    if not (results and results[0]):
+        print(f"  wizard stopped: {job.failure.message.text('en') if job.failure else '?'}", flush=True)
+    summary["heartbeat_worst_ms"] = round(beat.worst_s * 1000, 1)
+    return summary
 
 
-def main() -> int:
+def measure(idx: LoopbackIndex, fn: Callable[[], object]) -> dict:
+    idx.reset_counters()
+    start = time.perf_counter()
+    extra = fn()
+    seconds = time.perf_counter() - start
+    row = {"seconds": round(seconds, 3), "served_bytes": idx.total_bytes_served(),
+           "served_file_bytes": idx.total_file_bytes_served()}
+    if isinstance(extra, dict):
+        row["reported_downloaded_bytes"] = extra.get("downloaded_bytes")
+        row["installer"] = extra.get("installer")
+        row["heartbeat_worst_ms"] = extra.get("heartbeat_worst_ms")
+        row["steps_run"] = extra.get("steps_run")
+        row["ok"] = bool(extra.get("ok"))
+        if extra.get("error"):
+            row["error"] = extra["error"]
+    return row
+
+
+def one_round(idx: LoopbackIndex, work: Path, uv: str | None, reqs: list[str], imports: list[str],
+              skip_pip: bool) -> dict[str, dict]:
+    url = idx.simple_url
+    rows: dict[str, dict] = {}
+    if not skip_pip:
+        rows["plain pip cold"] = measure(idx, lambda: plain_pip(work / "pip1", url, reqs, work / "pip-cache"))
+        rows["plain pip warm"] = measure(idx, lambda: plain_pip(work / "pip2", url, reqs, work / "pip-cache"))
+    if uv:
+        rows["plain uv cold"] = measure(idx, lambda: plain_uv(uv, work / "uv1", url, reqs, work / "uv-cache"))
+        rows["plain uv warm"] = measure(idx, lambda: plain_uv(uv, work / "uv2", url, reqs, work / "uv-cache"))
+        rows["plain uv + import cold"] = measure(idx, lambda: plain_uv(uv, work / "uv3", url, reqs,
+                                                                       work / "uv-cache-i", imports))
+        rows["plain uv + import warm"] = measure(idx, lambda: plain_uv(uv, work / "uv4", url, reqs,
+                                                                       work / "uv-cache-i", imports))
+    from wizard.app.install import VERIFY_IMPORTS
+
+    default = list(VERIFY_IMPORTS)
+    rows["wizard cold"] = measure(idx, lambda: wizard(work / "w 1", url, reqs, default, work / "wcache",
+                                                      work / "wuv-cache", work / "state"))
+    rows["wizard warm"] = measure(idx, lambda: wizard(work / "w 2", url, reqs, default, work / "wcache",
+                                                      work / "wuv-cache", work / "state"))
+    if uv:
+        rows["wizard + import cold"] = measure(idx, lambda: wizard(work / "w 3", url, reqs, imports, work / "wcache-i",
+                                                                   work / "wuv-cache-i", work / "state"))
+        rows["wizard + import warm"] = measure(idx, lambda: wizard(work / "w 4", url, reqs, imports, work / "wcache-i",
+                                                                   work / "wuv-cache-i", work / "state"))
+    return rows
+
+
+def summarise(rounds: list[dict[str, dict]], wheel_bytes: int) -> dict:
+    names = list(rounds[0])
+    median = {n: {"seconds": round(statistics.median(r[n]["seconds"] for r in rounds), 3),
+                  "served_bytes": max(r[n]["served_bytes"] for r in rounds),
+                  "ok": all(r[n].get("ok", True) for r in rounds)} for n in names}
+    ratios = {}
+    pairs = (("wizard", "plain uv"), ("wizard", "plain pip"), ("wizard + import", "plain uv + import"))
+    for kind in ("cold", "warm"):
+        for mine, base in pairs:
+            w, b = median.get(f"{mine} {kind}"), median.get(f"{base} {kind}")
+            if w and b and w["ok"] and b["seconds"] > 0:
+                ratios[f"{mine} / {base} {kind}"] = round(w["seconds"] / b["seconds"], 3)
+    cold = [r["wizard cold"] for r in rounds]
+    warm = [r["wizard warm"] for r in rounds]
+    checks = {
+        "wizard cold served / wheels": round(max(c["served_bytes"] for c in cold) / wheel_bytes, 4),
+        "wizard warm served file bytes": max(w["served_file_bytes"] for w in warm),
+        "wizard warm served bytes (pages, metadata too)": max(w["served_bytes"] for w in warm),
+        "reported downloaded_bytes equals index-counted file bytes": all(
+            c.get("reported_downloaded_bytes") == c["served_file_bytes"] for c in cold + warm),
+    }
+    return {"median": median, "ratios": ratios, "checks": checks}
+
+
+def print_table(result: dict) -> None:
+    print()
+    print("| scenario | median time | bytes served by the index |")
+    print("| --- | ---: | ---: |")
+    for name, row in result["median"].items():
+        note = "" if row["ok"] else " (stopped: see the JSON's error)"
+        print(f"| {name}{note} | {row['seconds']:.2f} s | {format_bytes(row['served_bytes'])} "
+              f"({row['served_bytes']}) |")
+    print()
+    for name, ratio in result["ratios"].items():
+        print(f"  {name}: {ratio:.2f}×")
+    for name, value in result["checks"].items():
+        print(f"  {name}: {value}")
+
+
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--synthetic", action="store_true", help="generated wheels, not torch")
+    ap.add_argument("--pair", action="store_true",
+                    help="torch 2.13.0 + torchvision 0.28.0 as found here (the wizard refuses a mixed pair)")
+    ap.add_argument("--rounds", type=int, default=1, help="rounds (medians are reported)")
+    ap.add_argument("--skip-pip", action="store_true", help="leave plain pip out (it is the slowest)")
+    ap.add_argument("--out", help="write the results as JSON here (benchmarks/run: artifacts/bench/install.json)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"):
         os.environ.pop(name, None)
     os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1,localhost"
     work = Path(tempfile.mkdtemp(prefix="gsw bench 김 "))
     wheels = work / "wheels"
     wheels.mkdir()
-    reqs = None if args.synthetic else torch_payload(wheels)
-    payload = "torch 2.13.0 + dependencies"
-    if reqs is None:
-        reqs = synthetic_payload(wheels)
+    found = None if args.synthetic else torch_payload(wheels, args.pair)
+    payload = "torch 2.13.0 + torchvision 0.28.0 + dependencies" if args.pair else "torch 2.13.0 + dependencies"
+    if found is None:
+        found = synthetic_payload(wheels)
         payload = "generated wheels"
-    rows = []
+    reqs, imports = found
     uv = envs.find_uv()
+    rounds = []
     with LoopbackIndex() as idx:
         idx.add_wheels(sorted(wheels.glob("*.whl")))
         total = sum(f.size for f in idx.files.values())
         print(f"payload: {payload}: {len(idx.files)} files, {format_bytes(total)}; Python {sys.version.split()[0]}; "
-              f"{os.cpu_count()} CPUs", flush=True)
-        url = idx.simple_url
-
-        def measure(label: str, fn) -> None:
-            idx.reset_counters()
-            seconds = fn()
-            stall = STALLS[-1] * 1000 if label.startswith("wizard") and STALLS else None
-            rows.append((label, seconds, idx.total_file_bytes_served(), stall))
-            print(f"  {label:<18} {seconds:7.1f} s   fetched {format_bytes(idx.total_file_bytes_served())}"
-                  + (f"   worst heartbeat delay {stall:.0f} ms" if stall is not None else ""), flush=True)
-
-        measure("plain pip", lambda: plain_pip(sys.executable, work / "pip1", url, reqs, work / "pip-cache"))
-        measure("plain pip again", lambda: plain_pip(sys.executable, work / "pip2", url, reqs, work / "pip-cache"))
-        measure("wizard (pip)", lambda: wizard(envs.new_venv(str(work / "w 1"), sys.executable), url, reqs,
-                                               work / "wcache", work / "state")[0])
-        measure("wizard again", lambda: wizard(envs.new_venv(str(work / "w 2"), sys.executable), url, reqs,
-                                               work / "wcache", work / "state")[0])
-        if uv:
-            measure("wizard (uv)", lambda: wizard(envs.new_uv_venv(str(work / "w 3"), sys.executable, uv), url,
-                                                  reqs, work / "wcache-uv", work / "state", "uv")[0])
-    print()
-    print("| scenario | total time | bytes fetched | worst 10 ms heartbeat delay |")
-    print("| --- | ---: | ---: | ---: |")
-    for label, seconds, fetched, stall in rows:
-        print(f"| {label} | {seconds:.1f} s | {format_bytes(fetched)} | "
-              + (f"{stall:.0f} ms |" if stall is not None else "- |"))
+              f"{os.cpu_count()} CPUs; uv {'yes' if uv else 'no'}", flush=True)
+        for n in range(max(1, args.rounds)):
+            folder = work / f"round {n + 1}"
+            folder.mkdir()
+            rows = one_round(idx, folder, uv, reqs, imports, args.skip_pip)
+            for name, row in rows.items():
+                print(f"  [{n + 1}] {name:<24} {row['seconds']:7.2f} s   served {format_bytes(row['served_bytes'])}",
+                      flush=True)
+            rounds.append(rows)
+            shutil.rmtree(folder, ignore_errors=True)
+    result = {"schema": SCHEMA, "payload": payload, "wheel_files": len(idx.files), "wheel_bytes": total,
+              "python": sys.version.split()[0], "cpus": os.cpu_count(), "rounds": rounds,
+              **summarise(rounds, total)}
+    print_table(result)
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
+        print(f"wrote {out}")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     else:

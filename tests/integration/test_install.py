@@ -618,7 +618,7 @@ def test_cli_plan_install_and_rerun(fake_torch, root):
         assert {i["name"]: i["version"] for i in summary["installed"]} == {
             "torch": f"{best.torch}+cpu", "torchvision": f"{best.torchvision}+cpu", "typing-extensions": "4.12.2"}
         assert summary["downloaded_bytes"] == sum(f.size for f in idx.files.values())
-        assert summary["from_cache_bytes"] == 0 and summary["imports"] == {"torch": "ok"}
+        assert summary["from_cache_bytes"] == 0 and summary["imports"] == {}  # importing is Verify's work
         assert "[" in out.stderr and "%" in out.stderr  # progress lines on stderr
 
         again = run_cli(root, *common)

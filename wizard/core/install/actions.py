@@ -145,6 +145,8 @@ def _load_or_new_state(ctx: StepContext) -> EnvState:
         return EnvState(env_path=t.path, target=t.to_json(), created_by_wizard=t.creates_env,
                         requirements=list(job.options.requirements), index_url=job.options.index_url)
     job.resuming = True
+    # an installer killed mid-write leaves files that look installed: put the whole set in again
+    job.reinstall = state.error_kind == "killed-mid-write"
     if state.created_by_wizard and not t.creates_env:
         # resuming a new environment that now exists: keep treating it as ours
         job.target = EnvTarget.from_json(state.target)
@@ -283,7 +285,7 @@ def inspect_env(ctx: StepContext) -> None:
         if pip_version < MIN_PIP:
             raise StepError(STEP_INSPECT, msg("install.plan.error.old_pip"), "old-pip")
     if job.plan is not None:  # resuming with the saved plan: what is installed now decides
-        mark_satisfied(job.plan.files, job.installed)
+        _mark(job, job.plan.files)
     state = job.state
     if state is not None and not state.created_by_wizard and not state.freeze_file:
         freeze = job.host.run([_uv(job), "pip", "freeze", "--no-config", "--python", py], timeout=120,
@@ -296,6 +298,14 @@ def inspect_env(ctx: StepContext) -> None:
             ctx.log(msg("install.freeze_saved", path=str(path)).text(ctx.job.lang))
         else:
             raise StepError(STEP_INSPECT, msg("install.error.freeze", detail=(freeze.stderr or "")[-300:]), "failed")
+
+
+def _mark(job: JobState, files: list) -> None:
+    """What is already installed -- nothing, after an installer was killed mid-write."""
+    mark_satisfied(files, job.installed)
+    if job.reinstall:
+        for f in files:
+            f.satisfied = False
 
 
 def _report_path(job: JobState) -> str:
@@ -360,7 +370,7 @@ def resolve_finish(job: JobState, result: ProcessResult, parser: OutputParser) -
     problem = family_problem(files)
     if problem is not None:  # never pair a torch with a torchvision of another build
         raise StepError(STEP_RESOLVE, problem.message, problem.kind, problem.detail)
-    mark_satisfied(files, job.installed)
+    _mark(job, files)
     job.plan = InstallPlan(job.env_python(), list(job.options.requirements), job.options.index_url, files,
                            python_version=job.python_version, installed_before=dict(job.installed))
 
@@ -448,10 +458,12 @@ def install_argv(job: JobState) -> list[str]:
     assert plan is not None
     find_links = str(job.cache.files_dir)
     if job.installer == INSTALLER_UV:
+        again = ["--reinstall"] if job.reinstall else []
         return [_uv(job), "pip", "install", "--no-config", "--python", job.env_python(), "--offline", "--no-index",
-                "--find-links", find_links, "--no-deps", *_extra_pip_args(job), *plan.pins()]
+                "--find-links", find_links, "--no-deps", *again, *_extra_pip_args(job), *plan.pins()]
+    again = ["--force-reinstall"] if job.reinstall else []
     return pip_argv(job.pip_or_default(), "install", "--no-index", "--find-links", find_links, "--no-deps",
-                    "--no-input", "--progress-bar", "off", *_extra_pip_args(job), *plan.pins())
+                    "--no-input", "--progress-bar", "off", *again, *_extra_pip_args(job), *plan.pins())
 
 
 def install_command(job: JobState) -> ProcessSpec:

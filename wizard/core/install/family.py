@@ -8,7 +8,9 @@ and what to do (one index for the whole family), before a byte is downloaded.
 
 Same build means: every family wheel from the same server and index folder (for
 download.pytorch.org, the variant folder ``/whl/cpu``, ``/whl/cu126`` ...), the same local
-version label where both carry one (``+cpu`` with ``+cpu``), and the versions the compatibility
+version label where both carry one (``+cpu`` with ``+cpu``; a compiled companion without a label
+next to a labelled torch is PyPI's build -- the ``nms`` failure above -- while a pure-Python
+``py3-none-any`` one may carry none), and the versions the compatibility
 table pairs with that torch (torchvision 0.28.0 for torch 2.13.0). A pairing the table does not
 know is not refused.
 """
@@ -44,6 +46,11 @@ def _local(version: str) -> str | None:
         return Version(version).local
     except InvalidVersion:
         return None
+
+
+def _pure(filename: str) -> bool:
+    """A wheel with no compiled code (``py3-none-any``): it carries no build of its own."""
+    return filename.endswith("-none-any.whl")
 
 
 def _public(version: str) -> str:
@@ -89,7 +96,7 @@ def family_problem(files: Sequence[PlannedFile]) -> PlanError | None:
             return PlanError("family-mismatch", msg("install.plan.error.family_index", package=name,
                                                     torch_index=origin, other_index=other), detail)
         a, b = _local(torch.version), _local(f.version)
-        if a and b and a != b:
+        if (a and b and a != b) or (a and not b and not _pure(f.filename)):
             detail = f"torch {torch.version}, {name} {f.version}"
             return PlanError("family-mismatch", msg("install.plan.error.family_build", package=name,
                                                     torch=torch.version, version=f.version), detail)

@@ -268,6 +268,7 @@ class JobState:
         self.planned_bytes = 0  # what the plan had to bring in, as the plan step found it
         self.was_satisfied = False  # the environment already had the exact set
         self.resuming = False
+        self.reinstall = False  # the last run's installer was killed mid-write: install the set again
         self.started = time.monotonic()
         self.steps_run: list[str] = []
         self.failure: StepError | None = None
