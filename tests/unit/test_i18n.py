@@ -217,7 +217,8 @@ def test_every_help_string_exists_in_both_languages():
     assert not problems, "\n".join(problems)
 
 
-COMMANDS = [["doctor"], ["recommend"], ["verify"], ["bench"], ["vram"], ["install"], ["report"], ["history"],
+COMMANDS = [["doctor"], ["recommend"], ["verify"], ["bench"], ["vram"], ["install"], ["report"], ["colab-cell"],
+            ["history"],
             ["history", "list"], ["history", "show"], ["history", "diff"], []]
 
 

@@ -101,7 +101,7 @@ def build_parser(lang: str = "en", with_commands: bool = True) -> argparse.Argum
     if not with_commands:
         return parser
     for add in (add_doctor_parser, add_recommend_parser, add_verify_parser, add_bench_parser, add_vram_parser,
-                add_install_parser, add_report_parser, add_history_parser):
+                add_install_parser, add_report_parser, add_colab_cell_parser, add_history_parser):
         add(sub, common, lang)
     return parser
 
@@ -216,6 +216,17 @@ def add_report_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en
     return p
 
 
+def add_colab_cell_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
+    """``colab-cell [--ssh] [--no-bench] [-o FILE]``: the Colab cell / SSH script whose result
+    ``report --add-remote`` reads."""
+    p = _command(sub, "colab-cell", common, lang, "colab.cli.help", "colab.cli.description")
+    p.add_argument("--ssh", action="store_true", help=t("colab.cli.ssh.help", lang))
+    p.add_argument("--no-bench", action="store_true", help=t("colab.cli.no_bench.help", lang))
+    p.add_argument("-o", "--output", metavar="FILE", help=t("colab.cli.output.help", lang))
+    p.set_defaults(handler=report.run_colab_cell)
+    return p
+
+
 def add_history_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
     """``history`` with ``list``, ``show [N]`` and ``diff [A [B]]``; bare ``history`` lists."""
     p = _command(sub, "history", common, lang, "history.cli.help")
@@ -241,4 +252,5 @@ def add_history_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "e
 
 __all__ = ["prescan_lang", "build_parser", "common_parent", "add_doctor_parser", "add_recommend_parser",
            "add_verify_parser", "add_bench_parser", "add_vram_parser", "add_install_parser", "add_report_parser",
+           "add_colab_cell_parser",
            "add_history_parser", "REPORT_FORMATS"]

@@ -120,4 +120,24 @@ def build_and_write(fmt: str, output: str | None, include_private: bool, remotes
     return ExitStatus.SUCCESS
 
 
-__all__ = ["run", "build_and_write", "headless_session", "choose_format", "load_remotes", "default_pdf_name"]
+def run_colab_cell(args: argparse.Namespace) -> int:
+    """``colab-cell [--ssh] [--no-bench] [-o FILE]``: the self-contained cell (or SSH script)
+    that checks Colab or a cloud GPU with the wizard's own probes; its result JSON is what
+    ``report --add-remote`` reads."""
+    from wizard.core.base.files import write_atomic
+    from wizard.core.report.colab_cell import colab_cell
+
+    lang = lang_of(args)
+    text = colab_cell("ssh" if args.ssh else "colab", bench=not args.no_bench)
+    if not args.output:
+        sys.stdout.write(text)
+        return ExitStatus.SUCCESS
+    try:
+        target = write_atomic(args.output, text.encode("utf-8"))
+    except OSError as exc:
+        return error(t("report.cli.cannot_write", lang, path=args.output, error=exc.strerror or exc))
+    print(t("report.cli.saved", lang, path=target), file=sys.stderr)
+    return ExitStatus.SUCCESS
+
+
+__all__ = ["run", "run_colab_cell", "build_and_write", "headless_session", "choose_format", "load_remotes", "default_pdf_name"]

@@ -1,11 +1,12 @@
 """Colab and cloud rows: another machine's results, imported into this machine's report.
 
 The lesson asks whether Colab and a cloud GPU were used, and to compare their benchmark with
-the local one. The wizard's CLI runs there too (``pip install`` it, then
-``gpu-setup-wizard report --json``); the JSON it prints, or just the output of Colab's
-``!nvidia-smi`` pasted into a file, becomes a :class:`~wizard.core.report.document.MachineRecord` that
-fills the Colab or cloud line of the checklist and a row of the benchmark comparison.
-A ``doctor --json`` file is read as well (GPU and driver only).
+the local one. The Colab cell (:mod:`wizard.core.report.colab_cell`: the wizard's own probes,
+nothing to install there) writes a ``remote-probe`` JSON; that, another machine's
+``report --json``, or just the output of Colab's ``!nvidia-smi`` pasted into a file, becomes a
+:class:`~wizard.core.report.document.MachineRecord` that fills the Colab or cloud line of the
+checklist and a row of the benchmark comparison. A ``doctor --json`` file is read as well (GPU
+and driver only).
 
 Colab or cloud: a report made inside Colab says so (it saw Colab's environment variables);
 a pasted nvidia-smi output counts as Colab when the paste shows Colab's marks (the ``!nvidia-smi``
@@ -25,9 +26,10 @@ from wizard.core.base.typed import DocumentTypeError
 from wizard.core.base.user_input import MAX_USER_BYTES, UserInputError, loads_user_json, read_user_text
 from wizard.core.machine.doctor import SCHEMA as DOCTOR_SCHEMA
 from wizard.core.machine.doctor import SCHEMA_VERSION as DOCTOR_SCHEMA_VERSION
-from wizard.core.machine.models import STATUS_OK, STATUS_UNRECOGNISED
+from wizard.core.machine.models import STATUS_NO_DRIVER, STATUS_OK, STATUS_UNRECOGNISED
 from wizard.core.report.as_json import loads
 from wizard.core.report.build import with_remote
+from wizard.core.report.colab_cell import REMOTE_SCHEMA, REMOTE_SCHEMA_VERSION
 from wizard.core.report.document import KIND_CLOUD, KIND_COLAB, MachineRecord
 
 REMOTE_KINDS = (KIND_COLAB, KIND_CLOUD)
@@ -97,6 +99,53 @@ def machine_from_doctor(doc: dict, kind: str | None = None, label: str | None = 
                          raw_nvidia_smi=nv.raw_smi_output)
 
 
+def _probe_events(doc: dict, part: str) -> list[dict]:
+    """The events of ``doc[part]`` (``{"events": [...]}``); a wrong shape is refused by name."""
+    value = doc.get(part)
+    if value is None:
+        return []
+    events = value.get("events") if isinstance(value, dict) else None
+    if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
+        raise RemoteInputError(msg("report.json.bad_part", part=f"{part}.events"))
+    return events
+
+
+def machine_from_remote_probe(doc: dict, kind: str | None = None, label: str | None = None) -> MachineRecord:
+    """The machine a Colab cell (or its SSH form) ran on, from its ``remote-probe`` document:
+    the verify and benchmark events read by the same code as this machine's own, the GPUs and
+    driver from its ``nvidia-smi`` output (else from what torch saw)."""
+    from wizard.core.report.inputs import ReportInputs, local_machine
+    from wizard.core.verify.benchmark import BenchReport
+    from wizard.core.verify.checklist import VerifyReport
+
+    verify_events, bench_events = _probe_events(doc, "verify"), _probe_events(doc, "bench")
+    if not verify_events:
+        raise RemoteInputError(msg("report.json.bad_part", part="verify.events"))
+    made_at = doc.get("made_at") if isinstance(doc.get("made_at"), str) else None
+    inputs = ReportInputs(started_at=made_at or "", verify=VerifyReport.from_events(verify_events),
+                          bench=BenchReport.from_events(bench_events) if bench_events else None)
+    record = local_machine(inputs, "en")
+    platform_doc = doc.get("platform") if isinstance(doc.get("platform"), dict) else {}
+    own_kind = doc.get("kind") if doc.get("kind") in REMOTE_KINDS else None
+    record.kind = kind or (KIND_COLAB if platform_doc.get("colab") is True else own_kind or KIND_CLOUD)
+    record.source, record.label, record.date = "remote-probe", label, made_at
+    if isinstance(platform_doc.get("system"), str):
+        record.os = platform_doc["system"]
+    smi = doc.get("nvidia_smi")
+    if isinstance(smi, str) and smi.strip():
+        smi_machine = machine_from_nvidia_smi(smi, record.kind, label)
+        record.nvidia_status, record.driver_version = smi_machine.nvidia_status, smi_machine.driver_version
+        record.cuda_version, record.gpus, record.raw_nvidia_smi = (smi_machine.cuda_version, smi_machine.gpus,
+                                                                   smi_machine.raw_nvidia_smi)
+    else:
+        devices = (inputs.verify.facts.get("devices") if inputs.verify is not None else None) or []
+        record.gpus = [{"name": d.get("name"), "memory_total_mib": (d.get("total_memory") or 0) / 2**20 or None,
+                        "compute_capability": d.get("capability")} for d in devices
+                       if isinstance(d, dict) and isinstance(d.get("name"), str)]
+        record.nvidia_status = STATUS_OK if record.gpus else STATUS_NO_DRIVER
+    return record
+
+
 def machine_from_text(text: str, kind: str | None = None, label: str | None = None) -> MachineRecord:
     """A report JSON, a doctor JSON or an nvidia-smi output, whichever ``text`` is."""
     if kind is not None and kind not in REMOTE_KINDS:
@@ -116,6 +165,9 @@ def machine_from_text(text: str, kind: str | None = None, label: str | None = No
             if name == DOCTOR_SCHEMA:
                 check_schema(doc, DOCTOR_SCHEMA, DOCTOR_SCHEMA_VERSION)
                 return machine_from_doctor(doc, kind, label)
+            if name == REMOTE_SCHEMA:
+                check_schema(doc, REMOTE_SCHEMA, REMOTE_SCHEMA_VERSION)
+                return machine_from_remote_probe(doc, kind, label)
             return machine_from_report(stripped, kind, label)
         except (SchemaError, DocumentTypeError) as exc:  # a ReportSchemaError is one too
             raise RemoteInputError(exc.message) from exc
@@ -134,4 +186,4 @@ def machine_from_file(path: str | os.PathLike[str], kind: str | None = None) -> 
 
 
 __all__ = ["RemoteInputError", "REMOTE_KINDS", "split_kind", "guess_smi_kind", "machine_from_nvidia_smi",
-           "machine_from_report", "machine_from_doctor", "machine_from_text", "machine_from_file"]
+           "machine_from_report", "machine_from_doctor", "machine_from_remote_probe", "machine_from_text", "machine_from_file"]

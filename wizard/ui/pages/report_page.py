@@ -228,7 +228,10 @@ class ReportPage(BasePage):
         self.remote_button = QPushButton()
         self.remote_button.setObjectName("addRemote")
         self.remote_button.clicked.connect(self.add_remote_dialog)
-        for w in (self.save_button, self.copy_button, self.folder_button, self.remote_button):
+        self.colab_button = QPushButton()
+        self.colab_button.setObjectName("copyColabCell")
+        self.colab_button.clicked.connect(self.copy_colab_cell)
+        for w in (self.save_button, self.copy_button, self.folder_button, self.colab_button, self.remote_button):
             bar.addWidget(w)
         bar.addStretch(1)
         outer.addLayout(bar)
@@ -378,6 +381,15 @@ class ReportPage(BasePage):
         self._say(t("report.cli.saved", self.lang, path=target), GREEN)
         return True
 
+    def copy_colab_cell(self) -> None:
+        """The Colab cell (the wizard's own probes, nothing to install there) on the clipboard;
+        its gpu-setup-result.json comes back through "Add Colab/cloud result…"."""
+        from wizard.core.report.colab_cell import colab_cell
+
+        text = colab_cell("colab")
+        QGuiApplication.clipboard().setText(text)
+        self._say(t("page.report.colab_cell.copied", self.lang, size=f"{len(text) // 1024} kB"), GREEN)
+
     def copy_markdown(self) -> None:
         QGuiApplication.clipboard().setText(self.text("md").decode("utf-8"))
         self._say(t("page.report.copied", self.lang), GREEN)
@@ -492,6 +504,8 @@ class ReportPage(BasePage):
         self.copy_button.setText(t("page.report.copy", self.lang))
         self.folder_button.setText(t("page.report.open_folder", self.lang))
         self.remote_button.setText(t("page.report.add_remote", self.lang))
+        self.colab_button.setText(t("page.report.colab_cell", self.lang))
+        self.colab_button.setToolTip(t("page.report.colab_cell.tip", self.lang))
         self.private.setText(t("page.report.private", self.lang))
         self.private.setToolTip(t("page.report.private.tip", self.lang))
         self.remove_remote.setText(t("page.report.remote.remove", self.lang))
