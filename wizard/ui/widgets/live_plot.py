@@ -23,7 +23,7 @@ class LiveGpuPlot(QWidget):
 
     SERIES = (("utilization", "plot.utilization", "%", (0, 100)),
               ("memory", "plot.memory", "%", (0, 100)),
-              ("temperature", "plot.temperature", "°C", None))
+              ("temperature", "plot.temperature", "°C", (20, 100)))  # fixed ranges: no autorange pass per sample
 
     def __init__(self, parent: QWidget | None = None, lang_of: LangOf = english) -> None:
         super().__init__(parent)
@@ -47,6 +47,7 @@ class LiveGpuPlot(QWidget):
             plot.setMenuEnabled(False)
             if yrange:
                 plot.setYRange(*yrange, padding=0.02)
+                plot.disableAutoRange(axis="y")
             if previous is not None:
                 plot.setXLink(previous)
             previous = plot
@@ -79,13 +80,15 @@ class LiveGpuPlot(QWidget):
                 key = (name, s.index)
                 if key not in self.curves:
                     colour = PALETTE[s.index % len(PALETTE)]
-                    self.curves[key] = self.plots[name].plot(pen=pg.mkPen(colour, width=2), name=f"GPU {s.index}")
+                    # no antialiasing: a 2 px line redrawn once a second costs a third as much without it
+                    self.curves[key] = self.plots[name].plot(pen=pg.mkPen(colour, width=2), name=f"GPU {s.index}",
+                                                             antialias=False, skipFiniteCheck=True)
                     self.data[key] = deque(maxlen=HISTORY_S * 2)
                 self.data[key].append((x, float(value)))
         for key, points in self.data.items():
             xs = [p[0] for p in points]
             ys = [p[1] for p in points]
-            self.curves[key].setData(xs, ys)
+            self.curves[key].setData(xs, ys, skipFiniteCheck=True)
         if self.t0 is not None and samples:
             right = samples[-1].t - self.t0
             self.plots["utilization"].setXRange(max(0.0, right - HISTORY_S), max(right, 10.0), padding=0)
