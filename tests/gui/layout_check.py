@@ -307,3 +307,81 @@ def visible_text(widget: QWidget) -> str:
     """All label and button text of ``widget``'s visible children, for messages."""
     parts = [_plain(w.text()) for w in widget.findChildren(QLabel) if w.isVisible()]
     return re.sub(r"\s+", " ", " ".join(parts))
+
+
+# contrast ------------------------------------------------------------------------------------
+_COLOUR = r"(#[0-9a-fA-F]{6}\b|#[0-9a-fA-F]{3}\b|palette\(\w+\)|[a-zA-Z]+)"
+_TEXT_COLOUR = re.compile(r"(?<![-\w])color\s*:\s*" + _COLOUR)
+_BACKGROUND = re.compile(r"background(?:-color)?\s*:\s*" + _COLOUR)
+_SPAN = re.compile(r'<(\w+)[^>]*style="[^"]*?(?<![-\w])color\s*:\s*' + _COLOUR + r'[^"]*"[^>]*>(.*?)</\1>', re.S)
+
+
+def _colour(spec: str, widget: QWidget):
+    from PySide6.QtGui import QColor, QPalette
+
+    if spec.startswith("palette("):
+        role = spec[len("palette("):-1]
+        return widget.palette().color(getattr(QPalette.ColorRole, role[0].upper() + role[1:]))
+    colour = QColor(spec)
+    return colour if colour.isValid() else None
+
+
+def _luminance(colour) -> float:
+    def channel(v: float) -> float:
+        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * channel(colour.redF()) + 0.7152 * channel(colour.greenF()) + 0.0722 * channel(colour.blueF())
+
+
+def contrast_ratio(a, b) -> float:
+    """WCAG 2 contrast ratio of two QColors (1 … 21)."""
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def _background_of(widget: QWidget):
+    """The colour behind ``widget``: the nearest ancestor that paints one (a style sheet
+    background, a ``paintedBackground`` property for a widget that paints itself, an
+    auto-filled widget or the window)."""
+    node = widget
+    while node is not None:
+        painted = node.property("paintedBackground")
+        if painted:
+            return _colour(str(painted), node)
+        match = _BACKGROUND.search(node.styleSheet() or "")
+        if match and _colour(match.group(1), node) is not None:
+            return _colour(match.group(1), node)
+        if node is not widget and (node.autoFillBackground() or node.isWindow()):
+            return node.palette().color(node.backgroundRole())
+        node = node.parentWidget()
+    return widget.palette().color(widget.backgroundRole())
+
+
+def contrast_problems(root: QWidget, minimum: float = 4.5) -> list[Problem]:
+    """Visible label text under ``root`` whose colour (its own, its style sheet's, or a rich-text
+    span's) has less than ``minimum`` contrast (WCAG AA for normal text) with what is behind it."""
+    problems = []
+    for label in root.findChildren(QLabel):
+        if not label.isVisible() or not label.text().strip():
+            continue
+        colours = [m.group(1) for m in _TEXT_COLOUR.finditer(label.styleSheet() or "")]
+        base = _colour(colours[-1], label) if colours else label.palette().color(label.foregroundRole())
+        behind = _background_of(label)
+        # (what, colour, the least contrast it needs): a span that holds only a mark (✓, ⚠) is a
+        # symbol, for which WCAG asks 3:1; text asks ``minimum``
+        rich = GuiQt.mightBeRichText(label.text())
+        outside = _plain(_SPAN.sub("", label.text())).strip() if rich else label.text()
+        checks = [("text", base, minimum)] if outside else []  # text in no coloured span
+        if rich:
+            for match in _SPAN.finditer(label.text()):
+                inner = _plain(match.group(3)).strip()
+                checks.append((f"{inner[:12]!r} in {match.group(2)}", _colour(match.group(2), label),
+                               3.0 if len(inner) <= 2 else minimum))
+        for what, colour, least in checks:
+            if colour is None:
+                continue
+            ratio = contrast_ratio(colour, behind)
+            if ratio < least:
+                problems.append(Problem("low contrast", _name(label),
+                                        f"{what} {colour.name()} on {behind.name()}: {ratio:.2f}:1 < {least}:1"))
+    return problems

@@ -20,6 +20,8 @@ from tests.gui.test_wizard import open_wizard  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402
 
 SIZE = (1024, 700)
+# pages whose text colours are measured too (the others' owners have the findings)
+CONTRAST_CHECKED = {PageId.SYSTEM, PageId.GPU, PageId.RECOMMEND, PageId.VERIFY, PageId.VRAM}
 MACHINES = {"no-gpu-linux": scenarios.linux_host, "rtx2080-windows": scenarios.windows_rtx2080super}
 if hasattr(scenarios, "windows_rtx3060"):  # the tour's RTX 3060 Windows capture
     MACHINES["rtx3060-windows"] = scenarios.windows_rtx3060
@@ -120,6 +122,23 @@ def test_checker_finds_plot_labels_on_the_legend(qtbot):
     assert any("overlaps" in p.detail for p in problems), layout_check.describe(problems)
 
 
+def test_checker_finds_grey_text_and_lets_a_dark_mark_pass(qtbot):
+    window = QWidget()
+    layout = QVBoxLayout(window)
+    grey = QLabel("light grey words")
+    grey.setStyleSheet("color: palette(mid);")
+    marked = QLabel('<span style="color:#a34700">⚠</span>&nbsp;a note in the normal colour')
+    pale = QLabel('<span style="color:#ef6c00">⚠ pale orange words</span>')
+    for label in (grey, marked, pale):
+        layout.addWidget(label)
+    _shown(qtbot, window, 300, 120)
+    low = layout_check.contrast_problems(window)
+    assert sorted(p.widget.split("'")[1][:5] for p in low) == ["light", "⚠ pal"], layout_check.describe(low)
+    grey.setStyleSheet("color: #4a4a4a;")
+    pale.setText('<span style="color:#a34700">⚠ darker orange words</span>')
+    assert layout_check.contrast_problems(window) == []
+
+
 # the real wizard --------------------------------------------------------------------------------
 def walk_pages(window):
     """Reach every page in flow order the way a student does, yielding each once it is shown."""
@@ -157,6 +176,9 @@ def test_no_page_clips_or_cuts_text(qtbot, machine, lang):
             enter()
             _settle(qtbot)
             problems = layout_check.check_window(window)
+            if page_id in CONTRAST_CHECKED:
+                problems += layout_check.contrast_problems(window.currentPage())
+                problems += layout_check.contrast_problems(window.steps)
             if problems:
                 found[f"{page_id.name} {state}".strip()] = [str(p) for p in problems]
     window.gpu_page.cleanup()

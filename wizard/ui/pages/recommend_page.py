@@ -30,13 +30,14 @@ from PySide6.QtWidgets import (
 
 from wizard.app import recommend as app_recommend
 from wizard.core.base.i18n import t
+from wizard.ui import colours
 from wizard.ui.pages.base import BasePage, PageId, scroll_body
 from wizard.ui.session_model import SessionModel
 from wizard.ui.widgets.wrap_delegate import WrapLastColumn
 from wizard.ui.workers import submit
 
-GREEN, ORANGE, RED = "#2e7d32", "#ef6c00", "#c62828"
-MUTED = "#555555"  # the disabled-text grey was too light to read
+GREEN, ORANGE, RED = colours.OK, colours.WARN, colours.FAIL
+MUTED = colours.MUTED  # the disabled-text grey was too light to read
 _SHARED_WARNINGS = {"recommend.warn.pypi_default", "recommend.warn.torchaudio_separate"}
 
 
@@ -257,7 +258,7 @@ class RecommendPage(BasePage):
             for tool, text in c.commands().as_text().items():
                 self.command_edits[tool].setPlainText(text)
         others = [a for a in rec.advice if a.severity != "required"]
-        self.advice.setText(_html_list([a.text(lang) for a in others], "•", "#1565c0"))
+        self.advice.setText(_html_list([a.text(lang) for a in others], "•", colours.INFO))
         self.advice.setVisible(bool(others))
         self.index_result.setText("")
 

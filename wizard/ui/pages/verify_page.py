@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from wizard.app import verify as app_verify
 from wizard.core.base.i18n import t
+from wizard.ui import colours
 from wizard.ui.pages.base import BasePage, PageId, busy_bar, status_label
 from wizard.ui.probe_process import ProbeProcess
 from wizard.ui.session_model import SessionModel
@@ -32,7 +33,8 @@ from wizard.ui.widgets.python_picker import PythonPicker
 from wizard.ui.widgets.wrap_delegate import WrapLastColumn
 from wizard.ui.workers import submit
 
-MARKS = {"pass": ("✔", "#2e7d32"), "warn": ("⚠", "#ef6c00"), "fail": ("✖", "#c62828"), "skip": ("–", "#757575")}
+MARKS = {"pass": ("✔", colours.OK), "warn": ("⚠", colours.WARN), "fail": ("✖", colours.FAIL),
+         "skip": ("–", colours.MUTED)}
 
 
 # Checks whose title is code: the page says what they check in plain words, the code as a second line.

@@ -26,13 +26,15 @@ from PySide6.QtWidgets import (
 
 from wizard.core.base.i18n import t
 from wizard.core.machine.models import STATUS_OK
+from wizard.ui import colours
 from wizard.ui.pages.base import BasePage, PageId, scroll_body
 from wizard.ui.session_model import SessionModel
 
 GIB = 1 << 30
 PRESETS = [("colab_t4", 15109 / 1024), ("rtx3060", 12.0), ("rtx4090", 24.0), ("cloud_a100_40", 40.0),
            ("cloud_80", 80.0)]
-VERDICT_COLOURS = {"runs_here": "#2e7d32", "needs_colab": "#ef6c00", "needs_cloud": "#c62828", "too_big": "#6d6d6d"}
+VERDICT_COLOURS = {"runs_here": colours.OK, "needs_colab": colours.WARN, "needs_cloud": colours.FAIL,
+                   "too_big": colours.MUTED}
 MARKS = {"runs_here": "✔", "needs_colab": "☁", "needs_cloud": "☁", "too_big": "✖"}
 CUSTOM = "__custom__"
 
@@ -255,16 +257,16 @@ class VramPage(BasePage):
         self.model.session.vram = est
         if est.fits is None:
             head = t("vram.page.no_gpu_total", self.lang, total=self.core.format_gib(est.total_bytes))
-            colour = "#333333"
+            colour = colours.TEXT
         elif est.fits:
             head = t("vram.page.fits", self.lang, total=self.core.format_gib(est.total_bytes),
                      usable=self.core.format_gib(est.usable_bytes),
                      free=self.core.format_gib(est.headroom_bytes))
-            colour = "#2e7d32"
+            colour = colours.OK
         else:
             head = t("vram.page.does_not_fit", self.lang, total=self.core.format_gib(est.total_bytes),
                      usable=self.core.format_gib(est.usable_bytes))
-            colour = "#c62828"
+            colour = colours.FAIL
         self.verdict.setText(f'<span style="font-size:14px; font-weight:600; color:{colour}">{head}</span>')
         self.assumptions.setText("• " + "\n• ".join(_plain_notes(est, lang)))
         if self.bar is not None:
@@ -275,7 +277,7 @@ class VramPage(BasePage):
         self.table.setRowCount(len(judgments))
         for row, j in enumerate(judgments):
             title = QTableWidgetItem(f"{MARKS.get(j.verdict, '•')}  {j.title(lang)}")
-            title.setForeground(QColorCache.get(VERDICT_COLOURS.get(j.verdict, "#333333")))
+            title.setForeground(QColorCache.get(VERDICT_COLOURS.get(j.verdict, colours.TEXT)))
             title.setToolTip(j.workload.setup(lang))
             verdict = QTableWidgetItem(j.text(lang))
             verdict.setToolTip(j.workload.setup(lang))

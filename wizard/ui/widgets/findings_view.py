@@ -7,9 +7,10 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLay
 
 from wizard.core.base.i18n import t
 from wizard.core.machine.models import Finding
+from wizard.ui import colours
 from wizard.ui.language import LangOf, english
 
-COLOURS = {"error": "#c62828", "warning": "#ef6c00", "info": "#1565c0"}
+COLOURS = {"error": colours.FAIL, "warning": colours.WARN, "info": colours.INFO}
 MARKS = {"error": "✖", "warning": "⚠", "info": "ℹ"}
 
 

@@ -21,6 +21,7 @@ class StepList(QWidget):
         super().__init__(parent)
         self.setObjectName("stepList")
         self.setFixedWidth(210)
+        self.setProperty("paintedBackground", BACKGROUND.name())  # for checks of text contrast
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(16, 18, 10, 18)
         self._layout.setSpacing(10)

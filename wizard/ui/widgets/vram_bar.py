@@ -12,9 +12,11 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from wizard.core.base.i18n import t
 from wizard.core.vram.estimate import Estimate
 from wizard.core.vram.units import GIB, ITEM_KEYS, item_label
+from wizard.ui import colours
 
-COLOURS = {"weights": "#1f77b4", "gradients": "#ff7f0e", "optimizer": "#d62728",
-           "activations": "#2ca02c", "kv_cache": "#9467bd", "overhead": "#7f7f7f"}
+# each at least 3:1 against the window (a legend key is a symbol, WCAG 1.4.11)
+COLOURS = {"weights": "#1f77b4", "gradients": "#c45a00", "optimizer": "#d62728",
+           "activations": "#269126", "kv_cache": "#9467bd", "overhead": "#7f7f7f"}
 
 
 class VramBar(QWidget):
@@ -67,7 +69,7 @@ class VramBar(QWidget):
         x_max = max(right * 1.08, 0.5)
         if est.usable_bytes is not None:
             usable = est.usable_bytes / GIB
-            colour = "#2e7d32" if est.fits else "#c62828"
+            colour = colours.OK if est.fits else colours.FAIL
             # the value sits beside the line on the side with room, so it stays inside the plot
             side = 1 if usable > 0.3 * x_max else 0
             self.usable_line = pg.InfiniteLine(pos=usable, angle=90, pen=pg.mkPen(colour, width=3,
