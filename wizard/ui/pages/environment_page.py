@@ -527,6 +527,7 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         self.python_mirror_label.setText(t("envpage.advanced.python_mirror", self.lang) + ":")
         self.proxy_label.setText(t("envpage.advanced.proxy", self.lang) + ":")
         self.installer_label.setText(t("envpage.advanced.installer", self.lang) + ":")
+        self.installer_combo.setItemText(0, t("g.env.installer.auto", self.lang))  # the first item: "auto"
         self.plan_box.setTitle(t("envpage.plan.title", self.lang))
         self.plan_tree.setHeaderLabels([t("envpage.plan.col.package", self.lang), t("envpage.plan.col.version",
                                                                                     self.lang),

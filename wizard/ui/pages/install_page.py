@@ -446,6 +446,8 @@ class InstallPage(InstallOutcome, BasePage):
             elif f.state in ("done", "cached"):
                 bar.setValue(BAR_STEPS)
             state = f.state if f.state in FILE_STATES else "waiting"
+            if self.state in (STATE_FAILED, STATE_CANCELLED) and state in ("waiting", "downloading", "verifying"):
+                state = "cancelled"  # the run is over: not "downloading" any more ("stopped, kept for Resume")
             text = t(f"installpage.file.{state}", self.lang)
             if f.resumed_from and state in ("downloading", "verifying", "done"):
                 text += " " + t("installpage.file.resumed", self.lang, size=format_bytes(f.resumed_from))

@@ -110,11 +110,21 @@ class InstallOutcome:
         self._finish_text("<br>".join(p for p in parts if p) + self._options_text(job))
 
     def kept_bytes(self) -> int:
-        """Bytes of this install's files on disk (finished or partial downloads) for Resume."""
-        dl = self.last_download
-        if dl is None:
+        """Bytes of this install's files that are on disk now (finished or partial downloads in the
+        cache), for Resume -- read from the cache, so "kept" is said only when it is true."""
+        job = self.job
+        plan = getattr(job, "plan", None)
+        cache = getattr(job, "cache", None)
+        if plan is None or cache is None:
             return 0
-        return sum(f.done for f in dl.files if f.state not in ("failed",))
+        total = 0
+        for f in plan.to_install:
+            try:
+                done = cache.path(f.filename)
+                total += done.stat().st_size if done.is_file() else cache.partial_size(f)
+            except OSError:
+                continue  # a file being moved right now: not counted
+        return total
 
     def _kept_text(self) -> str:
         kept = self.kept_bytes()
