@@ -48,15 +48,19 @@ def run(args: argparse.Namespace) -> int:
         if not 1 <= gb <= 4096:
             return error(t("vram.cli.bad_vram_gb", lang, value=args.vram_gb))
         total, used, gpu_name = int(gb * GIB), 0, None
+        ram = None  # a GPU asked about: its lessons, not this machine's CPU
     else:
+        from wizard.core.base.host import RealHost
+
         total, used, gpu_name = vram_of_this_machine()
+        ram = (RealHost().resources() or {}).get("ram_total")  # the small lessons on this CPU, as the report
     try:
         est = None
         if args.model or args.params:
             model = args.model if args.model else parse_param_count(args.params)
             est = estimate(model, mode=args.mode, precision=args.dtype, batch=args.batch,
                            context=args.context, vram_total_bytes=total, vram_used_bytes=used)
-        judgments = judge_workloads(total, used)
+        judgments = judge_workloads(total, used, ram_total_bytes=int(ram) if ram else None)
     except VramInputError as exc:
         return error(exc.message(lang))
     if args.json:
