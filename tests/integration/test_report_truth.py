@@ -116,3 +116,20 @@ def test_an_estimate_nobody_chose_is_not_reported():
     assert all(i.status != "fail" for i in section.items)
     s.vram_chosen = True  # the student set it up: now it is theirs, and reported as it is
     assert app_report.build(s).item("vram", "fits").status == "fail"
+
+
+def test_an_install_set_up_with_a_mirror_but_not_run_names_the_mirror(home):
+    """The Environment page set up the install with a mirror and the report is made before it
+    ran: the index and command it shows are the mirror's, not the recommendation's default."""
+    session = Session(host=RealHost(), lang="en", detection=rs.no_gpu_detection())
+    session.requested_build = {"torch": PINNED[0], "variant": PINNED[1]}
+    app_recommend.recommend_for(session)
+    mirror = "https://mirror.example.ac.kr/pytorch/whl"
+    options = app_install.install_options(session.candidate, app_install.InstallSettings(mirror=mirror))
+    target = app_install.new_venv_target(str(home / "envs" / "later"), sys.executable)
+    session.install_request = app_install.InstallRequest(target, options)
+    report = app_report.build(session)
+    assert report.item("install", "index").value == mirror + "/cpu"
+    command = next(b for b in report.section("install").blocks if b.id == "command").text
+    assert command.endswith(f"--index-url {mirror}/cpu") and "download.pytorch.org" not in command
+    assert report.item("install", "installed").status == "not_run"

@@ -25,9 +25,21 @@ def report_inputs(session: Session) -> Any:
         started_at=session.started_at, lang=session.lang, environ=host.environ, home=host.home(),
         hostname=host.platform_facts().get("node"), detection=session.detection,
         detection_error=session.detection_error, recommendation=session.recommendation,
-        candidate=session.candidate, install=install_doc(session.install), verify=session.verify,
+        candidate=session.candidate, install=install_doc(session.install), install_plan=_install_plan(session),
+        verify=session.verify,
         bench=session.bench, vram=session.vram if session.vram_chosen else None, diagnosis=session.diagnosis,
         changes_checked=session.changes_checked, changes=session.changes, remotes=tuple(session.remotes))
+
+
+def _install_plan(session: Session) -> dict[str, Any] | None:
+    """What the install set up on the Environment page will use (its requirements and index,
+    a mirror included), so a report made before the install finished names that, not the
+    recommendation's default index."""
+    request = session.install_request
+    options = getattr(request, "options", None)
+    if options is None:
+        return None
+    return {"requirements": list(options.requirements), "index_url": options.index_url}
 
 
 def build(session: Session, *, lang: str | None = None, include_private: bool = False,

@@ -187,12 +187,26 @@ def _recommendation_items(ctx: ReportContext, sec: Section, with_command: bool) 
     python = (ctx.t("report.install.python_found", version=choice.version, path=interp.path) if interp
               else ctx.t("report.install.python_missing", version=choice.version))
     sec.items.append(Item("python", "Python", python))
+    plan = ctx.inputs.install_plan  # set up on the Environment page: its index (a mirror) wins
     if with_command:
-        sec.items.append(Item("index", ctx.t("report.install.index"), _index_text(ctx, chosen.index_url)))
+        index = plan.get("index_url") if plan else chosen.index_url
+        sec.items.append(Item("index", ctx.t("report.install.index"), _index_text(ctx, index)))
     for a in [a for a in getattr(rec, "advice", []) if a.severity == "required"]:
         sec.items.append(Item("advice", ctx.t("report.install.first"), a.text(ctx.lang), WARN, list(a.commands)))
     if with_command:
-        sec.blocks.append(Block("command", ctx.t("report.install.command"), chosen.commands().as_text().get("pip")))
+        command = _pip_command(ctx, plan) if plan else chosen.commands().as_text().get("pip")
+        sec.blocks.append(Block("command", ctx.t("report.install.command"), command))
+
+
+def _pip_command(ctx: ReportContext, install: Any) -> str | None:
+    """``python -m pip install REQS --index-url INDEX`` of an install's requirements and index."""
+    requirements = [str(r) for r in install.get("requirements") or []]
+    if not requirements:
+        return None
+    command = " ".join(["python -m pip install", *requirements])
+    if install.get("index_url"):
+        command += " --index-url " + _index_text(ctx, install["index_url"])
+    return command
 
 
 def _index_text(ctx: ReportContext, url: str | None) -> str:
@@ -249,11 +263,8 @@ def install_section(ctx: ReportContext) -> Section:
         sec.items.append(Item("installed", ctx.t("report.install.installed"),
                               ctx.t("report.install.failed", status=inst.get("status") or "?"), FAIL,
                               [text] if text else []))
-    requirements = [str(r) for r in inst.get("requirements") or []]
-    if requirements:
-        command = " ".join(["python -m pip install", *requirements])
-        if inst.get("index_url"):
-            command += " --index-url " + index
+    command = _pip_command(ctx, inst)
+    if command:
         sec.blocks.append(Block("command_ran", ctx.t("report.install.command_ran"), command))
     return sec
 

@@ -44,6 +44,7 @@ class ReportInputs:
     recommendation: PythonChoice | None = None
     candidate: Candidate | None = None  # the build the student picked, when not the recommended one
     install: Mapping[str, Any] | None = None  # the install job's summary
+    install_plan: Mapping[str, Any] | None = None  # what the Environment page set up: requirements, index_url
     verify: VerifyReport | Mapping[str, Any] | None = None
     bench: BenchReport | Mapping[str, Any] | None = None
     vram: Any = None  # the VramEstimate of the workload the student chose
