@@ -15,6 +15,20 @@ from wizard.core.machine.models import Detection
 from wizard.ui.workers import submit
 
 
+def _detect(host):
+    """Detection on the worker, its import too: loading the machine package on the GUI thread
+    stalled the window's first moments (tens of ms)."""
+    from wizard.core.machine.detect import detect
+
+    return detect(host)
+
+
+def _changes_since_last(detection):
+    from wizard.core.history.diff import changes_since_last  # on the worker, like _detect
+
+    return changes_since_last(detection)
+
+
 class SessionModel(QObject):
     detection_started = Signal()
     detection_finished = Signal(object)  # Detection
@@ -43,20 +57,16 @@ class SessionModel(QObject):
         """Detect in the background; a second request while one runs is ignored."""
         if self.detecting:
             return
-        from wizard.core.machine.detect import detect
-
         self.detecting = True
         self.detection_started.emit()
-        self._task = submit(detect, self.session.host, on_done=self._done, on_failed=self._failed)
+        self._task = submit(_detect, self.session.host, on_done=self._done, on_failed=self._failed)
 
     def _done(self, detection: Detection) -> None:
         self.detecting = False
         app_detect.record_detection(self.session, detection)
         self.detection_finished.emit(detection)
         if not self.session.changes_checked:  # once per run: against the run before this one
-            from wizard.core.history.diff import changes_since_last
-
-            self._changes_task = submit(changes_since_last, detection, on_done=self._changes)
+            self._changes_task = submit(_changes_since_last, detection, on_done=self._changes)
 
     def _changes(self, diff) -> None:
         app_history.record_changes(self.session, diff)
