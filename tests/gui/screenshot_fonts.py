@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     from wizard.ui.main_wizard import SetupWizard
 
     app = create_app([sys.argv[0]], lang=args.lang)
-    setup = setup_fonts(app)  # what create_app did (registration happens once; this reads it back)
+    setup = setup_fonts(app)  # what create_app did (registration happens once; this reads it back, silently)
     window = SetupWizard(Session(host=scenarios.linux_host(), lang=args.lang))
     window.resize(1024, 700)
     window.show()

@@ -71,7 +71,7 @@ def create_app(argv: list[str] | None = None, lang: str = "en") -> QApplication:
     from wizard.ui.fonts import setup_fonts
     from wizard.ui.translations import set_qt_language
 
-    setup_fonts(app)  # the shipped Hangul font where the system has none (under 5 ms)
+    setup_fonts(app, lang)  # the shipped Hangul font where the system has none (under 5 ms)
     set_qt_language(lang)  # Qt's own dialogs and buttons in Korean (qtbase_ko)
     return app  # type: ignore[return-value]
 

@@ -13,11 +13,13 @@ Noto Sans CJK KR, Nanum) keeps drawing the window where there is one.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 from PySide6.QtGui import QFont, QFontInfo
 from PySide6.QtWidgets import QApplication
 
+from wizard.core.base.i18n import t
 from wizard.report_pdf import SHIPPED_HANGUL_FAMILY, register_shipped_fonts, system_hangul_families
 
 
@@ -49,16 +51,22 @@ def fallback_font(base: QFont, shipped: list[str] | tuple[str, ...], resolved: s
     return font
 
 
-def setup_fonts(app: QApplication) -> FontSetup:
+def setup_fonts(app: QApplication, lang: str | None = None) -> FontSetup:
     """Register the shipped fonts; when nothing installed draws Hangul, make them the fallback
-    of the application font (every widget inherits it)."""
+    of the application font (every widget inherits it). With ``lang``, a machine where no font
+    draws Hangul at all (the shipped files missing from a broken install) is told so on stderr,
+    with the fix, in ``lang`` and in English (the window itself cannot show the Korean)."""
     system = tuple(system_hangul_families())
     resolved = QFontInfo(app.font()).family()  # before registering: afterwards it may be the shipped one
     shipped = tuple(register_shipped_fonts())
     use = not system and SHIPPED_HANGUL_FAMILY in shipped
     if use:
         app.setFont(fallback_font(app.font(), shipped, resolved))
-    return FontSetup(shipped=shipped, system_hangul=system, fallback_used=use)
+    setup = FontSetup(shipped=shipped, system_hangul=system, fallback_used=use)
+    if lang is not None and not setup.hangul_ok:
+        for text in dict.fromkeys((t("fonts.no_hangul", lang), t("fonts.no_hangul", "en"))):
+            print(f"gpu-setup-wizard: {text}", file=sys.stderr)
+    return setup
 
 
 __all__ = ["FontSetup", "fallback_font", "setup_fonts"]
