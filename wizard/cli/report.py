@@ -6,8 +6,10 @@
 What runs: detection on this machine, then the two steps that are pure and need nothing from
 the student (the recommendation for the interpreter the recommender prefers, and the lessons'
 VRAM judgment), and the comparison with the last saved run. Install, verification and benchmark
-are the window's steps; their lines say "not run". ``--json`` is ``--format json``: what a
-student runs in Colab or on a cloud GPU and brings back with ``--add-remote``.
+are the window's steps; their lines say "not run". ``--json`` is ``--format json``, which
+another machine's wizard reads with ``--add-remote``; for Colab or a cloud GPU, where the wizard
+is not installed, ``colab-cell`` prints a self-contained cell whose result file
+``--add-remote`` reads the same way.
 
 Without ``-o`` the Markdown, HTML or JSON goes to standard output, a PDF to
 ``gpu-setup-report-<date>.pdf`` here; with ``-o`` the format can come from the file's suffix.

@@ -1,9 +1,9 @@
 """The report as JSON text (schema ``gpu-setup-wizard/report@1.0``), and back.
 
-Why it loads back: a student runs ``gpu-setup-wizard report --json`` in Colab or on a cloud GPU
-over SSH, and the wizard on their PC imports that file for the Colab/cloud rows
-(:mod:`wizard.core.report.remote`); a teaching assistant can re-render a handed-in JSON as Markdown or
-HTML. So the document holds the whole :class:`~wizard.core.report.document.Report`: every section's
+Why it loads back: the report of another machine where the wizard runs (a lab PC, a cloud GPU
+with the wizard installed) is imported for the Colab/cloud rows (:mod:`wizard.core.report.remote`;
+Colab itself uses the cell of :mod:`wizard.core.report.colab_cell`); a teaching assistant can
+re-render a handed-in JSON as Markdown or HTML. So the document holds the whole :class:`~wizard.core.report.document.Report`: every section's
 text in the report's language, and each machine's facts as plain values (``machines[0]`` is the
 machine that made the report).
 
