@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     width, height = (int(v) for v in args.size.split("x"))
 
     from tests.gui import layout_check
-    from tests.gui.test_layout import show_recorded_verify
+    from tests.gui.test_layout import GPU_VERIFY, show_recorded_verify
     from wizard.app.session import Session
     from wizard.ui.app import create_app
     from wizard.ui.main_wizard import SetupWizard
@@ -76,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
         if page_id == PageId.VERIFY:
             show_recorded_verify(window)
             grab("6-verify-report")
+            show_recorded_verify(window, GPU_VERIFY)
+            grab("6-verify-report-gpu")
         if page_id == PageId.ENVIRONMENT:
             window.environment_page.skip_install()
         if page_id == PageId.VRAM:

@@ -172,6 +172,7 @@ def test_no_page_clips_or_cuts_text(qtbot, machine, lang):
             states.append(("more", window.recommend_page.more_button.click))
         if page_id == PageId.VERIFY:
             states.append(("cpu report", lambda: show_recorded_verify(window)))
+            states.append(("gpu report", lambda: show_recorded_verify(window, GPU_VERIFY)))
         for state, enter in states:
             enter()
             _settle(qtbot)
@@ -186,13 +187,17 @@ def test_no_page_clips_or_cuts_text(qtbot, machine, lang):
     assert not found, "\n".join(f"[{page}]\n  " + "\n  ".join(lines) for page, lines in found.items())
 
 
-def show_recorded_verify(window) -> None:
-    """The Verify page showing the checklist of a CPU build on a PC without an NVIDIA GPU."""
+GPU_VERIFY = "verify_rtx3060_cu128_linux.jsonl"  # every GPU check, as an RTX 3060 answered them
+
+
+def show_recorded_verify(window, recording: str = "verify_cpu_only_no_gpu_linux.jsonl") -> None:
+    """The Verify page showing a recorded checklist: by default a CPU build on a PC without an
+    NVIDIA GPU."""
     from tests.report_sessions import probe_events
     from wizard.core.verify.checklist import VerifyReport
 
     session = window.model.session
-    report = VerifyReport.from_events(probe_events("verify_cpu_only_no_gpu_linux.jsonl"),
+    report = VerifyReport.from_events(probe_events(recording),
                                       detection=session.detection, python_exe="/home/student/env/bin/python")
     window.verify_page.show_report(report)
     for i in range(window.verify_page.tree.topLevelItemCount()):

@@ -39,7 +39,7 @@ MARKS = {"pass": ("✔", colours.OK), "warn": ("⚠", colours.WARN), "fail": ("�
 
 # Checks whose title is code: the page says what they check in plain words, the code as a second line.
 PLAIN_TITLES = ("cuda.available", "collect_env", "cuda.memory", "cuda.amp_step", "cpu.matmul", "cuda.build",
-                "cuda.arch", "torchvision", "torchaudio")
+                "cuda.arch", "torchvision", "torchaudio", "cuda.matmul.fp32", "cuda.matmul.fp16", "cuda.matmul.bf16")
 
 
 def plain_title(check, lang: str) -> tuple[str, str | None]:
@@ -51,6 +51,18 @@ def plain_title(check, lang: str) -> tuple[str, str | None]:
     if check.device is not None:
         plain = f"{plain} (GPU {check.device})"
     return plain, technical
+
+
+def plain_detail(check, lang: str) -> tuple[str, str | None]:
+    """(the result in plain words, the technical one) where the page has a plainer version
+    (``h.verify.detail.<detail>``: no ``torch.version.cuda is None``); else (the result, None)."""
+    from wizard.core.base.i18n import catalogue
+
+    technical = check.detail_text(lang)
+    key = f"h.verify.detail.{check.detail}"
+    if not check.detail or key not in catalogue():
+        return technical, None
+    return t(key, lang, **{k: ("" if v is None else v) for k, v in check.params.items()}), technical
 
 
 def summary_text(counts: dict[str, int], lang: str) -> str:
@@ -249,10 +261,11 @@ class VerifyPage(BasePage):
         for check in self.report.checks:
             mark, colour = MARKS.get(check.status, ("•", "#333"))
             title, code = plain_title(check, lang)
-            item = QTreeWidgetItem([mark, title, check.detail_text(lang)])
+            detail, technical = plain_detail(check, lang)
+            item = QTreeWidgetItem([mark, title, detail])
             item.setForeground(0, QBrush(QColor(colour)))
             item.setToolTip(1, title if code is None else f"{title}\n{code}")  # the code, as a second line
-            item.setToolTip(2, check.detail_text(lang))
+            item.setToolTip(2, detail if technical is None else f"{detail}\n{technical}")
             # a passing check may still carry a note (a CPU build where there is no NVIDIA GPU)
             cause_key, fix_key = (("h.verify.note", "h.verify.tip") if check.status in ("pass", "skip")
                                   else ("verify.page.cause", "verify.page.fix"))
