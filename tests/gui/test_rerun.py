@@ -56,10 +56,10 @@ def test_a_rerun_offers_the_last_environment_and_remembers_the_mirror(qtbot, bui
 
     window2, env2, page2 = second_run(qtbot, build, root)
     assert env2.settings.mirror == mirror and env2.mirror_edit.text() == mirror  # remembered
-    assert "filled in" in env2.what_label.text()
+    assert "mirror from the last run" in env2.what_label.text()
     assert env2.mode() == MODE_EXISTING  # the environment of the last run, first
     assert env2.existing_combo.currentData().path == str(env_dir)
-    assert "last run" in env2.existing_note.text() and str(env_dir) in env2.existing_note.text()
+    assert "last run installed" in env2.existing_note.text() and str(env_dir) in env2.existing_note.text()
     wait_plan(qtbot, env2)
     assert env2.plan is not None and env2.plan.already_satisfied and env2.isComplete()
     window2.button(QWizard.WizardButton.CommitButton).click()

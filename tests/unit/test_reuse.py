@@ -56,6 +56,7 @@ def test_the_last_verified_environment_is_offered_if_it_still_exists(tmp_path):
     app_history.save_snapshot(run, history)
     offer = reuse.last_verified_env(history, states)
     assert offer is not None and offer.env_path == str(env) and offer.torch == "2.13.0+cpu"
+    assert not offer.verified  # installed, but Verify did not run in that run: said as "installed"
     assert os.path.samefile(offer.python_exe, reuse.env_python(str(env)))
     # the folder was deleted since: not offered; a complete install the wizard made still is
     other = tmp_path / "envs" / "torch-cpu-2"

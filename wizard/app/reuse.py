@@ -36,7 +36,8 @@ class ReuseOffer:
     python_exe: str
     torch: str | None = None
     when: str | None = None
-    source: str = "history"  # history (verified) | install (installed by the wizard)
+    source: str = "history"  # history (a saved run) | install (a complete install the wizard made)
+    verified: bool = False  # Verify's probe saw this torch (its facts carry the Python it ran in)
 
 
 def env_python(env_path: str) -> str:
@@ -58,7 +59,9 @@ def last_verified_env(history: Any = None, states: Any = None) -> ReuseOffer | N
         if torch is None or not torch.installed or not torch.version or torch.kernel_ok is False or not path:
             continue
         if os.path.isfile(env_python(path)):
-            return ReuseOffer(path, env_python(path), torch.version, snap.time, "history")
+            # only the verify probe reports the environment's Python: an install-only run has none
+            return ReuseOffer(path, env_python(path), torch.version, snap.time, "history",
+                              verified=bool(torch.python_version))
     return last_complete_install(states)
 
 

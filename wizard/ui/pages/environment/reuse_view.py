@@ -18,7 +18,8 @@ class EnvironmentReuse:
     history_dir: str | None = None  # None: the user history folder
     reuse_offer: reuse.ReuseOffer | None = None
     reuse_applied = False  # once per page: Back and Next again keep the student's own changes
-    remembered_applied = False
+    remembered_settings = False  # the mirror/proxy came back from the last run
+    remembered_choice = False  # the build came back from the last run
 
     def apply_last_run(self) -> None:
         """First show: fill in what the last run set, and offer its verified environment."""
@@ -51,11 +52,11 @@ class EnvironmentReuse:
                 edit.blockSignals(True)
                 edit.setText(value)
                 edit.blockSignals(False)
-            self.remembered_applied = bool(remembered.mirror or remembered.python_mirror or remembered.proxy)
+            self.remembered_settings = bool(remembered.mirror or remembered.python_mirror or remembered.proxy)
         build = reuse.remembered_build(self.session, remembered)
         if build is not None:
             app_recommend.choose_build(self.session, build.torch, build.variant, build)
-            self.remembered_applied = True
+            self.remembered_choice = True
             self._fill_python_combo()  # the default folder follows the build
 
     def remember_this_install(self) -> None:
@@ -68,12 +69,20 @@ class EnvironmentReuse:
         target = self.existing_combo.currentData()
         if offer is None or target is None or target.python_exe != offer.python_exe:
             return ""
-        head = t("g.reuse.offer", self.lang, path=offer.env_path, torch=offer.torch or "?")
-        note = t("g.reuse.note", self.lang, date=(offer.when or "?").replace("T", " ")[:16])
+        kind = "verified" if offer.verified else "installed"
+        head = t(f"g.reuse.offer.{kind}", self.lang, path=offer.env_path, torch=offer.torch or "?")
+        note = t(f"g.reuse.note.{kind}", self.lang, date=(offer.when or "?").replace("T", " ")[:16])
         return f'<span style="color:{GREEN}">✓ {_esc(head)}</span><br>{_esc(note)}'
 
     def remembered_note(self) -> str:
-        return _esc(t("g.reuse.remembered", self.lang)) if self.remembered_applied else ""
+        if self.remembered_settings and self.remembered_choice:
+            key = "g.reuse.remembered.both"
+        elif self.remembered_settings or self.remembered_choice:
+            key = "g.reuse.remembered.mirror" if self.remembered_settings else "g.reuse.remembered.build"
+        else:
+            return ""
+        c = self.candidate()
+        return _esc(t(key, self.lang, torch=getattr(c, "torch", "?"), variant=getattr(c, "variant", "?")))
 
 
 __all__ = ["EnvironmentReuse"]
