@@ -102,6 +102,7 @@ class TourRecord:
     env_python: str | None = None
     vram_gb: float | None = None
     reports: dict[str, str] = field(default_factory=dict)
+    layout: dict[str, list[str]] = field(default_factory=dict)  # page → what the layout checker found
     failure: str | None = None
     seconds: float = 0.0
 
@@ -167,6 +168,11 @@ class Tour:
             raise SystemExit(f"could not save {path}")
         self.record.screenshots.append(path.name)
         self.record.pages.append(name)
+        from tests.gui.layout_check import check_window
+
+        problems = check_window(self.window)
+        if problems:
+            self.record.layout[name] = [str(p) for p in problems]
 
     def run(self) -> None:
         self.step_started = time.monotonic()
