@@ -21,6 +21,8 @@ from wizard.core.base.host import RealHost
 from wizard.core.install.environments import existing_python, existing_venv, new_venv
 from wizard.core.install.preflight import SPACE_MARGIN_BYTES, preflight, replaced_bytes
 
+pytestmark = pytest.mark.slow  # builds a venv (python -m venv, without pip: quick, but a venv all the same)
+
 MB = 1000 * 1000
 PARTIAL = 48 * MB  # what pip had unpacked of torch when the disk filled
 
