@@ -7,7 +7,17 @@ visible and only when there is a GPU; pyqtgraph is imported the first time it is
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QScrollArea, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QBoxLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from wizard.core.base.i18n import t
 from wizard.core.machine.models import STATUS_OK, Detection, GpuInfo
@@ -111,7 +121,7 @@ class GpuPage(BasePage):
         self.findings = FindingsView(lang_of=self.current_lang)
         findings_layout.addWidget(self.findings)
         self.body_layout.addWidget(self.findings_box)
-        columns = QHBoxLayout()
+        columns = self.columns = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         left = QVBoxLayout()
         self.driver_box = QGroupBox()
         self.driver_form = InfoForm(self.current_lang)
@@ -153,6 +163,21 @@ class GpuPage(BasePage):
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)
         self._maybe_start_sampling()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if self.built:
+            self._arrange()
+
+    def _arrange(self) -> None:
+        """Facts and live plot side by side when there is room, the plot under the facts when
+        not: side by side, a long path kept the page wider than a small window (issue 16.8)."""
+        facts = max(self.driver_box.minimumSizeHint().width(), self.tabs.minimumSizeHint().width())
+        room = self.width() - 24  # the scroll bar and the margins
+        wide = not self.plot_box.isVisible() or room >= facts + self.plot_box.minimumWidth() + 12
+        direction = QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom
+        if self.columns.direction() != direction:
+            self.columns.setDirection(direction)
 
     def hideEvent(self, event) -> None:  # noqa: N802
         super().hideEvent(event)
@@ -217,6 +242,7 @@ class GpuPage(BasePage):
         if not self.isVisible() or not self._gpus():
             self.timer.stop()
             self.plot_box.setVisible(bool(self._gpus()) and self.plot is not None)
+            self._arrange()
             return
         if self.plot is None:
             from wizard.ui.widgets.live_plot import LiveGpuPlot  # pyqtgraph: only now
@@ -224,6 +250,7 @@ class GpuPage(BasePage):
             self.plot = LiveGpuPlot(lang_of=self.current_lang)
             self.plot_layout.addWidget(self.plot)
         self.plot_box.show()
+        self._arrange()
         if not self.timer.isActive():
             self.timer.start()
             self._request_sample()
