@@ -110,10 +110,10 @@ def check_fonts_and_translations(checks: dict) -> None:
     from PySide6.QtWidgets import QApplication
 
     QApplication.instance() or QApplication(sys.argv[:1])
-    from wizard.report_pdf import SHIPPED_FAMILIES, register_shipped_fonts
+    from wizard.report_pdf import SHIPPED_FAMILIES, SHIPPED_MONO_FAMILY, register_shipped_fonts
     from wizard.ui.translations import set_qt_language
 
-    checks["shipped_fonts_register"] = tuple(register_shipped_fonts()) == SHIPPED_FAMILIES
+    checks["shipped_fonts_register"] = tuple(register_shipped_fonts()) == (*SHIPPED_FAMILIES, SHIPPED_MONO_FAMILY)
     checks["qtbase_ko_loads"] = set_qt_language("ko") and \
         QCoreApplication.translate("QFileDialog", "Look in:") != "Look in:"
     set_qt_language("en")

@@ -28,10 +28,11 @@ BASE_POINT_SIZE = 10.0
 
 #: the fonts under wizard/resources/fonts (see its README): file names, and the families they add
 SHIPPED_FONT_FILES = ("GSWSansCJKKR-Regular.otf", "GSWSansCJKKR-Bold.otf", "GSWSymbols-Regular.ttf",
-                      "GSWSymbols-Bold.ttf")
+                      "GSWSymbols-Bold.ttf", "GSWMono-Regular.otf")
 SHIPPED_HANGUL_FAMILY = "GSW Sans CJK KR"
 SHIPPED_SYMBOL_FAMILY = "GSW Symbols"
-SHIPPED_FAMILIES = (SHIPPED_HANGUL_FAMILY, SHIPPED_SYMBOL_FAMILY)
+SHIPPED_MONO_FAMILY = "GSW Mono"  # ASCII, Latin-1, box drawing: monospace text on a machine with no font
+SHIPPED_FAMILIES = (SHIPPED_HANGUL_FAMILY, SHIPPED_SYMBOL_FAMILY)  # the fallbacks of proportional text
 _registered: list[str] = []  # the families registered in this process (Qt keeps them until exit)
 
 
@@ -81,7 +82,28 @@ def register_shipped_fonts() -> list[str]:
         if font_id >= 0:
             found += [f for f in QFontDatabase.applicationFontFamilies(font_id) if f not in found]
     _registered.extend(found)
+    if SHIPPED_MONO_FAMILY in found:
+        _mono_where_none()
     return found
+
+
+def _mono_where_none() -> None:
+    """With no monospace font installed (a slim container), the monospace names the report's
+    HTML and the pages ask for ("monospace", "DejaVu Sans Mono" …) get the shipped one as their
+    substitute; Qt uses a substitute only for a family it does not have. Where any monospace font
+    exists nothing changes (checked by name first: one lookup on a normal system)."""
+    from PySide6.QtGui import QFont, QFontDatabase
+
+    from wizard.core.report.render import MONO_FONT_FAMILIES
+
+    # fontconfig's generic names show up as families of their own ("Monospace" is fixed pitch even
+    # when no font stands behind it); they are not fonts
+    generic = {"Monospace", "Sans Serif", "Serif", "monospace", "sans-serif", "serif"}
+    installed = [f for f in QFontDatabase.families() if f not in (*SHIPPED_FAMILIES, SHIPPED_MONO_FAMILY, *generic)]
+    if set(MONO_FONT_FAMILIES) & set(installed) or any(QFontDatabase.isFixedPitch(f) for f in installed):
+        return
+    for family in ("monospace", "Monospace", *MONO_FONT_FAMILIES):
+        QFont.insertSubstitution(family, SHIPPED_MONO_FAMILY)
 
 
 def system_hangul_families() -> list[str]:
@@ -141,7 +163,7 @@ def render_pdf(html: str, path: str | os.PathLike[str], *, title: str | None = N
         doc = QTextDocument()
         doc.setDefaultFont(report_font())
         doc.setDocumentMargin(0)
-        mono = ", ".join(f'"{f}"' for f in MONO_FONT_FAMILIES + SHIPPED_FAMILIES)
+        mono = ", ".join(f'"{f}"' for f in MONO_FONT_FAMILIES + (SHIPPED_MONO_FAMILY,) + SHIPPED_FAMILIES)
         # Qt's rich text has no "margin" on <body>; the page layout gives the margins instead
         doc.setDefaultStyleSheet(f"body {{ margin: 0; }} pre, code {{ font-family: {mono}, monospace; }}")
         # lay the text out on the writer itself (its resolution: a 10 pt font is 10 pt on paper)
@@ -157,4 +179,5 @@ def render_pdf(html: str, path: str | os.PathLike[str], *, title: str | None = N
 
 
 __all__ = ["PdfError", "ensure_gui_app", "register_shipped_fonts", "system_hangul_families", "report_font",
-           "hangul_font_available", "render_pdf", "SHIPPED_FAMILIES", "SHIPPED_HANGUL_FAMILY", "SHIPPED_SYMBOL_FAMILY"]
+           "hangul_font_available", "render_pdf", "SHIPPED_FAMILIES", "SHIPPED_HANGUL_FAMILY", "SHIPPED_SYMBOL_FAMILY",
+           "SHIPPED_MONO_FAMILY"]

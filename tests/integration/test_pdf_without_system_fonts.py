@@ -43,7 +43,8 @@ def test_korean_text_is_selectable_with_only_the_shipped_font(tmp_path):
         assert phrase in text, (phrase, text[:400])
     fonts = subprocess.run(["pdffonts", str(path)], capture_output=True, text=True, timeout=60).stdout
     rows = [line.split() for line in fonts.splitlines()[2:] if line.strip()]
-    assert rows and all(row[0].startswith("GSWSansCJKKR") for row in rows), fonts
+    assert rows and all(row[0].startswith(("GSWSansCJKKR", "GSWMono")) for row in rows), fonts
+    assert any(row[0] == "GSWMono-Regular" for row in rows), fonts  # the nvidia-smi appendix stays monospaced
     assert all(row[-5] == "yes" and row[-3] == "yes" for row in rows), fonts  # embedded, with a Unicode map
 
 

@@ -29,6 +29,7 @@ pytestmark = pytest.mark.gui  # QRawFont needs the test's QGuiApplication
 
 HANGUL_FILES = ("GSWSansCJKKR-Regular.otf", "GSWSansCJKKR-Bold.otf")
 SYMBOL_FILES = ("GSWSymbols-Regular.ttf", "GSWSymbols-Bold.ttf")
+MONO_FILE = "GSWMono-Regular.otf"
 
 
 def raw(name: str):
@@ -91,6 +92,14 @@ def test_the_check_sees_a_character_the_font_lacks(qapp):
     assert uncovered({"漢": "test", "🙂": "test", "가": "test"}, 0) == ["U+6F22 '漢' (test)", "U+1F642 '🙂' (test)"]
 
 
+def test_the_mono_font_is_monospaced_for_ascii_and_box_drawing(qapp):
+    font = raw(MONO_FILE)
+    assert font.familyName() == "GSW Mono"
+    text = "| 0  Tesla T4   Off | ╰── 15360MiB |"
+    advances = {round(a.x(), 2) for a in font.advancesForGlyphIndexes(font.glyphIndexesForString(text))}
+    assert all(font.supportsCharacter(ord(c)) for c in text) and len(advances - {0.0}) <= 2, advances
+
+
 def test_the_ks_x_1001_syllables_and_jamo_are_there(qapp):
     syllables = []
     for lead in range(0xB0, 0xC9):
@@ -109,7 +118,7 @@ def test_the_ks_x_1001_syllables_and_jamo_are_there(qapp):
 
 def test_the_fonts_are_small_and_carry_their_licences():
     sizes = {p.name: p.stat().st_size for p in FONTS.iterdir() if p.suffix in (".otf", ".ttf")}
-    assert set(sizes) == set(HANGUL_FILES + SYMBOL_FILES)
+    assert set(sizes) == set(HANGUL_FILES + SYMBOL_FILES + (MONO_FILE,))
     assert sum(sizes.values()) < 1.5 * 1024 * 1024, sizes
     ofl = (FONTS / "OFL.txt").read_text(encoding="utf-8")
     assert "SIL OPEN FONT LICENSE Version 1.1" in ofl and "Adobe" in ofl
@@ -134,9 +143,11 @@ def test_registered_with_qt_and_a_fallback_after_the_base_family(qapp):
     from wizard.ui.fonts import fallback_font, setup_fonts
 
     result = setup_fonts(qapp)
-    assert result.shipped == ("GSW Sans CJK KR", "GSW Symbols") and result.hangul_ok
+    assert result.shipped == ("GSW Sans CJK KR", "GSW Symbols", "GSW Mono") and result.hangul_ok
     assert "GSW Sans CJK KR" in QFontDatabase.families(QFontDatabase.WritingSystem.Korean)
-    font = fallback_font(QFont("DejaVu Sans", 11), result.shipped)
+    # this machine has monospace fonts: the shipped one substitutes for none of them
+    assert "GSW Mono" not in QFont.substitutes("monospace") and "GSW Mono" not in QFont.substitutes("DejaVu Sans Mono")
+    font = fallback_font(QFont("DejaVu Sans", 11), ("GSW Sans CJK KR", "GSW Symbols"))
     assert font.families() == ["DejaVu Sans", "GSW Sans CJK KR", "GSW Symbols"] and font.pointSize() == 11
 
 
@@ -145,7 +156,7 @@ def test_registered_with_qt_and_a_fallback_after_the_base_family(qapp):
 # one (glyph 0 is .notdef, the empty box), drawn by the shipped family.
 CHILD = textwrap.dedent("""
     import json
-    from PySide6.QtGui import QTextLayout
+    from PySide6.QtGui import QFont, QFontInfo, QFontMetricsF, QTextLayout
     from wizard.ui.app import create_app
     from wizard.app.session import Session
     from wizard.ui.pages.system_page import SystemPage
@@ -160,8 +171,11 @@ CHILD = textwrap.dedent("""
     layout = QTextLayout(label.text(), label.font())
     layout.beginLayout(); layout.createLine(); layout.endLayout()
     runs = [(r.rawFont().familyName(), list(r.glyphIndexes())) for r in layout.glyphRuns()]
+    metrics = QFontMetricsF(QFont("monospace"))
     print(json.dumps({"text": label.text(), "fallback_used": setup.fallback_used,
-                      "system_hangul": list(setup.system_hangul), "runs": runs}))
+                      "system_hangul": list(setup.system_hangul), "runs": runs,
+                      "mono": [QFontInfo(QFont("monospace")).family(),
+                               len({metrics.horizontalAdvance(c) for c in "iW|.0-"})]}))
 """)
 
 
@@ -175,6 +189,7 @@ def test_without_any_system_font_the_language_label_draws_hangul(tmp_path):
     assert "언어" in result["text"]
     assert result["runs"] and all(glyphs and 0 not in glyphs for _family, glyphs in result["runs"]), result["runs"]
     assert "GSW Sans CJK KR" in {family for family, _glyphs in result["runs"]}
+    assert result["mono"] == ["GSW Mono", 1]  # no monospace font here: the shipped one, every ASCII glyph one width
 
 
 def test_the_bundle_keeps_the_fonts_and_qts_korean_catalogue():
@@ -184,7 +199,7 @@ def test_the_bundle_keeps_the_fonts_and_qts_korean_catalogue():
     cfg = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(cfg)
     assert cfg.RESOURCES_DEST == "wizard/resources"  # the spec copies wizard/resources whole, fonts/ included
-    for name in HANGUL_FILES + SYMBOL_FILES + ("OFL.txt",):
+    for name in HANGUL_FILES + SYMBOL_FILES + (MONO_FILE, "OFL.txt"):
         assert cfg.keep_bundle_entry(f"{cfg.RESOURCES_DEST}/fonts/{name}")
     assert cfg.keep_bundle_entry("PySide6/Qt/translations/qtbase_ko.qm")
     assert not cfg.keep_bundle_entry("PySide6/Qt/translations/qtbase_de.qm")

@@ -20,7 +20,7 @@ from PySide6.QtGui import QFont, QFontInfo
 from PySide6.QtWidgets import QApplication
 
 from wizard.core.base.i18n import t
-from wizard.report_pdf import SHIPPED_HANGUL_FAMILY, register_shipped_fonts, system_hangul_families
+from wizard.report_pdf import SHIPPED_FAMILIES, SHIPPED_HANGUL_FAMILY, register_shipped_fonts, system_hangul_families
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def setup_fonts(app: QApplication, lang: str | None = None) -> FontSetup:
     shipped = tuple(register_shipped_fonts())
     use = not system and SHIPPED_HANGUL_FAMILY in shipped
     if use:
-        app.setFont(fallback_font(app.font(), shipped, resolved))
+        app.setFont(fallback_font(app.font(), [f for f in shipped if f in SHIPPED_FAMILIES], resolved))
     setup = FontSetup(shipped=shipped, system_hangul=system, fallback_used=use)
     if lang is not None and not setup.hangul_ok:
         for text in dict.fromkeys((t("fonts.no_hangul", lang), t("fonts.no_hangul", "en"))):
