@@ -161,6 +161,8 @@ class VerifyPage(BasePage):
             self.start()
 
     def cleanupPage(self) -> None:  # noqa: N802
+        if self.probe.running:
+            self._auto_verified = None  # left before the check ended: check again on the way back
         self.probe.cancel()
 
     # running -------------------------------------------------------------------------------
