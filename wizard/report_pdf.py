@@ -33,6 +33,9 @@ SHIPPED_HANGUL_FAMILY = "GSW Sans CJK KR"
 SHIPPED_SYMBOL_FAMILY = "GSW Symbols"
 SHIPPED_MONO_FAMILY = "GSW Mono"  # ASCII, Latin-1, box drawing: monospace text on a machine with no font
 SHIPPED_FAMILIES = (SHIPPED_HANGUL_FAMILY, SHIPPED_SYMBOL_FAMILY)  # the fallbacks of proportional text
+#: monospace families one of which nearly every system has (the fast answer to "is there one?")
+COMMON_MONO_FAMILIES = ("DejaVu Sans Mono", "Consolas", "Menlo", "Liberation Mono", "Noto Sans Mono",
+                        "Ubuntu Mono", "Courier New", "Noto Sans Mono CJK KR")
 _registered: list[str] = []  # the families registered in this process (Qt keeps them until exit)
 
 
@@ -94,14 +97,14 @@ def _mono_where_none() -> None:
     exists nothing changes (checked by name first: one lookup on a normal system)."""
     from PySide6.QtGui import QFont, QFontDatabase
 
-    from wizard.core.report.render import MONO_FONT_FAMILIES
-
     # fontconfig's generic names show up as families of their own ("Monospace" is fixed pitch even
     # when no font stands behind it); they are not fonts
     generic = {"Monospace", "Sans Serif", "Serif", "monospace", "sans-serif", "serif"}
     installed = [f for f in QFontDatabase.families() if f not in (*SHIPPED_FAMILIES, SHIPPED_MONO_FAMILY, *generic)]
-    if set(MONO_FONT_FAMILIES) & set(installed) or any(QFontDatabase.isFixedPitch(f) for f in installed):
+    if set(COMMON_MONO_FAMILIES) & set(installed) or any(QFontDatabase.isFixedPitch(f) for f in installed):
         return
+    from wizard.core.report.render import MONO_FONT_FAMILIES  # only here: it is not needed at start-up
+
     for family in ("monospace", "Monospace", *MONO_FONT_FAMILIES):
         QFont.insertSubstitution(family, SHIPPED_MONO_FAMILY)
 
