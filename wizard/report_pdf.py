@@ -67,7 +67,7 @@ def ensure_gui_app() -> Any:
 def register_shipped_fonts() -> list[str]:
     """Register the shipped fonts with Qt's font database, once per process; the families added.
 
-    Cheap (measured: under 1 ms for the four files, Qt reads their tables lazily), so it is done
+    Cheap (measured: about 1 ms for the five files, Qt reads their tables lazily), so it is done
     whenever a Qt application exists; a registered font is only *used* where a font list names
     it, or by the system's fallback when nothing installed draws a character. A file that is
     missing or unreadable is left out (Qt returns -1): the wizard then draws with what the system
@@ -113,7 +113,7 @@ def system_hangul_families() -> list[str]:
     """The installed families that draw Hangul, the shipped one left out."""
     from PySide6.QtGui import QFontDatabase
 
-    return [f for f in QFontDatabase.families(QFontDatabase.WritingSystem.Korean) if f not in SHIPPED_FAMILIES]
+    return [f for f in QFontDatabase.families(QFontDatabase.WritingSystem.Korean) if f not in (*SHIPPED_FAMILIES, SHIPPED_MONO_FAMILY)]
 
 
 def report_font(point_size: float = BASE_POINT_SIZE) -> Any:

@@ -25,7 +25,7 @@ from wizard.report_pdf import SHIPPED_FAMILIES, SHIPPED_HANGUL_FAMILY, register_
 
 @dataclass(frozen=True)
 class FontSetup:
-    """What start-up found and did: for tests, ``--smoke-test`` and a support question."""
+    """What start-up found and did (for the tests, and for a support question)."""
 
     shipped: tuple[str, ...]  #: the shipped families Qt accepted
     system_hangul: tuple[str, ...]  #: installed families that draw Hangul (the shipped ones left out)
