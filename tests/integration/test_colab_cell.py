@@ -43,6 +43,7 @@ def test_the_colab_cell_runs_and_fills_the_colab_line(torch_python, tmp_path, ca
                          env=_clean_env(COLAB_RELEASE_TAG="release-colab-20261201"))
     assert res.returncode == 0, res.stderr[-3000:]
     assert "saved" in res.stderr and "Files pane" in res.stderr
+    assert "torch 2.13.0+cpu | CUDA not available | GPU: none | CPU " in res.stderr
     result = work / RESULT_NAME
     doc = json.loads(result.read_text(encoding="utf-8"))
     assert doc["schema"] == "gpu-setup-wizard/remote-probe@1.0" and doc["kind"] == "colab"

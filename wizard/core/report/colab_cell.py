@@ -71,6 +71,24 @@ def _say(text):
     sys.stderr.write(text + "\n")
     sys.stderr.flush()
 
+def _summary(verify, bench):
+    """One line for the student: torch, CUDA, the GPU torch sees, the course's matmul times."""
+    facts, times = {}, {}
+    for e in verify["events"]:
+        if e.get("type") == "facts" and isinstance(e.get("section"), str):
+            facts[e["section"]] = e.get("data")
+    for e in (bench or {}).get("events", []):
+        if e.get("type") == "measurement" and e.get("id") == "course_matmul":
+            times["CPU" if e.get("device") == "cpu" else "GPU"] = e.get("median_s")
+    torch_facts = facts.get("torch") if isinstance(facts.get("torch"), dict) else {}
+    cuda = facts.get("cuda") if isinstance(facts.get("cuda"), dict) else {}
+    devices = [d.get("name") for d in facts.get("devices") or [] if isinstance(d, dict) and d.get("name")]
+    parts = ["torch %s" % (torch_facts.get("version") or "not importable"),
+             "CUDA %s" % ("available" if cuda.get("is_available") else "not available"),
+             "GPU: %s" % (", ".join(devices) or "none")]
+    parts += ["%s %.3g s" % (k, v) for k, v in sorted(times.items()) if isinstance(v, (int, float))]
+    return "gpu-setup-wizard: " + " | ".join(parts)
+
 def _main():
     folder = tempfile.mkdtemp(prefix="gsw-probe-")
     try:
@@ -85,6 +103,7 @@ def _main():
             _say("gpu-setup-wizard: quick benchmark (about a minute) ...")
             bench = _probe(folder, "bench.py", ["--suite", "quick"], 600)
         smi, smi_error = _nvidia_smi()
+        _say(_summary(verify, bench))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     doc = {"schema": SCHEMA, "kind": "colab" if colab else KIND, "form": FORM,
