@@ -57,3 +57,28 @@ def test_no_library_means_nothing_to_crash(tmp_path, monkeypatch):
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "libnvidia-ml.so.1").write_bytes(b"")  # one on LD_LIBRARY_PATH: the child asks
     assert nvml_guard.library_may_load()
+
+
+SAME_ANSWER = """
+import sys
+from wizard.core.base.host import RealHost
+from wizard.core.machine import nvml_guard
+if nvml_guard.library_may_load():
+    print("library"); sys.exit(0)
+quick = nvml_guard.query(RealHost(), 5.0)
+imported = "pynvml" in sys.modules
+real = nvml_guard.query_in_process(RealHost())  # the bindings themselves, to compare with
+print(imported, (quick.status, quick.raw_error, quick.detail) == (real.status, real.raw_error, real.detail))
+"""
+
+
+def test_without_a_library_the_answer_is_the_bindings_own_without_importing_them():
+    import os
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", SAME_ANSWER], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert out.returncode == 0, out.stderr
+    if out.stdout.strip() == "library":
+        pytest.skip("this machine has an NVML library")
+    assert out.stdout.split() == ["False", "True"]

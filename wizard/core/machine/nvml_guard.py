@@ -28,9 +28,10 @@ import sys
 import threading
 from typing import Any, Callable
 
-from wizard.core.machine.models import STATUS_ERROR, STATUS_TIMEOUT, SourceResult
+from wizard.core.machine.models import STATUS_ERROR, STATUS_NO_DRIVER, STATUS_TIMEOUT, SourceResult
 
 CRASH_DETAIL = "nvml-crashed"
+LIBRARY_NOT_FOUND = "NVMLError_LibraryNotFound: NVML Shared Library Not Found"  # nvidia-ml-py's own words
 CHILD_MODULE = "wizard.core.machine.nvml_child"
 # Windows reports a crash as an NTSTATUS exit code (0xC0000005 access violation and kin).
 _WINDOWS_CRASH_MIN = 0xC0000000
@@ -177,7 +178,11 @@ def library_may_load() -> bool:
 def query(host: Any, timeout_s: float) -> SourceResult:
     """NVML for detection: the first time in a run through the child, afterwards in-process (on a
     daemon thread with ``timeout_s``), or the recorded crash without touching NVML again."""
-    if uses_real_bindings(host) and library_may_load():
+    if uses_real_bindings(host):
+        if not library_may_load():
+            # What nvmlInit says when the loader finds no library, without importing the bindings
+            # (a 5,000-line module) to hear it: most of the NVML part of a detection without a driver.
+            return SourceResult("nvml", STATUS_NO_DRIVER, raw_error=LIBRARY_NOT_FOUND)
         with _lock:
             first = _verdict is None
         if first:
