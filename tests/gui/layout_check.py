@@ -230,6 +230,21 @@ def _item_view_cuts(view: QAbstractItemView) -> list[Problem]:
     return problems
 
 
+def _painted_text_problems(widget: QWidget) -> list[Problem]:
+    """A self-painted panel that says where it draws its text (``text_rects()``): every text
+    inside the widget, none on another."""
+    rects = widget.text_rects()
+    inside = QRectF(widget.rect()).adjusted(-TOLERANCE, -TOLERANCE, TOLERANCE, TOLERANCE)
+    name = f"{type(widget).__name__}#{widget.objectName() or '-'}"
+    problems = [Problem("clipped", name, f"{what} leaves the panel") for what, rect in rects if not inside.contains(rect)]
+    for i, (what, rect) in enumerate(rects):
+        for other, other_rect in rects[i + 1:]:
+            overlap = rect.intersected(other_rect)
+            if overlap.width() > TOLERANCE and overlap.height() > TOLERANCE:
+                problems.append(Problem("clipped", name, f"{what} overlaps {other}"))
+    return problems
+
+
 def _plot_problems(plot: QWidget) -> list[Problem]:
     """Text inside a pyqtgraph plot: each must lie inside the plot and not on another."""
     import pyqtgraph as pg
@@ -262,8 +277,11 @@ def check_window(window: QWidget) -> list[Problem]:
     for widget in [window, *window.findChildren(QWidget)]:
         if not widget.isVisible() or widget.width() <= 0 or widget.height() <= 0:
             continue
+        painted = callable(getattr(widget, "text_rects", None))  # a panel that paints its own text
+        if painted:
+            problems += _painted_text_problems(widget)
         plot = _is_plot(widget)
-        if not (plot or isinstance(widget, CHECKED)):
+        if not (plot or painted or isinstance(widget, CHECKED)):
             if isinstance(widget, QAbstractItemView) and type(widget).__name__ not in ("QHeaderView",):
                 problems += _item_view_cuts(widget)
             continue

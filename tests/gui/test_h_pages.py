@@ -214,3 +214,26 @@ def test_a_cpu_build_on_a_pc_without_nvidia_is_a_pass_with_a_note(qtbot, lang):
     assert page.diagnosis_box.title() == t("h.verify.notes_box", lang)
     page._show_diagnosis([Finding("cpu-only-torch-installed", "warning")])
     assert page.diagnosis_box.title() == t("verify.page.diagnosis", lang)
+
+
+def test_the_vram_page_loads_neither_pyqtgraph_nor_numpy():
+    """The bar is drawn with QPainter: the VRAM page costs no plotting library's memory."""
+    import subprocess
+    from pathlib import Path
+
+    code = ("import sys\nfrom PySide6.QtWidgets import QApplication\napp = QApplication([])\n"
+            "from tests import scenarios\nfrom wizard.app.session import Session\n"
+            "from wizard.ui.main_wizard import SetupWizard\nfrom wizard.ui.pages.base import PageId\n"
+            "w = SetupWizard(Session(host=scenarios.linux_host())); w.show(); done = []\n"
+            "w.model.detection_finished.connect(lambda d: done.append(1)); w.start()\n"
+            "while not done: app.processEvents()\n"
+            "while w.currentId() != PageId.VRAM:\n"
+            "    w.environment_page.skip_install() if w.currentId() == PageId.ENVIRONMENT else None\n"
+            "    w.next()\n"
+            "app.processEvents()\nassert w.vram_page.bar.bars\n"
+            "print(sorted(m for m in ('numpy', 'pyqtgraph') if m in sys.modules))")
+    repo = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "[]"

@@ -139,6 +139,25 @@ def test_checker_finds_grey_text_and_lets_a_dark_mark_pass(qtbot):
     assert layout_check.contrast_problems(window) == []
 
 
+def test_checker_finds_painted_text_that_leaves_its_panel_or_piles_up(qtbot):
+    from PySide6.QtCore import QRectF
+
+    class Panel(QWidget):
+        rects = [("a", QRectF(5, 5, 40, 12)), ("b", QRectF(60, 5, 40, 12))]
+
+        def text_rects(self):
+            return self.rects
+
+    window = QWidget()
+    panel = Panel(window)
+    panel.setGeometry(0, 0, 120, 40)
+    _shown(qtbot, window, 150, 60)
+    assert layout_check.check_window(window) == []
+    panel.rects = [("a", QRectF(5, 5, 40, 12)), ("b", QRectF(30, 5, 40, 12)), ("c", QRectF(100, 5, 40, 12))]
+    details = sorted(p.detail for p in layout_check.check_window(window))
+    assert details == ["a overlaps b", "c leaves the panel"], details
+
+
 # the real wizard --------------------------------------------------------------------------------
 def walk_pages(window):
     """Reach every page in flow order the way a student does, yielding each once it is shown."""

@@ -1,7 +1,7 @@
 """Page 8 — VRAM: what fits on this GPU, and which lessons need Colab or the cloud.
 
 The arithmetic is pure and takes a few milliseconds, so it runs on the GUI thread as the
-student changes a setting; the stacked bar (pyqtgraph) is created the first time the page
+student changes a setting; the stacked bar (QPainter) is created the first time the page
 is shown.
 """
 
@@ -216,7 +216,7 @@ class VramPage(BasePage):
         if not self.built:
             self._build()
         if self.bar is None:
-            from wizard.ui.widgets.vram_bar import VramBar  # pyqtgraph: only now
+            from wizard.ui.widgets.vram_bar import VramBar
 
             self.bar = VramBar()
             self.bar_holder.addWidget(self.bar)
