@@ -23,6 +23,18 @@ from wizard.ui.pages.environment.common import MODE_NEW_VENV  # noqa: E402
 from wizard.ui.pages.environment.failure import CONNECTION, DISK, NO_BUILD, OTHER, classify, describe  # noqa: E402
 from wizard.ui.pages.install_page import STATE_DONE, STATE_FAILED  # noqa: E402
 
+
+def assert_readable(qtbot, window) -> None:
+    """At the small size (1024x700): no label or button of the shown state clipped or cut."""
+    from tests.gui.layout_check import check_window
+    from tests.gui.layout_check import describe as describe_problems
+
+    window.resize(1024, 700)
+    qtbot.wait(150)
+    problems = check_window(window)
+    assert not problems, describe_problems(problems)
+
+
 build, wheels, index, root = _pages.build, _pages.wheels, _pages.index, _pages.root  # the shared fixtures
 WAIT_MS, make_session, open_pages, wait_end, wait_plan = (_pages.WAIT_MS, _pages.make_session, _pages.open_pages,
                                                           _pages.wait_end, _pages.wait_plan)
@@ -36,6 +48,7 @@ def test_the_first_click_on_install_after_typing_a_mirror_goes_on_by_itself(qtbo
     assert env_page.plan_error is not None and not env_page.isComplete()
     button = window.button(QWizard.WizardButton.CommitButton)
     assert not button.isEnabled()
+    assert_readable(qtbot, window)
     # the student types the working mirror and clicks Install once: the focus leaves the field
     # on the press (editingFinished: a re-plan starts), and the click must not be lost
     env_page.show_settings()
@@ -83,6 +96,7 @@ def test_a_mirror_without_the_recommended_build_offers_the_ones_it_has(qtbot, bu
         assert env_page.alt_label.isVisibleTo(env_page) and "has these builds" in env_page.alt_label.text()
         (button,) = env_page.alt_buttons
         assert other.torch in button.text()
+        assert_readable(qtbot, window)
         button.click()  # one click: that build is the choice and the plan is made again
         assert env_page.candidate().torch == other.torch
         wait_plan(qtbot, env_page)
@@ -115,6 +129,9 @@ def test_failures_in_korean_say_what_happened_without_pip_lines_or_cli_flags(qtb
     assert (kept > 0) == ("남겨 두었습니다" in text)
     assert page.details_label.text()  # the engine's own words are still there, folded away
     assert not page.details_label.isVisibleTo(page)
+    assert_readable(qtbot, window)
+    page.details_button.click()
+    assert page.details_label.isVisibleTo(page)
 
 
 def test_classify_reads_the_kind_and_the_tool_words():
