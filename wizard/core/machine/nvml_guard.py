@@ -121,7 +121,11 @@ def check_in_child(timeout_s: float) -> SourceResult:
     from wizard.core.base.process import ProcessSpec, child_env, run_process
     from wizard.core.base.typed import DocumentTypeError, build
 
-    spec = ProcessSpec([sys.executable, "-m", CHILD_MODULE], child_env(), None, timeout_s)
+    # The child imports this package from where this process did, whatever its working folder
+    # (this file is <root>/wizard/core/machine/nvml_guard.py).
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
+    spec = ProcessSpec([sys.executable, "-m", CHILD_MODULE], child_env(extra={"PYTHONPATH": path}), None, timeout_s)
     run = run_process(spec)
     crashed = crash_signal(run.returncode)
     if crashed is not None:
