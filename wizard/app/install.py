@@ -212,7 +212,8 @@ def run_checks(target: EnvTarget, host: Any, plan: InstallPlan | None, cache_dir
     result = preflight.preflight(target, host, download_bytes=download, unpacked_bytes=unpacked, cache_dir=cache_dir,
                             interpreter=interpreter, existing_conda_names=list(conda_names or []),
                             conda_base_prefix=conda_base, confirmed=confirmed,
-                            folder_state=(lambda _p: "missing") if resumable else None)
+                            folder_state=(lambda _p: "missing") if resumable else None,
+                            replacing=[f.name for f in plan.to_install] if plan is not None else ())
     return CheckOutcome(result, host.disk_free(target.path) if target.path else None, host.disk_free(cache_dir),
                         cached, interpreter)
 

@@ -401,7 +401,8 @@ def plan_step(ctx: StepContext) -> None:
     result = preflight(job.target, job.host, download_bytes=to_fetch,
                                 unpacked_bytes=int(plan.total_bytes * UNPACK_FACTOR),
                                 cache_dir=str(job.cache.root), confirmed=job.options.confirmed,
-                                folder_state=lambda p: "missing", writable=lambda p: None)
+                                folder_state=lambda p: "missing", writable=lambda p: None,
+                                replacing=[f.name for f in plan.to_install])
     space = [c for c in result.checks if c.id in ("disk-space", "cache-space", "path-too-long") and c.blocks]
     if space:
         raise StepError(STEP_PLAN, space[0].message, "space", "\n".join(c.text(ctx.job.lang) for c in space))
@@ -438,7 +439,8 @@ def download(ctx: StepContext) -> None:
     unpacked, deepest = unpacked_size(wheels)
     result = preflight(job.target, job.host, download_bytes=0, unpacked_bytes=unpacked,
                                 confirmed=job.options.confirmed, folder_state=lambda p: "missing",
-                                writable=lambda p: None, deepest_member=max(deepest, 1))
+                                writable=lambda p: None, deepest_member=max(deepest, 1),
+                                replacing=[f.name for f in plan.to_install])
     problems = [c for c in result.checks if c.id in ("disk-space", "path-too-long") and c.blocks]
     if problems:
         raise StepError(STEP_DOWNLOAD, problems[0].message, "space", "\n".join(c.text(ctx.job.lang) for c in problems))

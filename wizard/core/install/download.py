@@ -122,6 +122,10 @@ class _Transfer:
     failures: int = 0  # attempts in a row that brought no real progress
     last_detail: str = ""
     best_before: int = 0  # fp.best when the current attempt began
+    # sha256 of the partial file's bytes, kept while they arrive in order from byte 0 (None: the
+    # file was resumed from an earlier run or restarted oddly -- hashed from disk at the end)
+    digest: Any = None
+    digest_len: int = 0
 
 
 class Downloader:
@@ -160,6 +164,7 @@ class Downloader:
         self._lock = threading.Lock()
         self._stop = threading.Event()  # cancel, or a failure elsewhere
         self._responses: set[requests.Response] = set()
+        self._hashed: dict[str, tuple[int, str]] = {}  # partial file → (bytes hashed, sha256) as it arrived
         self._fetched = 0
         self._useful = 0  # bytes that took a file past the furthest point it had reached
         self._samples: collections.deque[tuple[float, int, int]] = collections.deque()
@@ -313,7 +318,11 @@ class Downloader:
                     result.resumed_bytes += resumed
             part = self.cache.partial(f)
             fp.state = "verifying"
-            actual = sha256_file(part, self.cancel)
+            with self._lock:
+                known = self._hashed.pop(str(part), None)
+            # hashed while it arrived (no second read of a 2 GB file), else from disk
+            actual = known[1] if known is not None and known[0] == part.stat().st_size \
+                else sha256_file(part, self.cancel)
             if f.sha256 is not None and actual != f.sha256:
                 part.unlink(missing_ok=True)
                 with self._lock:
@@ -368,6 +377,9 @@ class Downloader:
             self._within_budget(tr, starting=True)
             resp = self._request(tr, offset)
             if resp is not None and self._receive_guarded(tr, resp, offset):
+                if tr.digest is not None:
+                    with self._lock:
+                        self._hashed[str(part)] = (tr.digest_len, tr.digest.hexdigest())
                 return start_size
 
     def _budget(self, size: int | None) -> int | None:
@@ -510,12 +522,21 @@ class Downloader:
         return True
 
     def _write_body(self, tr: _Transfer, resp: requests.Response, append: bool) -> None:
+        if not append:
+            import hashlib
+
+            tr.digest, tr.digest_len = hashlib.sha256(), 0
+        elif tr.digest is not None and tr.digest_len != self.cache.partial_size(tr.f):
+            tr.digest = None  # the bytes on disk are not the ones hashed: hash the file at the end
         try:
             with open(tr.part, "ab" if append else "wb") as fh:
                 for chunk in body_chunks(resp, self.chunk_size):
                     self._check()
                     if chunk:
                         fh.write(chunk)
+                        if tr.digest is not None:
+                            tr.digest.update(chunk)
+                            tr.digest_len += len(chunk)
                         self._count(len(chunk), tr.fp)
                         self._within_budget(tr)
         except OSError as exc:
