@@ -143,3 +143,37 @@ def test_close_during_the_install_step_lets_it_finish_and_the_environment_works_
             resume_next_run(qtbot, build, root, idx, env_dir, first)
             assert imports_work(env_dir)
     assert "Destroyed while process" not in capfd.readouterr().err
+
+
+def test_stop_now_during_the_install_step_says_it_may_break_and_resume_repairs(qtbot, build, root, monkeypatch,
+                                                                                tmp_path_factory):
+    answers = Answers(True, True)  # "stop and close", then "stop now" although the installer writes
+    monkeypatch.setattr("wizard.ui.pages.install_page.ask_yes_no", answers)
+    best = build.best
+    d = tmp_path_factory.mktemp("very slow install wheels")
+    slow = [make_wheel(d, "torch", f"{best.torch}+cpu", requires=["typing-extensions>=4"], many_files=20000),
+            make_wheel(d, "torchvision", f"{best.torchvision}+cpu", requires=[f"torch=={best.torch}"]),
+            make_wheel(d, "typing-extensions", "4.12.2", files={"typing_extensions.py": "X = 1\n"})]
+    with LoopbackIndex() as idx:
+        idx.add_wheels(slow)
+        window, env_page, page = open_pages(qtbot, make_session(build), root, idx)
+        env_dir = root / "envs" / "강제 중지"
+        start_install(qtbot, window, env_page, env_dir)
+        first = page.job.options
+        qtbot.waitUntil(lambda: page.runner is not None and page.runner.current is not None
+                        and page.runner.current.id == "install", timeout=WAIT_MS)
+        window.close()
+        assert len(answers.asked) == 1 and page.stopped_in_install_step
+        if page.runner.running:  # the installer is still writing: the second, explicit way out
+            assert page.force_button.isVisible()
+            assert page.force_stop()
+            _title, text, yes, _no = answers.asked[1]
+            assert "half-written" in text and yes == "Stop now"
+        qtbot.waitUntil(lambda: not window.isVisible(), timeout=WAIT_MS)
+        assert not page.runner.running
+        state = StateStore(root / "state").load(str(env_dir))
+        if page.job.killed_mid_write:
+            assert state.status == STATUS_CANCELLED and state.error_kind == "killed-mid-write"
+            assert "half-written" in page.message and "Resume" in page.message
+        resume_next_run(qtbot, build, root, idx, env_dir, first)  # installs the packages again
+        assert imports_work(env_dir)

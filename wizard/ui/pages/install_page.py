@@ -188,7 +188,11 @@ class InstallPage(InstallOutcome, BasePage):
         self.save_button = QPushButton()
         self.save_button.setObjectName("saveLog")
         self.save_button.clicked.connect(self.save_log_dialog)
-        for b in (self.cancel_button, self.resume_button, self.remove_button, self.restore_button, self.change_button):
+        self.force_button = QPushButton()
+        self.force_button.setObjectName("forceStop")
+        self.force_button.clicked.connect(self.force_stop)
+        for b in (self.cancel_button, self.force_button, self.resume_button, self.remove_button, self.restore_button,
+                  self.change_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         buttons.addWidget(self.save_button)
@@ -550,6 +554,8 @@ class InstallPage(InstallOutcome, BasePage):
         stopped = self.state in (STATE_FAILED, STATE_CANCELLED)
         self.cancel_button.setVisible(running and self.state != STATE_REMOVING)
         self.cancel_button.setEnabled(self.state == STATE_RUNNING)
+        # waiting for the installer to finish writing: the one way to stop at once, said plainly
+        self.force_button.setVisible(self.state == STATE_STOPPING and self.stopped_in_install_step)
         self.resume_button.setVisible(stopped or self.state == STATE_RESTORED)
         self.resume_button.setText(t("install.recovery.resume", self.lang) if OPTION_RESUME in options
                                    else t("installpage.try_again", self.lang))
@@ -572,6 +578,7 @@ class InstallPage(InstallOutcome, BasePage):
         super().retranslate()
         self.setButtonText(QWizard.WizardButton.CommitButton, t("wizard.next", self.lang))
         self.cancel_button.setText(t("installpage.cancel", self.lang))
+        self.force_button.setText(t("g.force.button", self.lang))
         self.remove_button.setText(t("install.recovery.remove", self.lang))
         self.restore_button.setText(t("install.recovery.restore", self.lang))
         self.change_button.setText(t("installpage.change", self.lang))

@@ -69,6 +69,21 @@ class InstallOutcome:
             return True, t("g.stop.install_step", self.lang)
         return False, t("g.stop.other_step", self.lang)
 
+    def force_stop(self) -> bool:
+        """Stop now although the installer is writing the environment (after a second, explicit
+        question that says the environment may be left broken). True when it was asked to."""
+        job = self.job
+        if self.state != STATE_STOPPING or job is None or not hasattr(job, "force_stop"):
+            return False
+        lang = self.lang
+        if not self._ask(t("g.force.title", lang), t("g.force.text", lang), t("g.force.yes", lang),
+                         t("g.force.no", lang)):
+            return False
+        job.force_stop()
+        self.stopped_in_install_step = False
+        self.force_button.hide()
+        return True
+
     def when_stopped(self, callback: Any) -> None:
         """Call ``callback`` (the window's close) once nothing runs any more -- never while a
         child process still writes the environment."""
@@ -137,8 +152,11 @@ class InstallOutcome:
 
     def _cancelled_text(self, job: Any) -> str:
         parts = [f'<b style="color:{ORANGE}">■ {_esc(t("g.cancelled", self.lang))}</b>']
-        installed = self.job is not None and self.job.done("install")
-        if installed:
+        killed = bool(getattr(self.job, "killed_mid_write", False))
+        installed = self.job is not None and self.job.done("install") and not killed
+        if killed:
+            parts.append(_esc(t("g.cancelled.killed", self.lang)))
+        elif installed:
             parts.append(_esc(t("g.cancelled.install_step", self.lang)))
         kept = "" if installed else self._kept_text()  # the downloads are used up: nothing to continue from
         if kept:
