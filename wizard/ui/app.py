@@ -18,7 +18,6 @@ from wizard.app import detect as _detect, history as _history  # noqa: F401 - th
 from wizard.app.session import Session
 from wizard.core.base.i18n import detect_lang, t
 from wizard.core.base.resources import resource_path
-from wizard.core.machine import models as _models  # noqa: F401 - the first page's
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication
 # isort: on

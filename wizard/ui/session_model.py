@@ -6,13 +6,17 @@ the GPU page always show the same detection, and Rescan refreshes both.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QObject, Signal
 
 from wizard.app import detect as app_detect
 from wizard.app import history as app_history
 from wizard.app.session import Session
-from wizard.core.machine.models import Detection
 from wizard.ui.workers import submit
+
+if TYPE_CHECKING:  # the models load with detection, on its worker thread
+    from wizard.core.machine.models import Detection
 
 
 def _detect(host):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
@@ -19,9 +21,11 @@ from PySide6.QtWidgets import (
 )
 
 from wizard.core.base.i18n import t
-from wizard.core.machine.models import Detection
 from wizard.ui.pages.base import BasePage, InfoForm, PageId, busy_bar, status_label
 from wizard.ui.session_model import SessionModel
+
+if TYPE_CHECKING:  # the models load with detection, on its worker thread
+    from wizard.core.machine.models import Detection
 
 
 def source_text(source: str, lang: str) -> str:
