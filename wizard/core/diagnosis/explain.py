@@ -28,7 +28,7 @@ from packaging.version import Version
 from wizard.core.base.i18n import msg
 from wizard.core.base.resources import load_json
 from wizard.core.diagnosis.facts import parse_conda_list, parse_pip_list
-from wizard.core.diagnosis.model import Diagnosis, action_for, driver_vs_build
+from wizard.core.diagnosis.model import ACTION_OPEN_URL, Action, Diagnosis, action_for, driver_vs_build
 from wizard.core.machine.nvidia_smi.values import cuda_version_from_int
 
 PATTERNS_FILE = "failure_patterns.json"
@@ -39,6 +39,7 @@ MAX_EVIDENCE_CHARS = 700
 WRAP_MIN = 79  # a line this long followed by a break may be a console's hard wrap
 
 SCOPE_TEXT = "text"
+PATTERN_ACTIONS = ("restart", "open_driver_page", "reinstall_cuda_build", "switch_variant")  # action_for's names
 
 
 # ---------------------------------------------------------------------------------------------
@@ -170,6 +171,7 @@ def parse_patterns(doc: Mapping[str, Any]) -> list[Pattern]:
     if doc.get("schema") != PATTERNS_SCHEMA:
         raise PatternDataError(f"expected schema {PATTERNS_SCHEMA}, found {doc.get('schema')!r}")
     context = {name: re.compile(rx) for name, rx in (doc.get("context") or {}).items()}
+    actions = set(PATTERN_ACTIONS) | set(doc.get("links") or {})
 
     def ref(item: str) -> re.Pattern[str]:
         return context[item] if item in context else re.compile(item)
@@ -180,6 +182,8 @@ def parse_patterns(doc: Mapping[str, Any]) -> list[Pattern]:
             severity = raw["severity"]
             if severity not in SEVERITY_RANK:
                 raise PatternDataError(f"pattern {i}: unknown severity {severity!r}")
+            if raw.get("action") is not None and raw["action"] not in actions:
+                raise PatternDataError(f"pattern {i}: unknown action {raw['action']!r}")
             also = tuple((a["id"], a["severity"], a.get("variant")) for a in raw.get("also") or [])
             out.append(Pattern(raw["id"], severity, re.compile(raw["regex"], re.IGNORECASE if "i" in raw.get("flags", "") else 0),
                                raw.get("variant"), raw.get("action"), tuple(ref(r) for r in raw.get("requires") or []),
@@ -192,6 +196,20 @@ def parse_patterns(doc: Mapping[str, Any]) -> list[Pattern]:
 @lru_cache(maxsize=1)
 def patterns() -> tuple[Pattern, ...]:
     return tuple(parse_patterns(load_json(PATTERNS_FILE)))
+
+
+@lru_cache(maxsize=1)
+def links() -> dict[str, str]:
+    """The web pages a pattern's action may open (``links`` in the pattern data): name → URL."""
+    return dict(load_json(PATTERNS_FILE).get("links") or {})
+
+
+def pattern_action(name: str | None) -> Action | None:
+    """The action a pattern names: a page of ``links`` (opened after asking), else ``action_for``'s."""
+    url = links().get(name or "")
+    if url:
+        return Action.of(ACTION_OPEN_URL, f"action.{name}.label", f"action.{name}.confirm", url=url)
+    return action_for(name)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -249,7 +267,7 @@ def recognise(text: str) -> list[Diagnosis]:
         found, where = hit
         evidence = where.evidence(found.start(), found.end())
         out.add(Diagnosis(pattern.id, pattern.severity, _params(pattern, found), evidence, pattern.variant,
-                          action=action_for(pattern.action), scope=SCOPE_TEXT))
+                          action=pattern_action(pattern.action), scope=SCOPE_TEXT))
         for fid, severity, variant in pattern.also:
             out.add(Diagnosis(fid, severity, {}, evidence, variant, scope=SCOPE_TEXT))
     fields = parse_collect_env(lines)
@@ -537,5 +555,5 @@ def package_list_findings(lines: list[str]) -> list[Diagnosis]:
 __all__ = [
     "clean_lines", "recognise", "parse_collect_env", "collect_env_findings", "python_support",
     "cuda_versions", "version_findings", "CudaVersions", "Pattern", "patterns", "parse_patterns",
-    "PatternDataError",
+    "PatternDataError", "links", "pattern_action",
 ]
