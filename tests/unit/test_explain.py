@@ -92,8 +92,13 @@ def test_every_symptom_is_recognised_with_windows_line_ends_and_colour():
 
 
 def test_every_pattern_cites_a_catalogue_entry_and_has_messages():
+    """Each pattern cites the reference catalogue, or a real error text of tests/data/errors
+    (those are checked against their fixture in test_explain_real_errors.py)."""
     known = {m["id"] for m in _modes()}
     for p in patterns():
+        if p.src.startswith("real-errors:"):
+            assert has_messages(p.id, p.variant), (p.id, p.variant)
+            continue
         assert p.src.startswith("failure-modes.json#")
         if known:
             assert p.src.split("#", 1)[1] in known, p.src
