@@ -169,6 +169,29 @@ def test_rerun_fetches_nothing_and_a_done_environment_is_left_alone(index, wheel
     assert index.total_file_bytes_served() == 0
 
 
+@pytest.mark.parametrize("installer", ["uv", "pip"])
+def test_bytes_fetched_are_the_wheels_once_and_the_reported_figure_is_the_index_count(index, wheelhouse, root,
+                                                                                       installer):
+    """Issue 17.2 / 15.4: the plan reads metadata only (no wheel fetched before the download),
+    a first run fetches each wheel once, a re-run into a fresh venv fetches none, and the
+    ``downloaded_bytes`` reported is what the index counted, both times, with either installer."""
+    reqs = ["gsw-demo-a==1.0"]
+    wheels = index.files[wheelhouse["a"].name].size + index.files[wheelhouse["b2"].name].size
+    first = make_job(root, new_target(root, "one"), reqs, index, installer=installer)
+    assert run_steps(first), first.failure and first.failure.message.text("en")
+    s = first.summary()
+    assert s["installer"] == installer and ("ensurepip" in s["steps_run"]) is False
+    assert s["downloaded_bytes"] == index.total_file_bytes_served() == wheels
+    assert index.total_bytes_served() <= 1.02 * wheels  # pages and .metadata files on top: small
+    assert all(n == 1 for n in index.file_gets.values())  # no wheel fetched twice (the plan fetched none)
+    index.reset_counters()
+    second = make_job(root, new_target(root, "two"), reqs, index, installer=installer)
+    assert run_steps(second), second.failure and second.failure.message.text("en")
+    s = second.summary()
+    assert s["downloaded_bytes"] == 0 == index.total_file_bytes_served() and s["from_cache_bytes"] == wheels
+    assert not index.file_gets  # no GET of a wheel at all: sizes came from the cache's verified index
+
+
 def test_a_different_build_of_the_same_version_is_not_satisfied():
     """pip calls 2.13.0+cpu a match for torch==2.13.0; the plan must not."""
     plan = InstallPlan("/p", ["torch==2.13.0"], None, [
