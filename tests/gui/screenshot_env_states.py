@@ -7,7 +7,8 @@ next run offering the environment the last one installed.
 Run under a real X server (Xvfb):
     python -m tests.gui.screenshot_env_states OUTDIR [--lang ko|en]
 Saves <lang>-g1-blocked.png, <lang>-g2-alternatives.png, <lang>-g3-connection-failed.png,
-<lang>-g4-stop-question.png, <lang>-g5-rerun-offer.png and prints their paths.
+<lang>-g4-stop-question.png, <lang>-g5-rerun-offer.png, <lang>-g6-stopping-install-step.png (a stop
+waiting for the installer, with "Stop now") and prints their paths.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["GSW_DATA_DIR"] = str(home / ".local" / "share" / "gpu-setup-wizard")
 
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication, QWizard
+    from PySide6.QtWidgets import QApplication, QMessageBox, QWizard
 
     from tests.integration.index_server import LoopbackIndex, free_port, make_wheel
     from wizard.app import history as app_history
@@ -82,10 +83,13 @@ def main(argv: list[str] | None = None) -> int:
             app.processEvents()
             time.sleep(0.02)
 
-    def grab(widget, name: str) -> None:
-        settle()
+    def grab(widget, name: str, rendered: bool = False) -> None:
+        settle(0.05 if rendered else 0.4)  # (a stop that waits for the installer does not wait long)
         path = out / f"{args.lang}-{name}.png"
-        if not widget.screen().grabWindow(widget.winId()).save(str(path)):
+        # rendered: the widget draws itself (right after a modal question the X window may not be
+        # exposed again yet, and the screen there reads black)
+        pixmap = widget.grab() if rendered else widget.screen().grabWindow(widget.winId())
+        if not pixmap.save(str(path)):
             raise SystemExit(f"could not save {path}")
         saved.append(str(path))
 
@@ -168,6 +172,33 @@ def main(argv: list[str] | None = None) -> int:
         window, env, inst = wizard(None)
         planned(env)
         grab(window, "g5-rerun-offer")
+        window.close()
+    slow = [make_wheel(work / "slow", "torch", f"{best.torch}+cpu", requires=["typing-extensions>=4"],
+                       many_files=60000),
+            ours[1], ours[2]]
+    with LoopbackIndex() as index:
+        index.add_wheels(slow)
+        # 6: Cancel while the installer writes: the stop waits for it, "Stop now" is offered
+        window, env, inst = wizard(index.base + "/whl")
+        env.set_mode(MODE_NEW_VENV)
+        env.venv_path.setText(str(home / "envs" / "설치 단계"))
+        env.refresh()
+        planned(env)
+        window.button(QWizard.WizardButton.CommitButton).click()
+        wait(lambda: inst.runner is not None and inst.runner.current is not None and inst.runner.current.id == "install")
+
+        def stop_and_close() -> None:
+            box = QApplication.activeModalWidget()
+            if box is None:
+                QTimer.singleShot(50, stop_and_close)
+                return
+            next(b for b in box.buttons() if box.buttonRole(b) == QMessageBox.ButtonRole.AcceptRole).click()
+
+        QTimer.singleShot(100, stop_and_close)
+        window.reject()
+        if inst.state == "stopping":
+            grab(window, "g6-stopping-install-step", rendered=True)
+        wait(lambda: not inst.runner.running)
         window.close()
     print("\n".join(saved))
     return 0

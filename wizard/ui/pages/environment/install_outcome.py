@@ -91,7 +91,8 @@ class InstallOutcome:
         if not self.busy:
             self._run_after_stop()
             return
-        self.step_label.setText(t("g.stop.waiting", self.lang))
+        key = "g.stop.waiting_install" if self.stopped_in_install_step else "g.stop.waiting"
+        self.step_label.setText(t(key, self.lang))
 
     def _run_after_stop(self) -> None:
         callback, self._after_stop = self._after_stop, None
