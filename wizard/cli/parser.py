@@ -36,6 +36,7 @@ class _CommandModule:
 
 bench, doctor, history, install, recommend, report, verify, vram = (
     _CommandModule(name) for name in ("bench", "doctor", "history", "install", "recommend", "report", "verify", "vram"))
+kernel = _CommandModule("kernel")
 
 REPORT_FORMATS = ("md", "html", "pdf", "json")
 VRAM_MODES = ("inference", "train", "lora", "qlora")
@@ -101,7 +102,8 @@ def build_parser(lang: str = "en", with_commands: bool = True) -> argparse.Argum
     if not with_commands:
         return parser
     for add in (add_doctor_parser, add_recommend_parser, add_verify_parser, add_bench_parser, add_vram_parser,
-                add_install_parser, add_report_parser, add_colab_cell_parser, add_history_parser):
+                add_install_parser, add_report_parser, add_colab_cell_parser, add_history_parser,
+                add_kernel_parser):
         add(sub, common, lang)
     return parser
 
@@ -250,7 +252,30 @@ def add_history_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "e
     return p
 
 
+def add_kernel_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
+    """``kernel install --python EXE [--name N] [--yes]``, ``kernel list``, ``kernel verify NAME``."""
+    p = _command(sub, "kernel", common, lang, "j.cli.help")
+    p.add_argument("--json", action="store_true", help=t("cli.json.help", lang))
+    p.set_defaults(handler=kernel.run_list)
+    inner = p.add_subparsers(dest="kernel_command", metavar="install|list|verify",
+                             title=t("cli.argparse.commands", lang))
+    c = _command(inner, "install", common, lang, "j.cli.install.help")
+    c.add_argument("--python", metavar="EXE", required=True, help=t("j.cli.python.help", lang))
+    c.add_argument("--name", metavar="N", help=t("j.cli.name.help", lang))
+    c.add_argument("--yes", action="store_true", help=t("j.cli.yes.help", lang))
+    c.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help=t("cli.json.help", lang))
+    c.set_defaults(handler=kernel.run_install)
+    c = _command(inner, "list", common, lang, "j.cli.list.help")
+    c.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help=t("cli.json.help", lang))
+    c.set_defaults(handler=kernel.run_list)
+    c = _command(inner, "verify", common, lang, "j.cli.verify.help")
+    c.add_argument("name", metavar="NAME", help=t("j.cli.kernel_name.help", lang))
+    c.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help=t("cli.json.help", lang))
+    c.set_defaults(handler=kernel.run_verify)
+    return p
+
+
 __all__ = ["prescan_lang", "build_parser", "common_parent", "add_doctor_parser", "add_recommend_parser",
            "add_verify_parser", "add_bench_parser", "add_vram_parser", "add_install_parser", "add_report_parser",
            "add_colab_cell_parser",
-           "add_history_parser", "REPORT_FORMATS"]
+           "add_history_parser", "add_kernel_parser", "REPORT_FORMATS"]

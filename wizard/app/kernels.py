@@ -1,0 +1,131 @@
+"""Kernel use cases: register an environment for Jupyter, list the kernels, verify inside one.
+
+Both faces call these: ``gpu-setup-wizard kernel ...`` and the Verify page's "Jupyter / VS Code"
+panel (on a worker thread: every one of them runs children). The texts are the catalogue's,
+in the language asked for; the engine is :mod:`wizard.core.verify.kernel_specs`,
+:mod:`~wizard.core.verify.kernel_install` and :mod:`~wizard.core.verify.kernel_verify`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from wizard.app.session import Session
+from wizard.core.base.i18n import t
+
+if TYPE_CHECKING:
+    from wizard.core.verify.checklist import VerifyReport
+    from wizard.core.verify.kernel_install import RegisterResult, SettingsResult
+    from wizard.core.verify.kernel_specs import EnvFacts, Flag, KernelInfo
+
+KERNEL_VERIFY_TIMEOUT_S = 300
+
+
+def gpu_machine(session: Session) -> bool:
+    """This PC has an NVIDIA GPU, as the session's detection saw it (False before detection)."""
+    detection = session.detection
+    return bool(detection is not None and detection.nvidia.gpus)
+
+
+def os_name(session: Session) -> str:
+    return str(getattr(session.host, "os_name", "") or "linux")
+
+
+def display_name(env: EnvFacts, lang: str) -> str:
+    """"PyTorch 2.13 (GPU) – dl-course", or "Python 3.11 – dl-course" without torch."""
+    from wizard.core.verify.kernel_install import torch_label
+
+    version, kind = torch_label(env)
+    if version:
+        kind_text = t("j.kernel.kind.gpu" if kind == "GPU" else "j.kernel.kind.cpu", lang)
+        return t("j.kernel.display_name", lang, version=version, kind=kind_text, env=env.env_name)
+    return t("j.kernel.display_name_plain", lang, python=env.python_version or "3", env=env.env_name)
+
+
+def register(session: Session, python_exe: str, *, name: str | None = None, consent: bool = False,
+             on_line: Callable[[str], None] | None = None, cancel: Any = None) -> RegisterResult:
+    """Register ``python_exe`` as a ``--user`` kernel (installing ipykernel only with consent)."""
+    from wizard.core.verify.kernel_install import register_kernel
+
+    lang = session.lang
+    return register_kernel(python_exe, lambda env: display_name(env, lang), name=name, consent=consent,
+                           on_line=on_line, cancel=cancel)
+
+
+def list_kernels(session: Session) -> list[KernelInfo]:
+    """The registered kernels, each interpreter inspected and flagged for this machine."""
+    from wizard.core.verify.kernel_specs import list_kernels as core_list
+
+    return core_list(gpu_machine(session), os_name(session))
+
+
+def find_kernel(session: Session, name: str) -> KernelInfo | None:
+    for info in list_kernels(session):
+        if info.name == name.lower():
+            return info
+    return None
+
+
+def verify_in_kernel(session: Session, name: str, *, on_event: Callable[[dict], None] | None = None,
+                     cancel: Any = None, interpreter: str | None = None) -> VerifyReport:
+    """The verification checklist run inside kernel ``name`` (started, probed, shut down)."""
+    from wizard.core.verify.kernel_verify import run_verify_in_kernel
+
+    return run_verify_in_kernel(name.lower(), session.detection, timeout=KERNEL_VERIFY_TIMEOUT_S,
+                                on_event=on_event, cancel=cancel, interpreter=interpreter)
+
+
+def write_vscode(project_dir: str | Path, python_exe: str) -> SettingsResult:
+    """VS Code's interpreter setting for ``project_dir`` (merged; raises SettingsRefused/OSError)."""
+    from wizard.core.verify.kernel_install import write_vscode_setting
+
+    return write_vscode_setting(project_dir, python_exe)
+
+
+# ------------------------------------------------------------------------------------------
+# Texts both faces show
+# ------------------------------------------------------------------------------------------
+def flag_text(flag: Flag, lang: str) -> str:
+    return t(f"j.kernel.flag.{flag.id}", lang, **flag.params)
+
+
+def flag_fix(flag: Flag, lang: str) -> str:
+    return t(f"j.kernel.fix.{flag.id}", lang, **flag.params)
+
+
+def kernel_line(info: KernelInfo, lang: str) -> str:
+    """One kernel as a line: its name, display name, interpreter and torch build."""
+    torch = info.env.torch if info.env is not None else None
+    if info.interpreter is None:
+        build = t("j.kernel.interpreter_gone", lang)
+    elif torch is None:
+        build = t("j.kernel.no_torch", lang) if info.env is not None and not info.env.error else "—"
+    else:
+        kind = t("j.kernel.kind.gpu" if torch.gpu else "j.kernel.kind.cpu", lang)
+        build = t("j.kernel.torch_build", lang, version=torch.version or "?", kind=kind)
+    return t("j.kernel.line", lang, name=info.name, display=info.display_name,
+             python=info.interpreter or (info.argv[0] if info.argv else "?"), build=build)
+
+
+def register_text(result: RegisterResult, lang: str) -> str:
+    """What a registration did, in a sentence or two."""
+    if result.ok:
+        lines = [t("j.kernel.registered", lang, name=result.name, display=result.display_name)]
+        if result.installed_ipykernel:
+            lines.insert(0, t("j.kernel.ipykernel_installed", lang))
+        return "\n".join(lines)
+    if result.needs_consent:
+        return t("j.kernel.needs_ipykernel", lang, python=result.env.python_exe)
+    if result.failed_step == "inspect":
+        return t("j.kernel.python_broken", lang, python=result.env.python_exe, error=result.env.error or "")
+    step = result.steps[-1] if result.steps else None
+    tail = (step.output_tail.strip().splitlines() or [""])[-1] if step is not None else ""
+    if step is not None and step.error:
+        tail = step.error
+    key = "j.kernel.ipykernel_failed" if result.failed_step == "ipykernel" else "j.kernel.register_failed"
+    return t(key, lang, error=tail)
+
+
+__all__ = ["gpu_machine", "os_name", "display_name", "register", "list_kernels", "find_kernel", "verify_in_kernel",
+           "write_vscode", "flag_text", "flag_fix", "kernel_line", "register_text", "KERNEL_VERIFY_TIMEOUT_S"]

@@ -1,0 +1,108 @@
+"""``gpu-setup-wizard kernel install|list|verify``: the notebook runs the environment you verified.
+
+* ``kernel install --python EXE [--name N] [--yes]``: register EXE's environment as a Jupyter
+  kernel (``--user``); ipykernel is installed into it first only with ``--yes``.
+* ``kernel list [--json]``: the registered kernels, flagged (interpreter gone, CPU build on a
+  GPU machine, Hangul path on Windows, conda environments VS Code will not see).
+* ``kernel verify NAME [--json]``: the verification checklist run inside that kernel.
+
+Exit statuses: SUCCESS; FAILED (a registration or a check failed; ``list``: a kernel is
+broken); BAD_INPUT (no such interpreter or kernel, a bad name); NEEDS_CONFIRM (ipykernel is
+missing and ``--yes`` was not given); CANCELLED on Ctrl+C.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from wizard.cli.common import error, lang_of, print_json, run_probe_command, say, target_python
+from wizard.cli.exit_status import ExitStatus
+from wizard.core.base.i18n import t
+
+
+def _session(lang: str, detect: bool) -> object:
+    from wizard.app import detect as app_detect
+    from wizard.app.session import Session
+    from wizard.core.base.host import RealHost
+
+    session = Session(host=RealHost(), lang=lang)
+    if detect:
+        app_detect.detect_machine(session, pythons=False, conda=False)
+    return session
+
+
+def run_install(args: argparse.Namespace) -> int:
+    from wizard.app import kernels as app_kernels
+    from wizard.core.verify.kernel_install import valid_name
+
+    lang = lang_of(args)
+    python = target_python(args.python)
+    if python is None:
+        return error(t("verify.cli.no_python", lang, path=args.python))
+    if args.name is not None and not valid_name(args.name):
+        return error(t("j.kernel.bad_name", lang, name=args.name))
+    session = _session(lang, detect=False)
+    try:
+        result = app_kernels.register(session, python, name=args.name, consent=args.yes, on_line=None)
+    except KeyboardInterrupt:
+        return ExitStatus.CANCELLED
+    if args.json:
+        print_json(result.to_json())
+    else:
+        print(app_kernels.register_text(result, lang))
+    if result.needs_consent:
+        say(t("j.kernel.needs_yes", lang))
+        return ExitStatus.NEEDS_CONFIRM
+    return ExitStatus.SUCCESS if result.ok else ExitStatus.FAILED
+
+
+def run_list(args: argparse.Namespace) -> int:
+    from wizard.app import kernels as app_kernels
+
+    lang = lang_of(args)
+    session = _session(lang, detect=True)
+    kernels = app_kernels.list_kernels(session)
+    if getattr(args, "json", False):
+        print_json({"gpu_machine": app_kernels.gpu_machine(session), "kernels": [k.to_json() for k in kernels]})
+    else:
+        print(list_text(kernels, lang))
+    return ExitStatus.FAILED if any(k.status == "fail" for k in kernels) else ExitStatus.SUCCESS
+
+
+def list_text(kernels: list, lang: str) -> str:
+    from wizard.app import kernels as app_kernels
+
+    if not kernels:
+        return t("j.kernel.none", lang)
+    marks = {"pass": "[ OK ]", "warn": "[WARN]", "fail": "[FAIL]"}
+    lines = []
+    for info in kernels:
+        lines.append(f"{marks[info.status]} {app_kernels.kernel_line(info, lang)}")
+        for flag in info.flags:
+            lines.append("       " + app_kernels.flag_text(flag, lang))
+            lines.append("       " + t("verify.report.fix", lang, text=app_kernels.flag_fix(flag, lang)))
+    return "\n".join(lines)
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    from wizard.app import kernels as app_kernels
+    from wizard.core.verify.checklist import progress_text
+
+    lang = lang_of(args)
+    session = _session(lang, detect=True)
+    info = app_kernels.find_kernel(session, args.name)
+    if info is None:
+        return error(t("j.kernel.no_such", lang, name=args.name))
+    if info.interpreter is None:
+        flag = next(f for f in info.flags if f.id == "interpreter_missing")
+        return error(app_kernels.flag_text(flag, lang) + "\n" + app_kernels.flag_fix(flag, lang), ExitStatus.FAILED)
+    say(t("j.kernel.verifying", lang, name=info.name, python=info.interpreter))
+    report = run_probe_command(lambda on_event, cancel: app_kernels.verify_in_kernel(
+        session, info.name, on_event=on_event, cancel=cancel, interpreter=info.interpreter), progress_text,
+        args.json, lang)
+    if report is None:
+        return ExitStatus.CANCELLED
+    return ExitStatus.SUCCESS if report.status != "fail" else ExitStatus.FAILED
+
+
+__all__ = ["run_install", "run_list", "run_verify", "list_text"]

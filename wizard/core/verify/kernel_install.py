@@ -1,0 +1,192 @@
+"""Register an environment as a Jupyter kernel, and point VS Code at it.
+
+Registering is ``<env python> -m ipykernel install --user --name N --display-name D``: the
+kernel's ``argv[0]`` is then that interpreter, so the notebook runs the environment the wizard
+verified. ipykernel is installed into the environment first when it is missing -- only when
+the caller says the student agreed (``consent``): it changes their environment.
+
+VS Code reads ``python.defaultInterpreterPath`` from ``<project>/.vscode/settings.json``. The
+file is merged (every other setting kept). VS Code allows comments and trailing commas there
+(JSONC); such a file is refused plainly rather than rewritten without them -- the student's
+comments are theirs.
+
+Every child runs through the one process runner, an argv list each.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from wizard.core.base.files import write_atomic
+from wizard.core.base.process import CancelLike, ProcessSpec, child_env, run_process
+from wizard.core.install.plan import pip_argv, pip_command
+from wizard.core.verify.kernel_specs import EnvFacts, inspect_python
+
+INSTALL_TIMEOUT_S = 900.0
+REGISTER_TIMEOUT_S = 120.0
+IPYKERNEL_REQUIREMENT = "ipykernel>=6"
+NAME_RE = re.compile(r"^[A-Za-z0-9._\-]+$")  # what jupyter_client accepts as a kernel name
+VSCODE_KEY = "python.defaultInterpreterPath"
+
+
+def kernel_name(env: EnvFacts) -> str:
+    """An ASCII kernel name for the environment: ``gsw-<folder>-<6 hex of its prefix>`` (a Hangul
+    folder name keeps only the hash; the hash tells two ``venv`` folders apart)."""
+    prefix = env.prefix or env.python_exe
+    slug = re.sub(r"[^a-z0-9._-]+", "-", Path(prefix).name.lower()).strip("-.")[:30]
+    digest = hashlib.sha1(prefix.encode("utf-8", "replace")).hexdigest()[:6]
+    return f"gsw-{slug}-{digest}" if slug else f"gsw-{digest}"
+
+
+def valid_name(name: str) -> bool:
+    return bool(NAME_RE.match(name))
+
+
+def torch_label(env: EnvFacts) -> tuple[str, str]:
+    """("2.13", "GPU"|"CPU") for the display name; ("", "") without torch."""
+    if env.torch is None or not env.torch.version:
+        return "", ""
+    parts = re.findall(r"\d+", env.torch.version)[:2]
+    return ".".join(parts), "GPU" if env.torch.gpu else "CPU"
+
+
+@dataclass
+class StepResult:
+    """One child the registration ran: its argv, whether it worked, the end of its output."""
+
+    argv: list[str]
+    ok: bool
+    returncode: int | None
+    output_tail: str = ""
+    timed_out: bool = False
+    cancelled: bool = False
+    error: str | None = None
+
+
+@dataclass
+class RegisterResult:
+    """What :func:`register_kernel` did. ``needs_consent``: ipykernel is missing and the caller
+    did not say the student agreed to install it (nothing was changed)."""
+
+    name: str
+    display_name: str
+    env: EnvFacts
+    ok: bool = False
+    needs_consent: bool = False
+    installed_ipykernel: bool = False
+    steps: list[StepResult] = field(default_factory=list)
+    failed_step: str | None = None  # "inspect" | "ipykernel" | "register"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "display_name": self.display_name, "python": self.env.python_exe,
+                "prefix": self.env.prefix, "ok": self.ok, "needs_consent": self.needs_consent,
+                "installed_ipykernel": self.installed_ipykernel, "failed_step": self.failed_step,
+                "steps": [{"argv": s.argv, "ok": s.ok, "returncode": s.returncode, "timed_out": s.timed_out,
+                           "cancelled": s.cancelled, "error": s.error, "output_tail": s.output_tail[-3000:]}
+                          for s in self.steps]}
+
+
+def _run(argv: list[str], timeout: float, on_line: Callable[[str], None] | None, cancel: CancelLike) -> StepResult:
+    env = child_env()
+    for name in ("PYTHONHOME", "PYTHONPATH"):
+        env.pop(name, None)
+    res = run_process(ProcessSpec(argv, env, None, timeout, merge_stderr=True, keep_chars=20000), on_line, None,
+                      cancel)
+    return StepResult(res.argv, res.ok, res.returncode, res.stdout, res.timed_out, res.cancelled, res.error)
+
+
+def ipykernel_install_argv(python_exe: str, python_version: str | None = None) -> list[str]:
+    """pip installing ipykernel into ``python_exe``'s environment (the wizard's pip driving it
+    when it can, the environment's own pip otherwise: see :func:`pip_command`)."""
+    return pip_argv(pip_command(python_exe, python_version=python_version), "install", "--no-input",
+                    "--progress-bar", "off", IPYKERNEL_REQUIREMENT)
+
+
+def register_argv(python_exe: str, name: str, display_name: str) -> list[str]:
+    return [python_exe, "-m", "ipykernel", "install", "--user", "--name", name, "--display-name", display_name]
+
+
+def register_kernel(python_exe: str, display_name_for: Callable[[EnvFacts], str], *, name: str | None = None,
+                    consent: bool = False, on_line: Callable[[str], None] | None = None,
+                    cancel: CancelLike = None) -> RegisterResult:
+    """Register ``python_exe`` as a kernel (``--user``). ``display_name_for`` makes the display
+    name from the inspected environment (the caller's language). ipykernel is installed first
+    when missing, only with ``consent``; without it the result says ``needs_consent``."""
+    env = inspect_python(python_exe)
+    result = RegisterResult(name=name or kernel_name(env), display_name=display_name_for(env), env=env)
+    if env.error:
+        result.failed_step = "inspect"
+        return result
+    if not env.ipykernel:
+        if not consent:
+            result.needs_consent = True
+            return result
+        step = _run(ipykernel_install_argv(python_exe, env.python_version), INSTALL_TIMEOUT_S, on_line, cancel)
+        result.steps.append(step)
+        if not step.ok:
+            result.failed_step = "ipykernel"
+            return result
+        result.installed_ipykernel = True
+    step = _run(register_argv(python_exe, result.name, result.display_name), REGISTER_TIMEOUT_S, on_line, cancel)
+    result.steps.append(step)
+    result.ok = step.ok
+    if not step.ok:
+        result.failed_step = "register"
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# VS Code
+# --------------------------------------------------------------------------------------------
+class SettingsRefused(ValueError):
+    """The existing settings.json cannot be merged safely: ``reason`` is a message id suffix
+    ("jsonc", "not_object", "unreadable"), ``detail`` the parser's words."""
+
+    def __init__(self, reason: str, path: Path, detail: str = "") -> None:
+        super().__init__(f"{reason}: {path}: {detail}")
+        self.reason = reason
+        self.path = path
+        self.detail = detail
+
+
+@dataclass
+class SettingsResult:
+    path: Path
+    changed: bool
+    previous: str | None  # the interpreter setting that was there before, if any
+
+
+def write_vscode_setting(project_dir: str | Path, python_exe: str) -> SettingsResult:
+    """Set ``python.defaultInterpreterPath`` in ``<project>/.vscode/settings.json``, keeping
+    every other setting. Raises :class:`SettingsRefused` for a file that is not plain JSON
+    (comments, trailing commas) or not an object, and OSError for a folder it cannot write."""
+    path = Path(project_dir) / ".vscode" / "settings.json"
+    data: dict[str, Any] = {}
+    if path.exists():
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SettingsRefused("unreadable", path, str(exc)) from exc
+        if text.strip():
+            try:
+                loaded = json.loads(text)
+            except ValueError as exc:
+                raise SettingsRefused("jsonc", path, str(exc)) from exc
+            if not isinstance(loaded, dict):
+                raise SettingsRefused("not_object", path, type(loaded).__name__)
+            data = loaded
+    previous = data.get(VSCODE_KEY)
+    if previous == python_exe:
+        return SettingsResult(path, False, previous)
+    data[VSCODE_KEY] = python_exe
+    write_atomic(path, json.dumps(data, ensure_ascii=False, indent=4) + "\n", mkdir=True)
+    return SettingsResult(path, True, previous if isinstance(previous, str) else None)
+
+
+__all__ = ["kernel_name", "valid_name", "torch_label", "StepResult", "RegisterResult", "register_kernel",
+           "ipykernel_install_argv", "register_argv", "SettingsRefused", "SettingsResult", "write_vscode_setting"]
