@@ -136,8 +136,10 @@ def mutated_json(draw: Callable[..., Any], seeds: Sequence[Any], max_edits: int 
     for _ in range(draw(st.integers(1, max_edits))):
         paths = _paths(doc)
         path = draw(st.sampled_from(paths))
-        kind = draw(st.sampled_from(["replace", "replace", "delete", "wrap", "deep", "copy"]))
-        if kind == "delete" and path:
+        kind = draw(st.sampled_from(["replace", "replace", "delete", "wrap", "deep", "copy", "same", "same", "same"]))
+        if kind == "same":  # a value of the right type but a surprising one: the checks at the boundary pass it
+            doc = _set(doc, path, draw(_same_type(_get(doc, path))))
+        elif kind == "delete" and path:
             doc = _set(doc, path, None, delete=True)
         elif kind == "wrap":
             old = _get(doc, path)
@@ -153,6 +155,25 @@ def mutated_json(draw: Callable[..., Any], seeds: Sequence[Any], max_edits: int 
         else:
             doc = _set(doc, path, draw(ANY_JSON))
     return doc
+
+
+def _same_type(value: Any) -> st.SearchStrategy[Any]:
+    """Another value of ``value``'s JSON type: negative, huge, empty, odd text, a list reordered."""
+    if isinstance(value, bool):
+        return st.booleans()
+    if isinstance(value, int):
+        return st.one_of(st.integers(), st.sampled_from([0, -1, 2**63, -(2**63), 10**30]))
+    if isinstance(value, float):
+        return st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.sampled_from([0.0, -1.0, 1e308]))
+    if isinstance(value, str):
+        return st.one_of(st.text(max_size=30), st.sampled_from(["", " ", "0", "-1", "12.x", "3.999.1", "N/A", "\x00",
+                                                                 "a" * 5000, "cu999", "+cpu", "GPU-", "../../etc"]))
+    if isinstance(value, list):
+        return st.one_of(st.just([]), st.permutations(value) if value else st.just([]),
+                         st.just(value * 3), st.just(value[:1]))
+    if isinstance(value, dict):
+        return st.one_of(st.just({}), st.just({k: value[k] for k in list(value)[: len(value) // 2]}))
+    return st.none()
 
 
 def _get(doc: Any, path: tuple) -> Any:

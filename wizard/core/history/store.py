@@ -28,7 +28,7 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from wizard import __version__
 from wizard.core.base.files import fsync_dir, replace_file
-from wizard.core.base.i18n import Message, MessageError, msg
+from wizard.core.base.i18n import Message, MessageError, is_message_json, msg
 from wizard.core.base.schema import SchemaError, check_schema
 from wizard.core.base.typed import build
 from wizard.core.base.user_input import loads_user_json, read_bounded
@@ -159,6 +159,9 @@ class Snapshot:
         skipped here instead of breaking ``history list/show/diff`` later. Raises ValueError."""
         check_snapshot_schema(doc)
         part = build(_SnapshotDoc, doc)
+        for i, finding in enumerate(part.findings or []):
+            for name, value in finding.params.items():
+                _check_stored_message(value, f"findings[{i}].params.{name}")
         system, nvidia, env = part.system or _SystemPart(), part.nvidia or _NvidiaPart(), part.env or _EnvPart()
         torch = build(TorchFacts, doc["torch"], "torch") if isinstance(doc.get("torch"), Mapping) else None
         return cls(
@@ -170,6 +173,19 @@ class Snapshot:
             findings=part.findings or [], scopes=part.scopes or [SCOPE_DETECTION], benchmark=part.benchmark or {},
             generator=part.generator or "",
         )
+
+
+def _check_stored_message(value: Any, where: str, depth: int = 0) -> None:
+    """A finding parameter stored as a Message (``{"$t": key, "params": {...}}``) must be one, all
+    the way down: ``"params": [1, 2]`` inside it broke ``history show`` when the title was rendered
+    (found by the fuzz suite). Raises ValueError, which the reader turns into a skipped file."""
+    if not is_message_json(value):
+        return
+    params = value.get("params")
+    if not isinstance(value.get("$t"), str) or depth > 8 or not (params is None or isinstance(params, Mapping)):
+        raise ValueError(f"{where}: not a stored message")
+    for name, inner in (params or {}).items():
+        _check_stored_message(inner, f"{where}.{name}", depth + 1)
 
 
 # The document's shape, for typed loading (the JSON groups what the Snapshot keeps flat).

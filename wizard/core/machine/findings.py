@@ -102,7 +102,7 @@ def rule_source_health(d: Detection) -> Iterable[Finding]:
     nv = d.nvidia
     if nv.status != STATUS_OK:
         return
-    by_source = {s.source.split()[0]: s for s in nv.sources}
+    by_source = {(s.source.split() or [""])[0]: s for s in nv.sources}  # "" in a fuzzed file: no source
     nvml = by_source.get("nvml")
     smi = by_source.get("nvidia-smi")
     if nvml is not None and nvml.status != STATUS_OK and nvml.detail not in ("pynvml-conflict", "bindings-missing",
