@@ -263,18 +263,39 @@ def ensurepip_command(job: JobState) -> ProcessSpec:
     return ProcessSpec([job.env_python(), "-m", "ensurepip", "--default-pip"], job.child_env(), None, 300.0)
 
 
+def _fresh_uv_venv_version(job: JobState) -> str | None:
+    """The Python version of a venv uv made in this very run (empty: ``uv venv`` seeds nothing),
+    read from its ``pyvenv.cfg``; None when the environment must be asked what it holds."""
+    t = job.target
+    if not (job.installer == INSTALLER_UV and t.creator == CREATOR_UV and STEP_CREATE in job.steps_run):
+        return None
+    try:
+        with open(os.path.join(t.path, "pyvenv.cfg"), encoding="utf-8") as fh:
+            for line in fh:
+                key, _, value = line.partition("=")
+                if key.strip() in ("version_info", "version") and value.strip():
+                    return value.strip()
+    except OSError:
+        return None
+    return None
+
+
 def inspect_env(ctx: StepContext) -> None:
     job = ctx.job
     py = job.env_python()
-    res = job.host.run(installed_argv(py), timeout=120)
-    if not res.ok:
-        raise StepError(STEP_INSPECT, msg("install.plan.error.inspect", python=py,
-                                          detail=(res.stderr or res.error or "").strip()[-300:]), "failed")
-    try:
-        job.installed, job.python_version = parse_installed(res.stdout)
-    except ValueError as exc:
-        raise StepError(STEP_INSPECT, msg("install.plan.error.inspect", python=py, detail=str(exc)), "failed") \
-            from exc
+    fresh = _fresh_uv_venv_version(job)
+    if fresh is not None:  # nothing to ask a venv made a moment ago (saves a Python start-up)
+        job.installed, job.python_version = {}, fresh
+    else:
+        res = job.host.run(installed_argv(py), timeout=120)
+        if not res.ok:
+            raise StepError(STEP_INSPECT, msg("install.plan.error.inspect", python=py,
+                                              detail=(res.stderr or res.error or "").strip()[-300:]), "failed")
+        try:
+            job.installed, job.python_version = parse_installed(res.stdout)
+        except ValueError as exc:
+            raise StepError(STEP_INSPECT, msg("install.plan.error.inspect", python=py, detail=str(exc)),
+                            "failed") from exc
     job.pip_cmd = pip_command(py, job.options.pip_mode, job.python_version)
     uv = job.installer == INSTALLER_UV
     if job.pip_cmd[0] == py and not uv:  # the environment's own pip: it must know --dry-run --report
