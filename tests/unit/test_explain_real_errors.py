@@ -23,7 +23,8 @@ import pytest
 from wizard.cli.doctor import cmd_explain
 from wizard.cli.exit_status import ExitStatus
 from wizard.core.base.user_input import decode_user_bytes
-from wizard.core.diagnosis.explain import links, patterns, recognise
+from wizard.core.base.resources import load_json
+from wizard.core.diagnosis.explain import PatternDataError, links, parse_patterns, patterns, recognise
 from wizard.core.diagnosis.model import has_messages
 
 ERRORS = Path(__file__).resolve().parents[1] / "data" / "errors"
@@ -186,6 +187,19 @@ def test_korean_windows_wording_constructed():
     assert finding.id == "windows-dll-load-failed" and finding.params["dll"] == "c10.dll"
 
 
+def test_held_out_texts_record_their_first_run():
+    held = [e for e in _entries() if e.get("held_out")]
+    assert held and all(e["first_run"] for e in held)
+
+
+def test_an_unknown_action_in_the_pattern_data_is_an_error():
+    doc = load_json("failure_patterns.json")
+    bad = {"id": "x", "severity": "error", "regex": "x", "action": "format_disk"}
+    with pytest.raises(PatternDataError):
+        parse_patterns({**doc, "patterns": [bad]})
+    assert parse_patterns({**doc, "patterns": [{**bad, "action": "open_vcredist"}]})
+
+
 def test_a_dll_error_that_is_not_torch_is_not_blamed_on_torch():
     assert recognise("ImportError: DLL load failed: 找不到指定的模块。\nimport pandas as pd") == []
     assert recognise("OSError: [WinError 126] The specified module could not be found") == []
@@ -207,6 +221,10 @@ def summary_table(outcomes: list[Outcome]) -> str:
              "| family | fixtures | recognised |", "|---|---|---|"]
     for family, items in sorted(fams.items()):
         lines.append(f"| {family} | {len(items)} | {sum(o.recognised for o in items)} |")
+    held = [o for o in outcomes if o.entry.get("held_out")]
+    if held:
+        lines += ["", f"Held out (collected after the rules were written): {len(held)}; right on their first run: "
+                  f"{sum(o.entry['first_run'] == o.family for o in held)}; right now: {sum(o.recognised for o in held)}"]
     lines += ["", "Out of scope (checked all the same):"]
     lines += [f"- {o.entry['file']} ({o.family}, found {o.top}): {o.entry.get('note', '')}" for o in out_of_scope]
     return "\n".join(lines)
