@@ -60,7 +60,7 @@ def test_json_loads_back_and_describes_this_machine(data_dir):
     assert report.local.cpu_s is None and report.local.torch_version is None
     system = report.item("system", "os").value
     assert platform.machine() in system or platform.machine().lower() in system.lower()
-    assert json.loads(out.stdout)["schema"] == "gpu-setup-wizard/report@1.0"
+    assert json.loads(out.stdout)["schema"] == "gpu-setup-wizard/report@1.1"
 
 
 def test_html_to_stdout(data_dir):

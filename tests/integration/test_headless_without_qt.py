@@ -83,7 +83,7 @@ def test_report(home, fmt):
     done = run_without_qt(home, "report", "--format", fmt)
     assert done.returncode == 0 and "PySide6" not in done.stderr, done.stderr[-3000:]
     if fmt == "json":
-        assert json.loads(done.stdout)["schema"] == "gpu-setup-wizard/report@1.0"
+        assert json.loads(done.stdout)["schema"] == "gpu-setup-wizard/report@1.1"
     else:
         assert done.stdout.startswith("# ")
 

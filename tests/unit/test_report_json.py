@@ -1,4 +1,4 @@
-"""The report's JSON (gpu-setup-wizard/report@1.0): loads back into the same model and renders
+"""The report's JSON (gpu-setup-wizard/report@1.1): loads back into the same model and renders
 the same; other documents and other major versions are refused with a message."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def test_round_trip(name, private):
     report = build_report(session, lang=lang, include_private=private, now=rs.NOW)
     text = dumps(report)
     doc = json.loads(text)
-    assert doc["schema"] == f"{SCHEMA}@1.0"
+    assert doc["schema"] == f"{SCHEMA}@1.1"
     back = loads(text)
     assert back == report
     assert render_markdown(back) == render_markdown(report)

@@ -1,4 +1,4 @@
-"""The report as JSON text (schema ``gpu-setup-wizard/report@1.0``), and back.
+"""The report as JSON text (schema ``gpu-setup-wizard/report@1.1``), and back.
 
 Why it loads back: the report of another machine where the wizard runs (a lab PC, a cloud GPU
 with the wizard installed) is imported for the Colab/cloud rows (:mod:`wizard.core.report.remote`;
@@ -11,12 +11,19 @@ Readers accept any 1.x document (unknown keys are ignored, missing ones take the
 and reject another major version, or another kind of file, with a message saying so
 (:func:`wizard.core.base.schema.check_schema`). The dict form itself lives with the classes, in
 :mod:`wizard.core.report.document`.
+
+Since 1.1 the document also holds ``facts`` (:func:`report_facts`): the same machine, install,
+verification, findings and lesson verdicts as plain, language-free values (ids, versions, bytes,
+counts), for programs that read many reports at once (the class view of
+:mod:`wizard.core.classroom`) and must not parse sentences in the student's language. A 1.0
+report has no ``facts``; its readers fall back to ``machines`` and the sections.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from wizard.core.base.schema import load_schema_json
 from wizard.core.base.typed import DocumentTypeError, check
@@ -28,6 +35,9 @@ from wizard.core.report.document import (
     report_from_dict,
     report_to_dict,
 )
+
+if TYPE_CHECKING:
+    from wizard.core.report.inputs import ReportContext
 
 
 def dumps(report: Report) -> str:
@@ -64,4 +74,114 @@ def loads(text: str) -> Report:
     return report_from_dict(doc)
 
 
-__all__ = ["dumps", "loads", "check_report_types"]
+# The lesson verdicts of :func:`wizard.core.vram.workloads.judge_machine_lessons`, as the facts say them.
+LESSON_VERDICTS = {"runs_here": "gpu", "runs_on_cpu": "cpu", "needs_colab": "colab", "needs_cloud": "cloud",
+                   "too_big": "cannot"}
+_FAILING = ("fail", "warn")
+
+
+def _gpu_facts(ctx: ReportContext) -> list[dict[str, Any]]:
+    from wizard.core.report.inputs import gpus_of
+    from wizard.core.vram.units import mib_to_bytes
+
+    return [{"name": g.name, "vram_bytes": mib_to_bytes(g.memory_total_mib) if g.memory_total_mib else None,
+             "cc": g.compute_capability} for g in gpus_of(ctx.detection)]
+
+
+def _install_facts(ctx: ReportContext) -> dict[str, Any] | None:
+    inst = ctx.install
+    if inst is None:
+        return None
+    packages = [{"name": p.get("name"), "version": p.get("version")} for p in inst.get("installed") or []
+                if isinstance(p, dict) and isinstance(p.get("name"), str)]
+    torch = next((p["version"] for p in packages if p["name"] == "torch"), None)
+    if torch is None:
+        torch = ((ctx.verify or {}).get("versions") or {}).get("torch")
+    return {"ok": bool(inst.get("ok")), "index_url": inst.get("index_url"), "installer": inst.get("installer"),
+            "torch_build": torch, "packages": packages}
+
+
+def _verify_facts(ctx: ReportContext) -> dict[str, Any] | None:
+    from wizard.core.report.inputs import checks_of
+
+    verify = ctx.verify
+    if not verify:
+        return None
+    checks = checks_of(verify)
+    count = {s: sum(1 for c in checks if c.get("status") == s) for s in ("pass", "warn", "fail", "skip")}
+    versions = verify.get("versions") or {}
+    cuda = (verify.get("facts") or {}).get("cuda")
+    available = cuda.get("is_available") if isinstance(cuda, dict) else None
+    return {"passed": count["pass"], "warned": count["warn"], "failed": count["fail"], "skipped": count["skip"],
+            "failed_ids": sorted({str(c.get("id")) for c in checks if c.get("status") == "fail"}),
+            "torch": versions.get("torch"), "torch_cuda": versions.get("cuda"),
+            "cuda_available": available if isinstance(available, bool) else None}
+
+
+def _finding_facts(ctx: ReportContext) -> list[dict[str, Any]]:
+    """The findings section's items as ids: a failure mode's ``family`` is its id in
+    failure-modes.json (verify's own causes, which have none, are ``verify:<cause>``), and
+    ``fix_key`` is the catalogue key of its fix, so a reader renders it in any language."""
+    from wizard.core.base.i18n import catalogue
+    from wizard.core.report.document import CPU_BUILD_RIGHT_HERE
+    from wizard.core.report.inputs import checks_of
+
+    findings = ctx.inputs.diagnosis
+    if findings is None and ctx.detection is not None:
+        findings = ctx.detection.findings
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for f in findings or []:
+        if f.id in seen:
+            continue
+        seen.add(f.id)
+        key = f"finding.{f.id}.fix"
+        if f.variant and f"finding.{f.id}.{f.variant}.fix" in catalogue():
+            key = f"finding.{f.id}.{f.variant}.fix"
+        out.append({"id": f.id, "family": f.id, "severity": f.severity, "variant": f.variant, "fix_key": key})
+    for c in checks_of(ctx.verify):
+        if c.get("status") not in _FAILING or c.get("cause_id") == CPU_BUILD_RIGHT_HERE:
+            continue
+        family = c.get("finding") or f"verify:{c.get('cause_id') or c.get('id')}"
+        if family in seen:
+            continue
+        seen.add(family)
+        out.append({"id": str(c.get("id")), "family": family, "severity": "error" if c["status"] == "fail" else "warning",
+                    "variant": None, "fix_key": f"verify.fix.{c['fix_id']}" if c.get("fix_id") else None})
+    return out
+
+
+def _lesson_facts(ctx: ReportContext) -> list[dict[str, Any]]:
+    from wizard.core.report.lesson import workload_judgments
+
+    judged = workload_judgments(ctx)  # judge_machine_lessons, as the judgment section has it
+    if judged is None:
+        return []
+    return [{"id": j.workload.id, "verdict": LESSON_VERDICTS.get(j.verdict, "cannot")} for j in judged[0]]
+
+
+def report_facts(ctx: ReportContext) -> dict[str, Any]:
+    """The report's facts as language-free values (the ``facts`` object of the 1.1 document).
+    Built from the same context as the sections, so the two cannot disagree; nothing here is
+    text in the student's language, and redaction treats it like the rest of the document."""
+    d = ctx.detection
+    est = ctx.inputs.vram
+    fits = getattr(est, "fits", None) if est is not None else None
+    return {
+        "made_at": ctx.inputs.started_at,
+        "os": (d.system.os_pretty or d.system.os) if d is not None else None,
+        "platform": d.system.os if d is not None else None,
+        "ram_bytes": d.system.ram_total_bytes if d is not None else None,
+        "nvidia_status": d.nvidia.status if d is not None else None,
+        "gpus": _gpu_facts(ctx),
+        "driver": d.nvidia.driver_version if d is not None else None,
+        "cuda_driver": d.nvidia.cuda_version if d is not None else None,
+        "install": _install_facts(ctx),
+        "verify": _verify_facts(ctx),
+        "findings": _finding_facts(ctx),
+        "lessons": _lesson_facts(ctx),
+        "vram": {"chosen": est is not None, "fits": fits if isinstance(fits, bool) else None},
+    }
+
+
+__all__ = ["dumps", "loads", "check_report_types", "report_facts", "LESSON_VERDICTS"]

@@ -12,6 +12,7 @@ import datetime as _dt
 from dataclasses import replace
 from typing import TYPE_CHECKING, Iterable
 
+from wizard.core.report.as_json import report_facts
 from wizard.core.report.details import (
     appendices,
     bench_details_section,
@@ -49,7 +50,8 @@ def build_report(inputs: ReportInputs, *, lang: str | None = None, include_priva
         vram_section(ctx), findings_section(ctx), changes_section(ctx),
     ]
     report = Report(lang=lang, generated_at=when, title=ctx.t("report.title"), sections=sections,
-                    appendices=appendices(ctx), machines=ctx.machines, private_included=include_private)
+                    appendices=appendices(ctx), machines=ctx.machines, private_included=include_private,
+                    facts=report_facts(ctx))
     if include_private:
         return report
     return report.redacted(redactor or inputs_redactor(inputs))

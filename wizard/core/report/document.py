@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 SCHEMA = "gpu-setup-wizard/report"
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: ``facts`` (wizard.core.report.as_json.report_facts)
 
 # A line's status. "info": a plain fact; "not_run": the step that measures it did not run.
 PASS, WARN, FAIL, SKIP, INFO, NOT_RUN = "pass", "warn", "fail", "skip", "info", "not_run"
@@ -165,6 +165,7 @@ class Report:
     machines: list[MachineRecord]  # [0] is this machine; then the Colab/cloud machines added
     private_included: bool = False
     generator: str = f"gpu-setup-wizard {__version__}"
+    facts: dict[str, Any] | None = None  # language-free values (schema 1.1); None in a 1.0 document
 
     def section(self, section_id: str) -> Section | None:
         return next((s for s in self.sections if s.id == section_id), None)
