@@ -148,3 +148,20 @@ def test_classify_reads_the_kind_and_the_tool_words():
     assert said.headline == "download.pytorch.org에 연결하지 못했습니다."
     assert "ERROR:" not in said.headline + said.advice and "--index-url" not in said.headline + said.advice
     assert "No matching distribution" in said.details and "--index-url" not in said.details
+
+
+def test_checks_that_crash_keep_install_off(qtbot, build, index, root, monkeypatch):
+    """No answer is coming (the pre-flight itself raised): Install must not stay enabled as if
+    the answer were still on its way."""
+    def broken(*_args, **_kwargs):
+        raise OSError("the disk went away")
+
+    monkeypatch.setattr("wizard.app.install.run_checks", broken)
+    window, env_page, _page = open_pages(qtbot, make_session(build), root, index)
+    env_page.set_mode(MODE_NEW_VENV)
+    env_page.venv_path.setText(str(root / "envs" / "점검 실패"))
+    env_page.refresh()
+    qtbot.waitUntil(lambda: env_page.checks_failed and not env_page.plan_running, timeout=WAIT_MS)
+    assert not env_page.pending() and not env_page.isComplete()
+    assert not window.button(QWizard.WizardButton.CommitButton).isEnabled()
+    assert "the disk went away" in env_page.checks_label.text()

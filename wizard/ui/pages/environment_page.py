@@ -364,6 +364,7 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         if self.target is None:
             return
         self.checks_running = True
+        self.checks_failed = False
         self._check_gen += 1
         check_gen = self._check_gen  # only the newest check counts (a plan's sizes start another)
         names, base = self._conda_facts()
@@ -384,6 +385,7 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
                 return
             self.checks_running = False
             self.checks = None
+            self.checks_failed = True  # Install stays off until the choice changes
             self.go_on = False
             self._show_go_on()
             self.checks_label.setText(marked("✖", RED, text.strip().splitlines()[0]))

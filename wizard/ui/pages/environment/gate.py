@@ -22,6 +22,7 @@ class EnvironmentGate:
     go_on = False  # Install was clicked while the plan was being worked out: go on when it is ready
     alternatives: list | None = None  # builds the index has when it lacks the chosen one (None: not asked)
     alternatives_running = False
+    checks_failed = False  # the checks themselves crashed: no answer is coming for this choice
     _alt_gen = 0
 
     def plan_blocks(self) -> bool:
@@ -31,7 +32,7 @@ class EnvironmentGate:
     def pending(self) -> bool:
         """Answers for the current choice are still on their way (or about to be asked for)."""
         return (self._debounce.isActive() or self.plan_running or self.checks_running
-                or (self.target is not None and self.checks is None))
+                or (self.target is not None and self.checks is None and not self.checks_failed))
 
     def _maybe_go_on(self) -> None:
         """Install was clicked while checking: now that the answers are in, go on -- or say why not."""
