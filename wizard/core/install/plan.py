@@ -42,8 +42,10 @@ INSPECT_TIMEOUT = 120.0
 HEAD_TIMEOUT = (5.0, 15.0)
 # Network settings survive the isolation (as options); package-source settings do not.
 _PIP_NETWORK_OPTIONS = (("PIP_PROXY", "--proxy"), ("PIP_CERT", "--cert"), ("PIP_CLIENT_CERT", "--client-cert"))
-# A pip that knows --dry-run and --report (22.2).
-MIN_PIP = (22, 2)
+# An environment's own pip that may plan: one that resolves from PEP 658 metadata (23.3). An
+# older one (Python 3.11's bundled 23.2.1) downloads every wheel in a dry run -- the install
+# would fetch everything twice while reporting once -- so it is refused with the fix (issue 15).
+MIN_PIP = (23, 3)
 # The wizard's own pip drives the target (``--python``) from this version: it resolves from
 # PEP 658 metadata without downloading the wheels (pip 23.2 still fetched them in a dry run).
 # Declared as a dependency of the wizard (pyproject.toml), so an installed wizard always has it;
