@@ -108,6 +108,9 @@ class VerifyPage(BasePage):
         self.copy_button.setEnabled(False)
         for b in (self.run_button, self.cancel_button, self.copy_button):
             buttons.addWidget(b)
+        from wizard.ui.pages.kernel_panel import add_kernel_button  # the Jupyter / VS Code dialog
+
+        self.kernel_button = add_kernel_button(self, buttons)
         buttons.addStretch(1)
         layout.addLayout(buttons)
         self.busy = busy_bar()

@@ -1,0 +1,383 @@
+"""The "Jupyter / VS Code" dialog of the Verify page: the notebook runs what was verified.
+
+"CUDA works in the terminal but not in the notebook" is the complaint after most "successful"
+installs: the notebook's kernel is another interpreter. This dialog lists the registered
+kernels with what is wrong with each, registers the environment picked on the Verify page as
+a kernel (asking before it installs ipykernel into it), runs the verification checklist
+*inside* a kernel, and writes VS Code's interpreter setting into a project folder.
+
+Everything that runs a child (listing inspects each kernel's interpreter, registering, the
+kernel's verification) runs on a worker thread (:func:`wizard.ui.workers.submit`); progress
+crosses back through a signal, so the window never freezes. Closing the dialog cancels a
+verification still running (the kernel is shut down by the core).
+
+The Verify page adds the button with :func:`add_kernel_button` (one line there).
+"""
+
+from __future__ import annotations
+
+import html
+import threading
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import (
+    QBoxLayout,
+    QDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from wizard.app import kernels as app_kernels
+from wizard.core.base.i18n import t
+from wizard.ui import colours
+from wizard.ui.pages.base import busy_bar, status_label
+from wizard.ui.session_model import SessionModel
+from wizard.ui.workers import submit
+
+MARKS = {"pass": ("✔", colours.OK), "warn": ("⚠", colours.WARN), "fail": ("✖", colours.FAIL)}
+
+
+def ask_consent(parent: QWidget, title: str, text: str, lang: str) -> bool:
+    """Yes only for an explicit yes (the safe answer is the default). One function, so a test
+    answers it without a modal loop."""
+    box = QMessageBox(QMessageBox.Icon.Question, title, text, QMessageBox.StandardButton.NoButton, parent)
+    yes = box.addButton(t("j.panel.consent.title", lang), QMessageBox.ButtonRole.AcceptRole)
+    no = box.addButton(t("wizard.cancel", lang), QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(no)
+    box.setEscapeButton(no)
+    box.exec()
+    return box.clickedButton() is yes
+
+
+def choose_folder(parent: QWidget, lang: str) -> str:
+    from wizard.ui.widgets.file_dialogs import existing_folder
+
+    return existing_folder(parent, t("j.panel.pick_folder", lang), lang)
+
+
+class _Relay(QObject):
+    """Made on the GUI thread; a worker emits, the slot runs on the GUI thread."""
+
+    progress = Signal(str)
+
+
+class KernelDialog(QDialog):
+    """The kernels, and the three actions on them."""
+
+    def __init__(self, model: SessionModel, python_of: Callable[[], str | None], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("kernelDialog")
+        self.model = model
+        self.python_of = python_of
+        self.kernels: list[Any] = []
+        self.report = None  # the last in-kernel VerifyReport
+        self.last_register = None
+        self.busy_with: str | None = None
+        self._cancel = threading.Event()
+        self._relay = _Relay(self)
+        self._relay.progress.connect(self._on_progress)
+        self._build()
+        self.retranslate()
+        model.language_changed.connect(self._on_language_changed)  # bound: dropped with this dialog
+        self.refresh()
+
+    @property
+    def lang(self) -> str:
+        return self.model.session.lang
+
+    def _build(self) -> None:
+        layout = QVBoxLayout(self)
+        self.intro = QLabel()
+        self.intro.setWordWrap(True)
+        layout.addWidget(self.intro)
+        self.tree = QTreeWidget()
+        self.tree.setObjectName("kernelTree")
+        self.tree.setColumnCount(4)
+        self.tree.setWordWrap(True)
+        header = self.tree.header()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(0, 110)
+        for column in (1, 2):  # the display name and the build are read whole; the path may elide
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        self.tree.itemSelectionChanged.connect(self._update_buttons)
+        layout.addWidget(self.tree, 1)
+        row = QHBoxLayout()
+        self.refresh_button = self._button("kernelRefresh", self.refresh, row)
+        self.register_button = self._button("kernelRegister", self.register, row)
+        self.verify_button = self._button("kernelVerify", self.verify_selected, row)
+        self.vscode_button = self._button("kernelVscode", self.write_vscode, row)
+        row.addStretch(1)
+        self.close_button = self._button("kernelClose", self.close, row)
+        layout.addLayout(row)
+        self.busy = busy_bar()
+        layout.addWidget(self.busy)
+        self.status = status_label("kernelStatus")
+        layout.addWidget(self.status)
+        self.output = QPlainTextEdit()
+        self.output.setObjectName("kernelOutput")
+        self.output.setReadOnly(True)
+        self.output.setMinimumHeight(140)
+        layout.addWidget(self.output, 1)
+        self.resize(900, 620)
+
+    def _button(self, name: str, slot: Callable[[], Any], row: QHBoxLayout) -> QPushButton:
+        button = QPushButton()
+        button.setObjectName(name)
+        button.clicked.connect(lambda _checked=False: slot())
+        row.addWidget(button)
+        return button
+
+    def _on_language_changed(self, _lang: str) -> None:
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        lang = self.lang
+        self.setWindowTitle(t("j.panel.title", lang))
+        self.intro.setText(t("j.panel.intro", lang))
+        self.tree.setHeaderLabels([t("j.panel.col.status", lang), t("j.panel.col.kernel", lang),
+                                   t("j.panel.col.torch", lang), t("j.panel.col.python", lang)])
+        for button, key in ((self.refresh_button, "j.panel.refresh"), (self.register_button, "j.panel.register"),
+                            (self.verify_button, "j.panel.verify"), (self.vscode_button, "j.panel.vscode"),
+                            (self.close_button, "j.panel.close")):
+            button.setText(t(key, lang))
+        self._fill()
+
+    # ---- busy state ------------------------------------------------------------------
+    def _start(self, what: str, text: str) -> None:
+        self.busy_with = what
+        self.busy.show()
+        self.status.setText(html.escape(text))
+        self._update_buttons()
+
+    def _end(self, text: str | None = None) -> None:
+        self.busy_with = None
+        self.busy.hide()
+        if text is not None:
+            self.status.setText(text)
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        idle = self.busy_with is None
+        for button in (self.refresh_button, self.register_button, self.vscode_button):
+            button.setEnabled(idle)
+        self.verify_button.setEnabled(idle and self.selected() is not None)
+
+    def _failed(self, text: str) -> None:
+        self._end(html.escape(t("j.panel.failed", self.lang, error=text.splitlines()[0] if text else "?")))
+        self.output.setPlainText(text)
+
+    # ---- the list ----------------------------------------------------------------------
+    def refresh(self) -> None:
+        self._start("list", t("j.panel.listing", self.lang))
+        submit(app_kernels.list_kernels, self.model.session, on_done=self._listed, on_failed=self._failed)
+
+    def _listed(self, kernels: list[Any]) -> None:
+        self.kernels = list(kernels)
+        self._fill()
+        self._end(html.escape(t("j.panel.listed", self.lang, count=len(self.kernels))
+                              if self.kernels else t("j.kernel.none", self.lang)))
+
+    def _fill(self) -> None:
+        lang = self.lang
+        selected = self.selected()
+        self.tree.clear()
+        for info in self.kernels:
+            symbol, colour = MARKS[info.status]
+            torch = info.env.torch if info.env is not None else None
+            if info.interpreter is None:
+                build = t("j.kernel.interpreter_gone", lang)
+            elif torch is None:
+                build = t("j.kernel.no_torch", lang)
+            else:
+                kind = t("j.kernel.kind.gpu" if torch.gpu else "j.kernel.kind.cpu", lang)
+                build = t("j.kernel.torch_build", lang, version=torch.version or "?", kind=kind)
+            item = QTreeWidgetItem([f"{symbol} {t('j.panel.status.' + info.status, lang)}",
+                                    f"{info.display_name} · {info.name}", build,
+                                    info.interpreter or (info.argv[0] if info.argv else "?")])
+            item.setForeground(0, self.palette().text() if info.status == "pass" else _brush(colour))
+            item.setData(0, Qt.ItemDataRole.UserRole, info.name)
+            item.setToolTip(3, info.resource_dir)
+            self.tree.addTopLevelItem(item)
+            for flag in info.flags:  # a whole row each (spanned), the problem then its fix
+                for text in (app_kernels.flag_text(flag, lang), "→ " + app_kernels.flag_fix(flag, lang)):
+                    child = QTreeWidgetItem([text])
+                    child.setToolTip(0, text)
+                    item.addChild(child)
+                    child.setFirstColumnSpanned(True)
+            item.setExpanded(bool(info.flags))
+            if info.name == selected:
+                item.setSelected(True)
+        self._update_buttons()
+
+    def selected(self) -> str | None:
+        for item in self.tree.selectedItems():
+            while item.parent() is not None:
+                item = item.parent()
+            name = item.data(0, Qt.ItemDataRole.UserRole)
+            if name:
+                return str(name)
+        return None
+
+    def select(self, name: str) -> None:
+        for i in range(self.tree.topLevelItemCount()):
+            item = self.tree.topLevelItem(i)
+            item.setSelected(item.data(0, Qt.ItemDataRole.UserRole) == name)
+
+    # ---- register ----------------------------------------------------------------------
+    def register(self, consent: bool = False) -> None:
+        python = self.python_of()
+        if not python:
+            self.status.setText(html.escape(t("j.panel.no_python", self.lang)))
+            return
+        self._start("register", t("j.panel.registering", self.lang))
+        submit(lambda: app_kernels.register(self.model.session, python, consent=consent,
+                                            on_line=lambda line: self._relay.progress.emit(str(line))),
+               on_done=self._registered, on_failed=self._failed)
+
+    def _registered(self, result: Any) -> None:
+        self.last_register = result
+        text = app_kernels.register_text(result, self.lang)
+        if result.needs_consent:
+            self._end(html.escape(text))
+            if ask_consent(self, t("j.panel.consent.title", self.lang),
+                           t("j.panel.consent.text", self.lang, python=result.env.python_exe), self.lang):
+                self.register(consent=True)
+            return
+        self._end(html.escape(text))
+        self.output.appendPlainText(text)
+        if result.ok:
+            self._select_after_list = result.name
+            self._start("list", t("j.panel.listing", self.lang))
+            submit(app_kernels.list_kernels, self.model.session, on_done=self._listed_then_select,
+                   on_failed=self._failed)
+
+    def _listed_then_select(self, kernels: list[Any]) -> None:
+        self._listed(kernels)
+        self.select(getattr(self, "_select_after_list", ""))
+
+    def _on_progress(self, line: str) -> None:
+        self.output.appendPlainText(line)
+
+    # ---- verify in the kernel ------------------------------------------------------------
+    def verify_selected(self) -> None:
+        name = self.selected()
+        if name is None:
+            self.status.setText(html.escape(t("j.panel.select_kernel", self.lang)))
+            return
+        info = next((k for k in self.kernels if k.name == name), None)
+        gone = [f for f in (info.flags if info else []) if f.id == "interpreter_missing"]
+        if gone:  # nothing to start: say why, and what to do, instead of a failed probe
+            self.status.setText(html.escape(app_kernels.flag_text(gone[0], self.lang) + " "
+                                            + app_kernels.flag_fix(gone[0], self.lang)))
+            return
+        self._cancel.clear()
+        self._start("verify", t("j.panel.verifying", self.lang, name=name))
+        self.output.clear()
+        lang = self.lang
+
+        def on_event(event: dict) -> None:  # worker thread: only the signal crosses
+            from wizard.core.verify.checklist import progress_text
+
+            if event.get("event") == "progress":
+                self._relay.progress.emit("… " + progress_text(event, lang))
+
+        submit(lambda: app_kernels.verify_in_kernel(self.model.session, name, on_event=on_event,
+                                                    cancel=self._cancel,
+                                                    interpreter=info.interpreter if info else None),
+               on_done=lambda report: self._verified(name, report), on_failed=self._failed)
+
+    def _verified(self, name: str, report: Any) -> None:
+        self.report = report
+        counts = report.counts()
+        summary = t("verify.report.counts", self.lang, passed=counts["pass"], warned=counts["warn"],
+                    failed=counts["fail"], skipped=counts["skip"])
+        symbol, colour = MARKS["fail" if report.status == "fail" else "warn" if report.status == "warn" else "pass"]
+        self._end(f'<span style="color:{colour}">{symbol}</span> '
+                  + html.escape(t("j.panel.verified", self.lang, name=name, summary=summary)))
+        info = next((k for k in self.kernels if k.name == name), None)
+        heading = t("j.kernel.line", self.lang, name=name, display=info.display_name if info else name,
+                    python=report.python_exe or "?", build=summary)
+        self.output.setPlainText(heading + "\n\n" + report.to_text(self.lang))
+
+    # ---- VS Code -----------------------------------------------------------------------
+    def write_vscode(self) -> None:
+        python = self.python_of()
+        if not python:
+            self.status.setText(html.escape(t("j.panel.no_python", self.lang)))
+            return
+        folder = choose_folder(self, self.lang)
+        if folder:
+            self.write_vscode_to(folder, python)
+
+    def write_vscode_to(self, folder: str, python: str) -> str:
+        """Write the setting (a small file: on this thread) and say what happened."""
+        from wizard.core.verify.kernel_install import SettingsRefused
+
+        try:
+            result = app_kernels.write_vscode(folder, python)
+        except SettingsRefused as exc:
+            text = t(f"j.vscode.refused.{exc.reason}", self.lang, path=str(exc.path), detail=exc.detail)
+        except OSError as exc:
+            text = t("j.vscode.os_error", self.lang, path=folder, error=exc.strerror or str(exc))
+        else:
+            key = "j.vscode.written" if result.changed else "j.vscode.unchanged"
+            text = t(key, self.lang, path=str(result.path))
+        self.status.setText(html.escape(text))
+        return text
+
+    # ---- closing -------------------------------------------------------------------------
+    def done(self, result: int) -> None:  # noqa: D401 - Qt's name; close, Esc and Close all end here
+        self._cancel.set()  # a verification still running stops; the core shuts its kernel down
+        super().done(result)
+
+    def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name
+        self._cancel.set()
+        super().closeEvent(event)
+
+
+def _brush(colour: str) -> Any:
+    from PySide6.QtGui import QBrush, QColor
+
+    return QBrush(QColor(colour))
+
+
+class KernelButton(QPushButton):
+    """The button, translating itself (a bound slot: Qt drops it with the button)."""
+
+    def on_language_changed(self, lang: str) -> None:
+        self.setText(t("j.panel.button", lang))
+
+
+def add_kernel_button(page: Any, row: QBoxLayout) -> QPushButton:
+    """The Verify page's "Jupyter / VS Code…" button, in ``row``; it opens :class:`KernelDialog`
+    for the interpreter picked on the page."""
+    button = KernelButton(t("j.panel.button", page.lang))
+    button.setObjectName("openKernelPanel")
+    page.model.language_changed.connect(button.on_language_changed)
+
+    def open_dialog() -> None:
+        dialog = getattr(page, "kernel_dialog", None)
+        if dialog is None:
+            dialog = KernelDialog(page.model, page.picker.path, page)
+            page.kernel_dialog = dialog
+        else:
+            dialog.refresh()
+        dialog.show()
+        dialog.raise_()
+
+    button.clicked.connect(lambda _checked=False: open_dialog())
+    row.addWidget(button)
+    return button
+
+
+__all__ = ["KernelDialog", "add_kernel_button", "ask_consent", "choose_folder"]
