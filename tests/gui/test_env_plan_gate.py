@@ -165,3 +165,17 @@ def test_checks_that_crash_keep_install_off(qtbot, build, index, root, monkeypat
     assert not env_page.pending() and not env_page.isComplete()
     assert not window.button(QWizard.WizardButton.CommitButton).isEnabled()
     assert "the disk went away" in env_page.checks_label.text()
+
+
+def test_no_engine_sentence_shows_a_command_line_flag_in_the_window():
+    """Every install error sentence of the catalogue, as the pages show it, in both languages."""
+    from wizard.core.base.i18n import catalogue
+    from wizard.ui.pages.environment.failure import without_cli_flags
+
+    keys = [k for k in catalogue() if k.startswith(("install.error.", "install.plan.error."))]
+    assert len(keys) > 10
+    for key in keys:
+        for lang in ("ko", "en"):
+            shown = without_cli_flags(catalogue()[key][lang])
+            assert "--index-url" not in shown, (key, lang, shown)
+            assert "()" not in shown and "( )" not in shown, (key, lang, shown)
