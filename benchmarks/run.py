@@ -81,6 +81,27 @@ def startup(table: Table, out: Path, runs: int, platform: str) -> None:
               "(less noisy on a busy machine)", None)
 
 
+def startup_instructions(table: Table, platform: str) -> None:
+    """Instructions executed to the first paint (valgrind's callgrind): the same count on a busy
+    machine as on a quiet one, so the ratio can be read when the wall-clock one cannot."""
+    import shutil
+
+    if shutil.which("valgrind") is None:
+        return
+    counts = {}
+    for name, argv in (("bare", [PY, "benchmarks/bare_qwizard.py"]), ("wizard", [PY, "-m", "wizard", "--smoke-test"])):
+        res = sh(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + argv, 900,
+                 {"QT_QPA_PLATFORM": platform})
+        found = [line for line in res.stderr.splitlines() if "Collected :" in line]
+        if res.returncode != 0 or not found:
+            table.missing("start-up instructions (callgrind)", "≤ 1.3×", res.stderr[-200:])
+            return
+        counts[name] = int(found[-1].split(":")[-1].strip().replace(",", ""))
+    ratio = counts["wizard"] / counts["bare"]
+    table.add("start-up instructions to first paint (callgrind)", f"{counts['wizard'] / 1e6:.0f} M",
+              f"{counts['bare'] / 1e6:.0f} M", f"{ratio:.2f}×", "≤ 1.3× (load-independent)", ratio <= 1.3)
+
+
 def detection(table: Table, out: Path, runs: int) -> None:
     script = REPO / "benchmarks" / "detect.sh"
     if not script.is_file():
@@ -204,7 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()
     started = time.monotonic()
     runs = 10 if args.quick else 20
-    for part, run in (("startup", lambda: startup(table, out, runs, args.platform)),
+    for part, run in (("startup", lambda: (startup(table, out, runs, args.platform),
+                                           startup_instructions(table, args.platform))),
                       ("detect", lambda: detection(table, out, runs)),
                       ("install", lambda: install(table, out, args.quick)),
                       ("bench", lambda: bench(table, out, args.torch_python, args.quick)),
