@@ -22,8 +22,8 @@ import pytest
 
 from wizard.cli.doctor import cmd_explain
 from wizard.cli.exit_status import ExitStatus
-from wizard.core.base.user_input import decode_user_bytes
 from wizard.core.base.resources import load_json
+from wizard.core.base.user_input import decode_user_bytes
 from wizard.core.diagnosis.explain import PatternDataError, links, parse_patterns, patterns, recognise
 from wizard.core.diagnosis.model import has_messages
 
