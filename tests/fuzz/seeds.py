@@ -9,15 +9,31 @@ repository; the hand-written outputs in the unit tests and tests/data are always
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import re
 from functools import lru_cache
 from pathlib import Path
+from typing import Callable, TypeVar
 
 from tests.conftest import REFERENCE
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data"
+
+
+T = TypeVar("T")
+
+
+def _fresh(fn: Callable[[], T]) -> Callable[[], T]:
+    """Built once, handed out as a copy: a test that edits a seed cannot change it for the others."""
+    cached = lru_cache(maxsize=1)(fn)
+
+    @functools.wraps(fn)
+    def fresh() -> T:
+        return copy.deepcopy(cached())
+    return fresh
 
 
 def _reference_text(*parts: str) -> str | None:
@@ -32,7 +48,7 @@ def _capture_sections(text: str) -> list[str]:
     return [p.strip("\n") for p in parts[1:] if p.strip()]
 
 
-@lru_cache(maxsize=1)
+@_fresh
 def nvidia_smi_outputs() -> dict[str, list[str]]:
     """Real nvidia-smi outputs by format: "table", "q", "xml", "csv" (and "failure" texts)."""
     from tests.unit import test_nvidia_smi as known
@@ -62,7 +78,7 @@ def nvidia_smi_outputs() -> dict[str, list[str]]:
     return out
 
 
-@lru_cache(maxsize=1)
+@_fresh
 def pasted_texts() -> list[str]:
     """Error texts students paste: every symptom of the failure-mode catalogue, and tracebacks."""
     texts: list[str] = []
@@ -84,7 +100,7 @@ def pasted_texts() -> list[str]:
     return texts
 
 
-@lru_cache(maxsize=1)
+@_fresh
 def doctor_documents() -> list[dict]:
     """``doctor --json`` documents: a GPU machine, a machine without one, an A100 server read from XML."""
     from tests import report_sessions as rs
@@ -97,7 +113,7 @@ def doctor_documents() -> list[dict]:
     return [json.loads(json.dumps(detection_to_json(d, "en"))) for d in detections]
 
 
-@lru_cache(maxsize=1)
+@_fresh
 def report_documents() -> list[dict]:
     """``report --json`` documents of a full session and of one that only detected."""
     from tests import report_sessions as rs
@@ -108,7 +124,7 @@ def report_documents() -> list[dict]:
     return [json.loads(dumps(build_report(s, lang="en", now=rs.NOW))) for s in sessions]
 
 
-@lru_cache(maxsize=1)
+@_fresh
 def history_snapshots() -> list[dict]:
     """History snapshots as ``history`` saves them, of a GPU machine and of one without."""
     from tests import report_sessions as rs
@@ -117,7 +133,7 @@ def history_snapshots() -> list[dict]:
     return [build_snapshot(d, now=rs.NOW).to_json() for d in (rs.rtx3060_detection(), rs.no_gpu_detection())]
 
 
-@lru_cache(maxsize=1)
+@_fresh
 def compat_data() -> dict:
     """The bundled compatibility table, as ``compat.parse`` reads an updated one."""
     from wizard.core.base.resources import load_json
