@@ -59,6 +59,8 @@ def resume_next_run(qtbot, build, root, idx, env_dir, first_options):
     env_page.set_mode(MODE_RESUME)
     assert env_page.resume_combo.currentData().env_path == str(env_dir)
     wait_plan(qtbot, env_page)
+    saved = StateStore(root / "state").load(str(env_dir)).plan
+    assert saved and env_page.plan is not None and env_page.plan.to_json()["files"] == saved["files"]
     assert env_page.options().requirements == first_options.requirements
     assert env_page.options().index_url == first_options.index_url
     assert first_options.index_url in env_page.resume_note.text()

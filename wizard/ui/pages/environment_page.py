@@ -336,6 +336,10 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
     def _start_plan(self, target: EnvTarget, options: InstallOptions) -> None:
         self._plan_gen += 1
         gen = self._plan_gen
+        saved = self._saved_plan()
+        if saved is not None:  # a resume: the plan it ran with (the engine reuses it too), no index asked
+            self.plan_running, self.plan, self.plan_error = False, saved, None
+            return
         self.plan_running = True
 
         def done(outcome: PlanOutcome) -> None:
@@ -359,6 +363,16 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
             self._maybe_go_on()
 
         self._keep(submit(app_install.plan_install, target, options, self.host, on_done=done, on_failed=failed))
+
+    def _saved_plan(self) -> InstallPlan | None:
+        """The exact plan an unfinished install recorded, when "Continue" resumes it (offline too)."""
+        state = self.resume_state
+        if self.mode() != MODE_RESUME or state is None or not state.plan:
+            return None
+        try:
+            return InstallPlan.from_json(state.plan)
+        except (KeyError, TypeError, ValueError):
+            return None  # an older or damaged record: ask the index as for a new install
 
     def _start_checks(self, gen: int) -> None:
         if self.target is None:
