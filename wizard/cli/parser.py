@@ -37,6 +37,7 @@ class _CommandModule:
 bench, doctor, history, install, recommend, report, verify, vram = (
     _CommandModule(name) for name in ("bench", "doctor", "history", "install", "recommend", "report", "verify", "vram"))
 kernel = _CommandModule("kernel")
+classview = _CommandModule("classview")
 
 REPORT_FORMATS = ("md", "html", "pdf", "json")
 VRAM_MODES = ("inference", "train", "lora", "qlora")
@@ -103,7 +104,7 @@ def build_parser(lang: str = "en", with_commands: bool = True) -> argparse.Argum
         return parser
     for add in (add_doctor_parser, add_recommend_parser, add_verify_parser, add_bench_parser, add_vram_parser,
                 add_install_parser, add_report_parser, add_colab_cell_parser, add_history_parser,
-                add_kernel_parser):
+                add_kernel_parser, add_class_parser):
         add(sub, common, lang)
     return parser
 
@@ -275,7 +276,16 @@ def add_kernel_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en
     return p
 
 
+def add_class_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
+    """``class FILES_OR_DIRS... -o OUT.html|OUT.csv``: the class view (wizard.cli.classview)."""
+    p = _command(sub, "class", common, lang, "k.class.cli.help")
+    p.add_argument("inputs", nargs="+", metavar="FILES_OR_DIRS", help=t("k.class.cli.inputs.help", lang))
+    p.add_argument("-o", "--output", metavar="OUT", required=True, help=t("k.class.cli.output.help", lang))
+    p.set_defaults(handler=classview.run)
+    return p
+
+
 __all__ = ["prescan_lang", "build_parser", "common_parent", "add_doctor_parser", "add_recommend_parser",
            "add_verify_parser", "add_bench_parser", "add_vram_parser", "add_install_parser", "add_report_parser",
            "add_colab_cell_parser",
-           "add_history_parser", "add_kernel_parser", "REPORT_FORMATS"]
+           "add_history_parser", "add_kernel_parser", "add_class_parser", "REPORT_FORMATS"]
