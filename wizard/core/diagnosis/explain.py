@@ -395,6 +395,10 @@ def collect_env_findings(fields: Mapping[str, str]) -> list[Diagnosis]:
         verdict = python_support(python, _python_os(fields), bits=int(bits.group(1)) if bits else None)
         if verdict is not None:
             severity, variant, params = verdict
+            installed = torch_version or re.search(r"^\[pip3?\] torch==", fields.get("pip") or "", re.MULTILINE)
+            if installed and variant in ("too-old", "old-only"):
+                # torch is installed and runs on this Python: only a newer torch needs a newer Python
+                severity = "info"
             out.append(Diagnosis("python-version-unsupported", severity, params, _quote(fields, "Python version"),
                                  variant, scope=SCOPE_TEXT))
     return out

@@ -267,7 +267,7 @@ def parse_conda_list(text: str) -> list[Package]:
     """``conda list`` rows (``name version build [channel]``; also collect_env's ``[conda]`` lines).
 
     A row without a channel comes from the environment's default channel (``defaults``); pip
-    installs show the channel ``pypi``.
+    installs show the channel ``pypi`` (old conda versions: the build ``<pip>``).
     """
     out: list[Package] = []
     for raw in (text or "").splitlines():
@@ -278,7 +278,7 @@ def parse_conda_list(text: str) -> list[Package]:
             continue
         match = _CONDA_ROW.match(line)
         if match:
-            channel = match.group("channel") or ("pypi" if (match.group("build") or "").startswith("pypi")
+            channel = match.group("channel") or ("pypi" if (match.group("build") or "").startswith(("pypi", "<pip>"))
                                                  else "defaults")
             out.append(Package(_canon(match.group("name")), match.group("version"), channel))
     return out

@@ -226,7 +226,9 @@ def candidate_action(kind: str, candidate: Any) -> Action:
 
 def driver_vs_build(build: str, driver_cuda: str | None) -> str | None:
     """'error' when the wheel's CUDA major is newer than the driver's, 'warning' for a newer minor
-    of the same major (minor-version compatibility usually runs it; PTX JIT may fail), else None."""
+    of the same major (minor-version compatibility usually runs it; PTX JIT may fail), else None.
+    Minor-version compatibility began with CUDA 11: before it a newer minor is an 'error' too
+    (torch 1.5's cu102 on a 10.0/10.1 driver reports "CUDA available: No")."""
     if not driver_cuda:
         return None
     try:
@@ -236,7 +238,7 @@ def driver_vs_build(build: str, driver_cuda: str | None) -> str | None:
     if need.major > have.major:
         return "error"
     if need.major == have.major and need.minor > have.minor:
-        return "warning"
+        return "warning" if need.major >= 11 else "error"
     return None
 
 
