@@ -38,6 +38,7 @@ import _common as C  # noqa: E402  (needs the path above)
 # is below what TF32 gives (about 3e-4), so "fp32" silently computed in TF32 fails the check.
 TOLERANCE = {"fp32": 1e-4, "fp16": 5e-3, "bf16": 2e-2}
 MATMUL_N = 256
+TINY_BERT = {"hidden": 128, "batch": 2, "seq": 16}  # BertConfig(hidden_size=128, 2 layers, 2 heads): ~0.6 M weights
 LOW_FREE_FRACTION = 0.10  # less free GPU memory than this share of the total: other programs hold it
 
 # The torch family: packages with compiled operators built against one torch build each. One
@@ -67,7 +68,7 @@ TF_SNIPPET = (
 
 def parse_args(argv):
     p = argparse.ArgumentParser(description="GPU setup wizard: verification probe")
-    p.add_argument("--skip", default="", help="comma list of parts to leave out: collect_env,tensorflow,amp")
+    p.add_argument("--skip", default="", help="comma list of parts to leave out: collect_env,tensorflow,amp,tiny_bert")
     p.add_argument("--collect-env-timeout", type=float, default=120.0)
     p.add_argument("--tensorflow-timeout", type=float, default=120.0)
     return p.parse_args(argv)
@@ -137,6 +138,8 @@ class Verifier(object):
             self.cuda_section()
             self.mps_section()
             self.xpu_section()
+            if "tiny_bert" not in self.skip:
+                self.guarded("model.tiny_bert", self.check_tiny_bert)
         if "tensorflow" not in self.skip:
             self.progress("tensorflow")
             self.check_tensorflow(driver)
@@ -501,6 +504,74 @@ class Verifier(object):
                       cause=None if ok else "wrong_result", fix=None if ok else "reinstall_torch",
                       detail="rel_error", params={"error": "%.1e" % err, "limit": "%.0e" % tol})
 
+    # ---------------------------------------------------------------- a small model: tiny BERT
+    def check_tiny_bert(self):
+        """The course's "small model on the GPU" check without the Hub: a BERT built from a config
+        (random weights, nothing downloaded; HF_HUB_OFFLINE=1 while it runs), one forward pass on
+        the first CUDA GPU (else the CPU), its output shape and peak memory."""
+        torch = self.torch
+        try:
+            spec = importlib.util.find_spec("transformers")
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None:
+            self.ch.check("model.tiny_bert", "skip", evidence={"installed": False}, detail="tiny_bert_absent",
+                          fix="add_transformers", params={"python": sys.executable})
+            return
+        self.progress("model.tiny_bert")
+        saved = {k: os.environ.get(k) for k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+        os.environ.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
+        try:
+            try:
+                # imported here, by name: the probe itself needs only the stdlib and torch
+                transformers = importlib.import_module("transformers")
+                BertConfig, BertModel = transformers.BertConfig, transformers.BertModel
+            except Exception as exc:  # installed but broken (a torch it does not support, a missing dependency)
+                self.ch.check("model.tiny_bert", "fail", evidence=C.exc_info(exc), cause="transformers_broken",
+                              fix="transformers_reinstall", params={"python": sys.executable})
+                return
+            self._tiny_bert_run(torch, transformers.__version__, BertConfig, BertModel)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+
+    def _tiny_bert_run(self, torch, version, BertConfig, BertModel):
+        on_gpu = self.cuda_devices > 0 and self.kernel_ok.get(0) is not False
+        dev = torch.device("cuda", 0) if on_gpu else torch.device("cpu")
+        config = BertConfig(hidden_size=TINY_BERT["hidden"], num_hidden_layers=2, num_attention_heads=2,
+                            intermediate_size=512, vocab_size=1000)
+        torch.manual_seed(4)
+        model = BertModel(config).eval().to(dev)
+        batch, seq = TINY_BERT["batch"], TINY_BERT["seq"]
+        ids = torch.randint(0, config.vocab_size, (batch, seq), generator=torch.Generator().manual_seed(5))
+        if on_gpu:
+            torch.cuda.synchronize(dev)
+            torch.cuda.reset_peak_memory_stats(dev)
+        start = time.perf_counter()
+        with torch.no_grad():
+            out = model(input_ids=ids.to(dev)).last_hidden_state
+        if on_gpu:
+            torch.cuda.synchronize(dev)
+        elapsed = time.perf_counter() - start
+        shape = [int(x) for x in out.shape]
+        expected = [batch, seq, TINY_BERT["hidden"]]
+        finite = bool(torch.isfinite(out).all().item())
+        ok = shape == expected and finite
+        peak = int(torch.cuda.max_memory_allocated(dev)) if on_gpu else None
+        params = sum(int(p.numel()) for p in model.parameters())
+        self.ch.check("model.tiny_bert", "pass" if ok else "fail", device=dev.index if on_gpu else None,
+                      evidence={"transformers": version, "device": str(dev), "shape": shape, "expected": expected,
+                                "finite": finite, "peak_bytes": peak, "parameters": params,
+                                "seconds": round(elapsed, 4), "hub_offline": os.environ.get("HF_HUB_OFFLINE")},
+                      cause=None if ok else "wrong_result", fix=None if ok else "reinstall_torch",
+                      detail=("tiny_bert_gpu" if on_gpu else "tiny_bert_cpu") if ok else "tiny_bert_shape",
+                      params={"shape": "x".join(str(x) for x in shape), "expected": "x".join(str(x) for x in expected),
+                              "peak_mib": "%.1f" % (peak / 2.0 ** 20) if peak is not None else "-",
+                              "version": version, "params_m": "%.2f" % (params / 1e6)})
+
     # ---------------------------------------------------------------- TensorFlow, collect_env
     def check_tensorflow(self, driver):
         try:
@@ -531,8 +602,10 @@ class Verifier(object):
         gpu_expected = self.cuda_devices > 0 or bool(driver.get("found"))
         if found.get("gpus"):
             status, cause, fix = "pass", None, None
-        elif gpu_expected:
-            status, cause, fix = "warn", "tf_no_gpu", "tf_gpu_setup"
+        elif gpu_expected:  # the route differs: WSL2 on Windows (no native GPU after 2.10), [and-cuda] on Linux
+            windows = sys.platform.startswith("win")
+            status, cause, fix = ("warn", "tf_no_gpu", "tf_gpu_setup") if windows else \
+                ("warn", "tf_no_gpu_linux", "tf_and_cuda")
         else:
             status, cause, fix = "pass", None, None
         self.ch.check("tensorflow", status, evidence=evidence, cause=cause, fix=fix, detail="tf_gpus",

@@ -25,7 +25,8 @@ ORDER = (
     "probe", "python", "torch.import", "cuda.build", "cuda.driver", "cuda.available", "cuda.device_count",
     "cuda.device", "cuda.arch", "cuda.kernel", "cuda.matmul.fp32", "cuda.matmul.fp16", "cuda.matmul.bf16",
     "cuda.memory", "cuda.amp_step", "cudnn", "nccl", "mps", "mps.matmul", "xpu", "xpu.matmul",
-    "cpu.matmul", "cpu.train_step", "torchvision", "torchaudio", "tensorflow", "collect_env",
+    "cpu.matmul", "cpu.train_step", "torchvision", "torchaudio", "model.tiny_bert", "tensorflow", "tensorflow.route",
+    "collect_env",
 )
 
 # failure-modes.json ids, so a report links a check to the catalogue of known failures.

@@ -447,6 +447,31 @@ def rule_arch(ctx: Context) -> Iterable[Check]:
                         source="rule")
 
 
+TF_LAST_NATIVE_WINDOWS_GPU = Version("2.10.99")  # TensorFlow 2.10 was the last with GPU support on native Windows
+
+
+def rule_tensorflow_route(ctx: Context) -> Iterable[Check]:
+    """Where TensorFlow can use the GPU, said where it matters: on Windows with TensorFlow
+    installed (native GPU support ended after 2.10; WSL2 with ``tensorflow[and-cuda]`` is the
+    route). A TensorFlow without a GPU on Linux gets its ``[and-cuda]`` fix from the probe's check."""
+    tf = next((c for c in ctx.probe_checks if c.id == "tensorflow"), None)
+    if tf is None or tf.status == "skip" or not str(ctx.section("python").get("sys_platform", "")).startswith("win"):
+        return
+    version = tf.evidence.get("version") if isinstance(tf.evidence, dict) else None
+    parsed = _version(version)
+    gpus = tf.evidence.get("gpus") if isinstance(tf.evidence, dict) else None
+    params = {"version": version or "?"}
+    ev = {"tensorflow": version, "gpus": gpus, "last_native_windows_gpu": "2.10"}
+    if parsed is not None and parsed <= TF_LAST_NATIVE_WINDOWS_GPU and gpus:
+        yield Check("tensorflow.route", "pass", detail="tf_route_windows_210", params=params, evidence=ev,
+                    source="rule")
+        return
+    status = "warn" if ctx.nvidia_present else "skip"
+    yield Check("tensorflow.route", status, detail="tf_route_windows", params=params,
+                cause="tf_windows_native_ended" if status == "warn" else None,
+                fix="tf_wsl2" if status == "warn" else None, evidence=ev, source="rule")
+
+
 def rule_probe_checks(ctx: Context) -> Iterable[Check]:
     """What the probe ran, as it reported it (the last report of each check counts)."""
     latest: dict[tuple[str, int | None], Check] = {}
@@ -457,7 +482,7 @@ def rule_probe_checks(ctx: Context) -> Iterable[Check]:
 
 VERIFY_RULES: list[Rule] = [
     rule_probe_run, rule_python, rule_cuda_build, rule_cuda_driver, rule_cuda_available, rule_device_count,
-    rule_devices, rule_arch, rule_probe_checks,
+    rule_devices, rule_arch, rule_tensorflow_route, rule_probe_checks,
 ]
 
 
