@@ -38,6 +38,7 @@ bench, doctor, history, install, recommend, report, verify, vram = (
     _CommandModule(name) for name in ("bench", "doctor", "history", "install", "recommend", "report", "verify", "vram"))
 kernel = _CommandModule("kernel")
 classview = _CommandModule("classview")
+storage = _CommandModule("storage")
 
 REPORT_FORMATS = ("md", "html", "pdf", "json")
 VRAM_MODES = ("inference", "train", "lora", "qlora")
@@ -104,7 +105,7 @@ def build_parser(lang: str = "en", with_commands: bool = True) -> argparse.Argum
         return parser
     for add in (add_doctor_parser, add_recommend_parser, add_verify_parser, add_bench_parser, add_vram_parser,
                 add_install_parser, add_report_parser, add_colab_cell_parser, add_history_parser,
-                add_kernel_parser, add_class_parser):
+                add_kernel_parser, add_class_parser, add_storage_parser):
         add(sub, common, lang)
     return parser
 
@@ -285,7 +286,20 @@ def add_class_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en"
     return p
 
 
+def add_storage_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
+    """``storage [--json] [--clean] [--dry-run] [--env PATH]... [--yes]`` (wizard.cli.storage)."""
+    p = _command(sub, "storage", common, lang, "storage.cli.help")
+    p.add_argument("--json", action="store_true", help=t("cli.json.help", lang))
+    p.add_argument("--clean", action="store_true", help=t("storage.cli.clean.help", lang))
+    p.add_argument("--dry-run", action="store_true", help=t("storage.cli.dry_run.help", lang))
+    p.add_argument("--env", action="append", metavar="PATH", help=t("storage.cli.env.help", lang))
+    p.add_argument("--yes", action="store_true", help=t("storage.cli.yes.help", lang))
+    p.set_defaults(handler=storage.run)
+    return p
+
+
 __all__ = ["prescan_lang", "build_parser", "common_parent", "add_doctor_parser", "add_recommend_parser",
            "add_verify_parser", "add_bench_parser", "add_vram_parser", "add_install_parser", "add_report_parser",
            "add_colab_cell_parser",
-           "add_history_parser", "add_kernel_parser", "add_class_parser", "REPORT_FORMATS"]
+           "add_history_parser", "add_kernel_parser", "add_class_parser", "add_storage_parser",
+           "REPORT_FORMATS"]

@@ -1,0 +1,107 @@
+"""``gpu-setup-wizard storage [--json] [--clean] [--dry-run] [--env PATH]... [--yes]``.
+
+* bare: what the wizard's environments, its download cache and pip's, uv's and Hugging Face's
+  caches take;
+* ``--dry-run``: what a cleanup would delete, with the sizes before and after; nothing changes;
+* ``--clean``: cleans the caches (the wizard's keeps what an unfinished install needs; pip and
+  uv clean themselves) and removes only the environments named with ``--env``; on a terminal it
+  asks first (once for the caches, then per environment) unless ``--yes``; without a terminal an
+  environment needs ``--yes``.
+
+Exit statuses: SUCCESS; FAILED (a cleanup step did not finish); BAD_INPUT (``--env`` names no
+environment the wizard can see, or comes without --clean/--dry-run); NEEDS_CONFIRM (an
+environment with neither a terminal nor ``--yes``); CANCELLED on Ctrl+C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from wizard.cli.common import error, lang_of, print_json, say
+from wizard.cli.exit_status import ExitStatus
+from wizard.core.base.i18n import t
+
+
+def _ask(question: str) -> bool:
+    try:
+        answer = input(question)
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes", "예", "네", "ㅇ")
+
+
+def _envs(args: argparse.Namespace, report: Any, lang: str) -> list[str] | int:
+    from wizard.core.storage.locations import is_environment
+
+    known = {os.path.normcase(os.path.abspath(e.location.path)) for e in report.environments}
+    chosen = []
+    for raw in args.env or []:
+        path = os.path.abspath(raw)
+        if os.path.normcase(path) not in known and not is_environment(path):
+            return error(t("storage.cli.env_not_known", lang, path=raw))
+        chosen.append(path)
+    return chosen
+
+
+def run(args: argparse.Namespace) -> int:
+    from wizard.app import storage as app_storage
+    from wizard.core.storage.measure import human_size
+
+    lang = lang_of(args)
+    if args.env and not (args.clean or args.dry_run):
+        return error(t("storage.cli.env_needs_clean", lang))
+    try:
+        report = app_storage.survey()
+        if not (args.clean or args.dry_run):
+            if args.json:
+                print_json(report.to_json(lang))
+            else:
+                print(app_storage.report_text(report, lang))
+            return ExitStatus.SUCCESS
+        envs = _envs(args, report, lang)
+        if isinstance(envs, int):
+            return envs
+        cleanup = app_storage.plan(report, envs)
+        if args.dry_run:
+            _out(args, report, cleanup, lang, dry_run=True)
+            return ExitStatus.SUCCESS
+        interactive = sys.stdin.isatty() and not args.yes
+        if envs and not args.yes and not sys.stdin.isatty():
+            say(t("storage.cli.needs_yes", lang))
+            return ExitStatus.NEEDS_CONFIRM
+        if interactive:
+            _confirm(cleanup, lang, human_size)
+        cleanup = app_storage.clean(cleanup)
+    except KeyboardInterrupt:
+        return ExitStatus.CANCELLED
+    _out(args, report, cleanup, lang, dry_run=False)
+    return ExitStatus.FAILED if any(i.error for i in cleanup.items) else ExitStatus.SUCCESS
+
+
+def _confirm(cleanup: Any, lang: str, human_size: Any) -> None:
+    """Ask on the terminal: once for the caches, then for each environment; a "no" marks the
+    item refused (skipped), so nothing the student did not say yes to is touched."""
+    caches = [i for i in cleanup.items if i.kind != "env" and not i.refused]
+    if caches and not _ask(t("storage.cli.confirm_caches", lang,
+                             freed=human_size(sum(i.expected_freed for i in caches)))):
+        for item in caches:
+            item.refused = "storage.cli.skipped"
+    for item in cleanup.items:
+        if item.kind == "env" and not item.refused and \
+                not _ask(t("storage.cli.confirm_env", lang, path=item.path, size=human_size(item.before))):
+            item.refused = "storage.cli.skipped"
+
+
+def _out(args: argparse.Namespace, report: Any, cleanup: Any, lang: str, dry_run: bool) -> None:
+    from wizard.app import storage as app_storage
+
+    if args.json:
+        print_json({**report.to_json(lang), "dry_run": dry_run, "cleanup": cleanup.to_json()})
+    else:
+        print(app_storage.plan_text(cleanup, lang, dry_run))
+
+
+__all__ = ["run"]
