@@ -12,12 +12,9 @@ then says the environment may be broken.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any
 
 from wizard.core.base.i18n import Message, msg
-
-if TYPE_CHECKING:
-    from wizard.core.install.job import JobState
 
 PHASE_IDLE = "idle"
 PHASE_PREPARING = "preparing"
@@ -61,8 +58,9 @@ class CancelOutlook:
         return self.message.text(lang)
 
 
-def outlook(job: "JobState") -> CancelOutlook:
-    """The outlook of ``job`` now. Reads only attributes the run keeps up to date."""
+def outlook(job: Any) -> CancelOutlook:
+    """The outlook of ``job`` (a :class:`~wizard.core.install.job.JobState`; not imported: the job
+    imports this module) now. Reads only attributes the run keeps up to date."""
     if not job.running:
         done = job.state is not None and job.state.status == "complete"
         return CancelOutlook(False, None, PHASE_IDLE, False, AFTER_COMPLETE if done else AFTER_NOTHING,

@@ -344,7 +344,7 @@ def preview_plan(target: EnvTarget, options: InstallOptions, host: Host | None =
     version, same platform). None when neither exists yet (a new conda env, a uv Python not
     installed): the Install page shows the exact plan after the environment is made. Blocking;
     run it on a worker."""
-    from wizard.core.install.plan import resolve_plan
+    from wizard.core.install.preview import resolve_plan
 
     host = host or RealHost()
     py = target.python_exe if os.path.exists(target.python_exe) else (
