@@ -76,7 +76,7 @@ def expand_inputs(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], 
             except OSError as exc:
                 missing.append(Skipped(p.name, msg("k.class.skip.unreadable", error=exc.strerror or str(exc))))
                 continue
-            files.extend(sorted(found, key=lambda c: c.name))
+            files.extend(sorted(found, key=lambda c: (c.stem, c.name)))  # "x.json" before its copy "x (1).json"
         elif p.is_file():
             files.append(p)
         else:
