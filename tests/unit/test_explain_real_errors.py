@@ -260,7 +260,8 @@ def summary_table(outcomes: list[Outcome]) -> str:
 def write_index_md(outcomes: list[Outcome]) -> str:
     rows = ["# Real error texts", "",
             "Each file is an error text copied as posted from the public thread named below (the error",
-            "output only). `index.json` is the machine-readable index; this page is rewritten by",
+            "output only: the poster's prose and markdown code fences left out). `index.json` is the",
+            "machine-readable index (with notes, held-out first runs and known misses); this page is rewritten by",
             "`python -m tests.unit.test_explain_real_errors`.", "", summary_table(outcomes), "",
             "| file | source | OS | language | family | in scope | explainer gives |", "|---|---|---|---|---|---|---|"]
     for o in outcomes:
