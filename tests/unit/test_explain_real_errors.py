@@ -78,7 +78,7 @@ def test_index_lists_every_fixture_once_with_its_source():
     assert set(files) == on_disk
     assert len(entries) >= 40
     for e in entries:
-        assert re.match(r"^https://github\.com/[\w.-]+/[\w.-]+/(issues|pull)/\d+$", e["url"]), e
+        assert re.match(r"^https://github\.com/[\w.-]+/[\w.-]+/((issues|pull)/\d+|blob/\w+/[\w./-]+)$", e["url"]), e
         assert e["os"] and e["language"] and isinstance(e["in_scope"], bool), e
         assert (ERRORS / e["file"]).read_bytes().strip(), e["file"]
 
@@ -94,7 +94,7 @@ def test_every_family_of_the_issue_is_covered_or_said_missing():
         assert have[family] >= 1, family
     languages = {e["language"] for e in _entries() if e["family"] == "windows-dll-load-failed"}
     assert "zh" in languages
-    assert "ko" in languages or "Korean" in missing
+    assert "ko" in languages and "Korean" in missing  # one real Korean text; the index says where it came from
     assert any(e["file"].endswith(".json") for e in _entries())  # notebook error outputs
     assert any("collect_env" in e.get("note", "") for e in _entries())
 
@@ -187,9 +187,9 @@ def test_not_setup_problems_say_so_in_both_languages():
 
 
 def test_korean_windows_wording_constructed():
-    """No Korean-language post of this error was found (index.json 'not_found'); this text is
-    CONSTRUCTED from the English one with Windows' Korean message for error 126, and the won
-    sign a Korean console shows for a backslash. It checks the rule does not depend on wording."""
+    """Only one real Korean text was found (index.json 'not_found' says where); this text is
+    CONSTRUCTED from it with the won sign a Korean console shows for a backslash and a Hangul
+    user folder. It checks the rule does not depend on how the path is shown."""
     text = ('OSError: [WinError 126] 지정된 모듈을 찾을 수 없습니다. Error loading '
             '"C:\u20a9Users\u20a9학생\u20a9venv\u20a9Lib\u20a9site-packages\u20a9torch\u20a9lib\u20a9c10.dll" '
             'or one of its dependencies.')
