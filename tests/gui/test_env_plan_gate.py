@@ -179,3 +179,25 @@ def test_no_engine_sentence_shows_a_command_line_flag_in_the_window():
             shown = without_cli_flags(catalogue()[key][lang])
             assert "--index-url" not in shown, (key, lang, shown)
             assert "()" not in shown and "( )" not in shown, (key, lang, shown)
+
+
+def test_a_gpu_mirror_without_the_chosen_cuda_build_offers_the_other_cuda_build_it_has(tmp_path):
+    """An RTX 3060 machine, the chosen build for cu128, a mirror that carries only cu126: the
+    cu126 build of the same torch is offered (its own variant folder of the mirror)."""
+    from wizard.app.install import InstallSettings
+    from wizard.core.recommend.inputs import MachineFacts, Wishes
+    from wizard.core.recommend.recommender import recommend
+    from wizard.ui.pages.environment.alternatives import builds_on_index
+
+    facts = MachineFacts("linux", "x86_64", "3.11", driver_version="570.124", cuda_driver="12.8",
+                         gpu_ccs=["8.6"], gpu_names=["NVIDIA GeForce RTX 3060"])
+    chosen = next((c for c in recommend(facts, Wishes(newest=True)).candidates if c.variant == "cu128"), None)
+    if chosen is None:
+        pytest.skip("the compatibility table has no cu128 build for this machine")
+    pins = [("torch", chosen.torch), ("torchvision", chosen.torchvision), ("torchaudio", chosen.torchaudio)]
+    wheels = [make_wheel(tmp_path, name, f"{version}+cu126") for name, version in pins if version]
+    with LoopbackIndex() as idx:
+        idx.add_wheels(wheels)
+        settings = InstallSettings(mirror=idx.base + "/whl")
+        found = builds_on_index(facts, chosen, "3.11", settings, cache_dir=str(tmp_path / "index cache"))
+    assert [(c.torch, c.variant) for c in found] == [(chosen.torch, "cu126")]

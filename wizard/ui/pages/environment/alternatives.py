@@ -15,8 +15,9 @@ MAX_OFFERED = 4
 
 def builds_on_index(facts: Any, current: Any, python: str, settings: Any, *,
                     cache_dir: str | None = None) -> list[Any]:
-    """Up to ``MAX_OFFERED`` candidates other than ``current``, newest first, that fit ``facts``
-    and that the index ``settings`` point at has for CPython ``python``."""
+    """Up to ``MAX_OFFERED`` candidates other than ``current`` that fit ``facts`` and that the
+    index ``settings`` point at has for CPython ``python`` (each build's own variant folder of a
+    mirror): the same variant first, newest first."""
     from dataclasses import replace
 
     from wizard.app.install import install_source
@@ -27,8 +28,17 @@ def builds_on_index(facts: Any, current: Any, python: str, settings: Any, *,
     if current is None:
         return []
     machine = replace(facts, python=python) if python and python != facts.python else facts
-    rec = recommend(machine, Wishes(variant=current.variant, newest=True))
-    others = [c for c in rec.candidates if (c.torch, c.variant) != (current.torch, current.variant)]
+    # the same variant first (cpu, cu126 ...), then the other variants of the same kind that fit
+    # (a mirror that has cu126 but not cu128): newest first within each
+    same = recommend(machine, Wishes(variant=current.variant, newest=True)).candidates
+    kin = [c for c in recommend(machine, Wishes(newest=True)).candidates
+           if c.kind == current.kind and c.variant != current.variant]
+    seen = {(current.torch, current.variant)}
+    others = []
+    for c in same + kin:
+        if (c.torch, c.variant) not in seen:  # (the two lists overlap)
+            seen.add((c.torch, c.variant))
+            others.append(c)
     if not others:
         return []
     tags = target_tags(python, machine.os, machine.arch)
