@@ -57,6 +57,7 @@ class SetupWizard(QWizard):
         self.system_page = SystemPage(self.model)
         self.setPage(PageId.SYSTEM, self.system_page)
         self.pages_ready = False
+        self._page_steps: list | None = None  # add_pages' remaining steps, once it has begun
         if defer_pages:
             for page_id in PageId:
                 if page_id != PageId.SYSTEM:
@@ -72,12 +73,22 @@ class SetupWizard(QWizard):
     def lang(self) -> str:
         return self.model.lang
 
-    def add_pages(self) -> None:
+    def add_pages(self, one_step: bool = False) -> bool:
         """Create every page after the first (each builds its widgets on first show) in place
-        of its stand-in. Once; on the GUI thread."""
+        of its stand-in; on the GUI thread. ``one_step``: only the next page, so that the event
+        loop runs between pages. True once every page is in."""
         if self.pages_ready:
-            return
-        self.pages_ready = True
+            return True
+        if self._page_steps is None:
+            self._page_steps = self._later_page_steps()
+        while self._page_steps:
+            self._page_steps.pop(0)()
+            if one_step:
+                break
+        self.pages_ready = not self._page_steps
+        return self.pages_ready
+
+    def _later_page_steps(self) -> list:
         import_later_pages()  # at once when a worker thread has loaded them already
         from wizard.ui.pages.benchmark_page import BenchmarkPage
         from wizard.ui.pages.environment_page import register_install_pages
@@ -87,31 +98,38 @@ class SetupWizard(QWizard):
         from wizard.ui.pages.verify_page import VerifyPage
         from wizard.ui.pages.vram_page import VramPage
 
-        self.gpu_page = GpuPage(self.model)
-        self.recommend_page = RecommendPage(self.model)
-        self.verify_page = VerifyPage(self.model)
-        self.benchmark_page = BenchmarkPage(self.model)
-        self.vram_page = VramPage(self.model)
-        for page_id, page in ((PageId.GPU, self.gpu_page), (PageId.RECOMMEND, self.recommend_page),
-                              (PageId.VERIFY, self.verify_page), (PageId.BENCHMARK, self.benchmark_page),
-                              (PageId.VRAM, self.vram_page)):
+        def put(page_id: PageId, name: str, cls) -> None:
+            page = cls(self.model)
+            setattr(self, name, page)
             old = self.page(page_id)
             if old is not None:
                 self.removePage(page_id)
                 old.deleteLater()
             self.setPage(page_id, page)
+
         # Environment + Install (a commit page) and the Report register themselves: they bring
         # their own page objects and wiring (wizard.ui.pages.environment_page, report_page).
-        register_install_pages(self)
-        register_report_page(self)
+        return [lambda: put(PageId.GPU, "gpu_page", GpuPage),
+                lambda: put(PageId.RECOMMEND, "recommend_page", RecommendPage),
+                lambda: register_install_pages(self),
+                lambda: put(PageId.VERIFY, "verify_page", VerifyPage),
+                lambda: put(PageId.BENCHMARK, "benchmark_page", BenchmarkPage),
+                lambda: put(PageId.VRAM, "vram_page", VramPage),
+                lambda: register_report_page(self)]
 
     def add_pages_in_background(self) -> None:
-        """Load the later pages' modules on a worker thread, then add the pages (GUI thread):
-        the window stays live meanwhile, and detection runs alongside."""
+        """Load the later pages' modules on a worker thread, then add the pages one per turn
+        of the event loop (GUI thread): the window stays live meanwhile, detection alongside."""
+        from PySide6.QtCore import QTimer
+
         from wizard.ui.workers import submit
 
+        def next_page() -> None:
+            if not self.add_pages(one_step=True):
+                QTimer.singleShot(0, next_page)
+
         # on failure too: add_pages imports again here, so an import error is raised, not lost
-        self._pages_task = submit(import_later_pages, on_done=lambda _r: self.add_pages(),
+        self._pages_task = submit(import_later_pages, on_done=lambda _r: next_page(),
                                   on_failed=lambda _text: self.add_pages())
 
     def validateCurrentPage(self) -> bool:  # noqa: N802 - Qt's name
