@@ -88,8 +88,9 @@ class EnvironmentDisplay:
                 why = self._resume_why(state)
                 if why:
                     lines.append(f'<span style="color:{GREY}">{_esc(why)}</span>')
-                if state.requirements:
-                    lines.append(_esc(t("g.resume.same", self.lang, reqs=" ".join(state.requirements),
+                pins = getattr(state, "pins", None) or state.requirements  # the exact versions when recorded
+                if pins:
+                    lines.append(_esc(t("g.resume.same", self.lang, reqs=", ".join(pins),
                                         index=state.index_url or "PyPI")))
                 self.resume_note.setText("<br>".join(lines))
             self.remove_button.setEnabled(bool(state is not None and state.created_by_wizard))
