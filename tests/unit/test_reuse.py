@@ -71,3 +71,13 @@ def test_the_last_verified_environment_is_offered_if_it_still_exists(tmp_path):
     offer = reuse.last_verified_env(history, states)
     assert offer is not None and offer.env_path == str(other) and offer.source == "install"
     assert offer.torch == "2.13.0"
+
+
+def test_a_proxy_password_is_not_remembered(tmp_path):
+    from wizard.app.install import InstallSettings
+
+    settings = InstallSettings(mirror="https://mirror.example.org/whl", proxy="http://kim:s3cret@proxy.campus:3128")
+    reuse.remember_install(settings, None, tmp_path)
+    text = (tmp_path / reuse.REMEMBERED_FILE).read_text(encoding="utf-8")
+    assert "s3cret" not in text and "kim" not in text
+    assert reuse.load_remembered(tmp_path).proxy == "http://proxy.campus:3128"

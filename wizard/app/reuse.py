@@ -137,11 +137,27 @@ def save_remembered(remembered: Remembered, folder: str | os.PathLike[str] | Non
         return None
 
 
+def without_credentials(url: str) -> str:
+    """``http://user:secret@proxy:3128`` → ``http://proxy:3128``: a password is not written to a
+    settings file in plain text (the student types it again)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    url = url.strip()
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return ""
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
+
+
 def remember_install(settings: Any, candidate: Any, folder: str | os.PathLike[str] | None = None) -> Path | None:
     """The settings (mirror, proxy, installer) and the build of an install that is starting."""
-    return save_remembered(Remembered(settings.mirror.strip(), settings.python_mirror.strip(), settings.proxy.strip(),
-                                      settings.installer or "", getattr(candidate, "torch", "") or "",
-                                      getattr(candidate, "variant", "") or ""), folder)
+    return save_remembered(Remembered(without_credentials(settings.mirror), without_credentials(settings.python_mirror),
+                                      without_credentials(settings.proxy), settings.installer or "",
+                                      getattr(candidate, "torch", "") or "", getattr(candidate, "variant", "") or ""),
+                           folder)
 
 
 def remembered_build(session: Any, remembered: Remembered) -> Any:
@@ -163,4 +179,5 @@ def remembered_build(session: Any, remembered: Remembered) -> Any:
 
 
 __all__ = ["REMEMBERED_SCHEMA", "Remembered", "ReuseOffer", "default_config_dir", "last_complete_install",
-           "last_verified_env", "load_remembered", "remember_install", "remembered_build", "save_remembered"]
+           "last_verified_env", "load_remembered", "remember_install", "remembered_build", "save_remembered",
+           "without_credentials"]
