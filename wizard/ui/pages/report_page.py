@@ -233,6 +233,10 @@ class ReportPage(BasePage):
         self.colab_button.clicked.connect(self.copy_colab_cell)
         for w in (self.save_button, self.copy_button, self.folder_button, self.colab_button, self.remote_button):
             bar.addWidget(w)
+        from wizard.ui.class_view import ClassViewButton  # the instructor's class view (its own module)
+
+        self.class_button = ClassViewButton(lambda: self.lang, self)
+        bar.addWidget(self.class_button)
         bar.addStretch(1)
         outer.addLayout(bar)
 
@@ -506,6 +510,7 @@ class ReportPage(BasePage):
         self.remote_button.setText(t("page.report.add_remote", self.lang))
         self.colab_button.setText(t("page.report.colab_cell", self.lang))
         self.colab_button.setToolTip(t("page.report.colab_cell.tip", self.lang))
+        self.class_button.retranslate()
         self.private.setText(t("page.report.private", self.lang))
         self.private.setToolTip(t("page.report.private.tip", self.lang))
         self.remove_remote.setText(t("page.report.remote.remove", self.lang))
