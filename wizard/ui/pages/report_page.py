@@ -233,10 +233,6 @@ class ReportPage(BasePage):
         self.colab_button.clicked.connect(self.copy_colab_cell)
         for w in (self.save_button, self.copy_button, self.folder_button, self.colab_button, self.remote_button):
             bar.addWidget(w)
-        from wizard.ui.class_view import ClassViewButton  # the instructor's class view (its own module)
-
-        self.class_button = ClassViewButton(lambda: self.lang, self)
-        bar.addWidget(self.class_button)
         bar.addStretch(1)
         outer.addLayout(bar)
 
@@ -251,6 +247,10 @@ class ReportPage(BasePage):
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.status.setStyleSheet(f"color: {GREY};")
         second.addWidget(self.status, 1)
+        from wizard.ui.class_view import ClassViewButton  # the instructor's class view (its own module)
+
+        self.class_button = ClassViewButton(lambda: self.lang, self)
+        second.addWidget(self.class_button, 0, Qt.AlignmentFlag.AlignTop)
         outer.addLayout(second)
         self._build_tabs(outer)
 
