@@ -128,6 +128,9 @@ class SystemPage(BasePage):
         self.conda_label.setWordWrap(True)
         python_layout.addWidget(self.conda_label)
         body_layout.addWidget(self.python_box)
+        from wizard.ui.pages.storage_panel import add_storage_button  # the Storage dialog (disk space)
+
+        self.storage_button = add_storage_button(self, body_layout)
         body_layout.addStretch(1)
         scroll.setWidget(body)
         outer.addWidget(scroll, 1)
