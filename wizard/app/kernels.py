@@ -76,6 +76,13 @@ def verify_in_kernel(session: Session, name: str, *, on_event: Callable[[dict], 
                                 on_event=on_event, cancel=cancel, interpreter=interpreter)
 
 
+def jupyter_client_missing() -> str | None:
+    """Why a kernel cannot be started from this wizard (jupyter_client missing), or None."""
+    from wizard.core.verify.kernel_verify import jupyter_client_missing as core_missing
+
+    return core_missing()
+
+
 def write_vscode(project_dir: str | Path, python_exe: str) -> SettingsResult:
     """VS Code's interpreter setting for ``project_dir`` (merged; raises SettingsRefused/OSError)."""
     from wizard.core.verify.kernel_install import write_vscode_setting
@@ -128,4 +135,4 @@ def register_text(result: RegisterResult, lang: str) -> str:
 
 
 __all__ = ["gpu_machine", "os_name", "display_name", "register", "list_kernels", "find_kernel", "verify_in_kernel",
-           "write_vscode", "flag_text", "flag_fix", "kernel_line", "register_text", "KERNEL_VERIFY_TIMEOUT_S"]
+           "write_vscode", "jupyter_client_missing", "flag_text", "flag_fix", "kernel_line", "register_text", "KERNEL_VERIFY_TIMEOUT_S"]

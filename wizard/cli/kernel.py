@@ -89,6 +89,9 @@ def run_verify(args: argparse.Namespace) -> int:
     from wizard.core.verify.checklist import progress_text
 
     lang = lang_of(args)
+    missing = app_kernels.jupyter_client_missing()
+    if missing is not None:
+        return error(t("j.panel.no_jupyter_client", lang, error=missing), ExitStatus.FAILED)
     session = _session(lang, detect=True)
     info = app_kernels.find_kernel(session, args.name)
     if info is None:

@@ -88,9 +88,22 @@ class KernelStartError(RuntimeError):
     """The kernel could not be started (no such kernel, its interpreter is gone, it died)."""
 
 
+def jupyter_client_missing() -> str | None:
+    """None when jupyter_client can be imported here; else why not (a wizard installed without
+    its dependencies: listing still works from the folders, a kernel cannot be started)."""
+    try:
+        import jupyter_client  # noqa: F401
+    except ImportError as exc:
+        return str(exc)
+    return None
+
+
 def _start(kernel_name: str, start_timeout: float, stderr_file: Any) -> tuple[Any, Any]:
-    from jupyter_client.kernelspec import NoSuchKernel
-    from jupyter_client.manager import KernelManager
+    try:
+        from jupyter_client.kernelspec import NoSuchKernel
+        from jupyter_client.manager import KernelManager
+    except ImportError as exc:
+        raise KernelStartError(f"jupyter_client is not installed: {exc}") from exc
 
     km = KernelManager(kernel_name=kernel_name)
     try:
@@ -210,4 +223,4 @@ def _read_reply(kc: Any, msg_id: str, state: dict[str, Any], deadline: float) ->
         return
 
 
-__all__ = ["run_verify_in_kernel", "kernel_code", "KernelStartError", "KERNEL_CODE"]
+__all__ = ["run_verify_in_kernel", "kernel_code", "KernelStartError", "KERNEL_CODE", "jupyter_client_missing"]

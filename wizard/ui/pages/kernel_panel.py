@@ -280,6 +280,10 @@ class KernelDialog(QDialog):
             self.status.setText(html.escape(app_kernels.flag_text(gone[0], self.lang) + " "
                                             + app_kernels.flag_fix(gone[0], self.lang)))
             return
+        missing = app_kernels.jupyter_client_missing()
+        if missing is not None:
+            self.status.setText(html.escape(t("j.panel.no_jupyter_client", self.lang, error=missing)))
+            return
         self._cancel.clear()
         self._start("verify", t("j.panel.verifying", self.lang, name=name))
         self.output.clear()
