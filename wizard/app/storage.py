@@ -204,19 +204,29 @@ def report_text(report: StorageReport, lang: str) -> str:
     return "\n".join(lines)
 
 
+METHOD_KEYS = {core_clean.METHOD_FILES: "storage.method.files", core_clean.METHOD_ENV: "storage.method.env",
+               core_clean.METHOD_CONDA: "storage.method.conda"}
+
+
+def method_text(method: str, lang: str) -> str:
+    """How an item is cleaned, in the student's language (the tools' own commands stay as typed)."""
+    key = METHOD_KEYS.get(method)
+    return t(key, lang) if key else method
+
+
 def item_text(item: core_clean.CleanItem, lang: str, dry_run: bool) -> list[str]:
     label = t(f"storage.kind.{item.kind}", lang)
     head = f"{label}: {item.path}"
     if item.refused:
         return [head, "    " + t(item.refused, lang)]
     sizes = {"before": human_size(item.before), "after": human_size(item.expected_after),
-             "freed": human_size(item.expected_freed), "method": item.method}
+             "freed": human_size(item.expected_freed), "method": method_text(item.method, lang)}
     lines = [head]
     if dry_run or not item.done:
         lines.append("    " + t("storage.plan.would", lang, **sizes))
     if not dry_run:
         if item.done:
-            lines.append("    " + t("storage.plan.did", lang, method=item.method, before=sizes["before"],
+            lines.append("    " + t("storage.plan.did", lang, method=sizes["method"], before=sizes["before"],
                                       after=human_size(item.after), freed=human_size(max(0, item.before - (item.after or 0)))))
         elif item.error:
             lines.append("    " + t("storage.plan.error", lang, error=item.error))
