@@ -172,32 +172,47 @@ def measure(idx: LoopbackIndex, fn: Callable[[], object]) -> dict:
     return row
 
 
+def _median_row(rows: list[dict]) -> dict:
+    """The median run of a warm scenario, with every run's seconds beside it."""
+    ordered = sorted(rows, key=lambda r: r["seconds"])
+    row = dict(ordered[len(ordered) // 2])
+    row["all_seconds"] = [r["seconds"] for r in rows]
+    row["served_bytes"] = max(r["served_bytes"] for r in rows)
+    row["served_file_bytes"] = max(r["served_file_bytes"] for r in rows)
+    row["reported_downloaded_bytes"] = max((r.get("reported_downloaded_bytes") or 0) for r in rows) \
+        if any("reported_downloaded_bytes" in r for r in rows) else None
+    row["ok"] = all(r.get("ok", True) for r in rows)
+    return row
+
+
 def one_round(idx: LoopbackIndex, work: Path, uv: str | None, reqs: list[str], imports: list[str],
-              skip_pip: bool) -> dict[str, dict]:
-    url = idx.simple_url
-    rows: dict[str, dict] = {}
-    if not skip_pip:
-        rows["plain pip cold"] = measure(idx, lambda: plain_pip(work / "pip1", url, reqs, work / "pip-cache"))
-        rows["plain pip warm"] = measure(idx, lambda: plain_pip(work / "pip2", url, reqs, work / "pip-cache"))
-    if uv:
-        rows["plain uv cold"] = measure(idx, lambda: plain_uv(uv, work / "uv1", url, reqs, work / "uv-cache"))
-        rows["plain uv warm"] = measure(idx, lambda: plain_uv(uv, work / "uv2", url, reqs, work / "uv-cache"))
-        rows["plain uv + import cold"] = measure(idx, lambda: plain_uv(uv, work / "uv3", url, reqs,
-                                                                       work / "uv-cache-i", imports))
-        rows["plain uv + import warm"] = measure(idx, lambda: plain_uv(uv, work / "uv4", url, reqs,
-                                                                       work / "uv-cache-i", imports))
+              skip_pip: bool, repeats: int = 1) -> dict[str, dict]:
+    """Each scenario cold (new caches), then warm ``repeats`` times into fresh venvs -- the warm
+    runs of all scenarios interleaved, so a load that drifts hits them alike."""
     from wizard.app.install import VERIFY_IMPORTS
 
+    url = idx.simple_url
     default = list(VERIFY_IMPORTS)
-    rows["wizard cold"] = measure(idx, lambda: wizard(work / "w 1", url, reqs, default, work / "wcache",
-                                                      work / "wuv-cache", work / "state"))
-    rows["wizard warm"] = measure(idx, lambda: wizard(work / "w 2", url, reqs, default, work / "wcache",
-                                                      work / "wuv-cache", work / "state"))
+    runs: dict[str, Callable[[str], object]] = {}
+    if not skip_pip:
+        runs["plain pip"] = lambda name: plain_pip(work / name, url, reqs, work / "pip-cache")
     if uv:
-        rows["wizard + import cold"] = measure(idx, lambda: wizard(work / "w 3", url, reqs, imports, work / "wcache-i",
-                                                                   work / "wuv-cache-i", work / "state"))
-        rows["wizard + import warm"] = measure(idx, lambda: wizard(work / "w 4", url, reqs, imports, work / "wcache-i",
-                                                                   work / "wuv-cache-i", work / "state"))
+        runs["plain uv"] = lambda name: plain_uv(uv, work / name, url, reqs, work / "uv-cache")
+    runs["wizard"] = lambda name: wizard(work / name, url, reqs, default, work / "wcache", work / "wuv-cache",
+                                         work / "state")
+    if uv and imports:
+        runs["plain uv + import"] = lambda name: plain_uv(uv, work / name, url, reqs, work / "uv-cache-i", imports)
+        runs["wizard + import"] = lambda name: wizard(work / name, url, reqs, imports, work / "wcache-i",
+                                                      work / "wuv-cache-i", work / "state")
+    rows: dict[str, dict] = {}
+    for n, (label, fn) in enumerate(runs.items()):
+        rows[f"{label} cold"] = measure(idx, lambda: fn(f"env {n} cold"))
+    warm_rows: dict[str, list[dict]] = {label: [] for label in runs}
+    for i in range(max(1, repeats)):
+        for n, (label, fn) in enumerate(runs.items()):
+            warm_rows[label].append(measure(idx, lambda: fn(f"env {n} warm {i}")))
+    for label, got in warm_rows.items():
+        rows[f"{label} warm"] = _median_row(got)
     return rows
 
 
@@ -247,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="torch 2.13.0 + torchvision 0.28.0 as found here (the wizard refuses a mixed pair)")
     ap.add_argument("--rounds", type=int, default=1, help="rounds (medians are reported)")
     ap.add_argument("--skip-pip", action="store_true", help="leave plain pip out (it is the slowest)")
+    ap.add_argument("--warm-repeats", type=int, default=3, help="warm runs per round (their median counts)")
+    ap.add_argument("--no-import", action="store_true", help="leave the + import scenarios out")
     ap.add_argument("--out", help="write the results as JSON here (benchmarks/run: artifacts/bench/install.json)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = ap.parse_args(argv)
@@ -272,7 +289,8 @@ def main(argv: list[str] | None = None) -> int:
         for n in range(max(1, args.rounds)):
             folder = work / f"round {n + 1}"
             folder.mkdir()
-            rows = one_round(idx, folder, uv, reqs, imports, args.skip_pip)
+            rows = one_round(idx, folder, uv, reqs, [] if args.no_import else imports, args.skip_pip,
+                             args.warm_repeats)
             for name, row in rows.items():
                 print(f"  [{n + 1}] {name:<24} {row['seconds']:7.2f} s   served {format_bytes(row['served_bytes'])}",
                       flush=True)
