@@ -1,0 +1,1 @@
+"""Maintainer tools (run from a checkout, not by students): ``python -m wizard.tools.<name>``."""
