@@ -104,6 +104,16 @@ class Heartbeat:
 # ----------------------------------------------------------------------------------------------
 # stalls
 # ----------------------------------------------------------------------------------------------
+def stall_idle(beat_into: dict, seconds: float = 3.0) -> None:
+    """The control: the same heartbeat with nothing running -- what the machine's own load does."""
+    phase = {"name": "idle"}
+    beat = Heartbeat(lambda: phase["name"])
+    start = time.monotonic()
+    wait_until(lambda: time.monotonic() - start > seconds, seconds + 5)
+    beat.stop()
+    beat_into.update(beat.stalls_ms())
+
+
 def stall_detection(beat_into: dict) -> None:
     from wizard.app.session import Session
     from wizard.ui.main_wizard import SetupWizard
@@ -219,7 +229,8 @@ def cmd_stalls(args) -> dict:
     stalls: dict[str, float] = {}
     errors: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="gui-bench ") as tmp:
-        for name, run in (("detection", lambda: stall_detection(stalls)),
+        for name, run in (("idle", lambda: stall_idle(stalls)),
+                          ("detection", lambda: stall_detection(stalls)),
                           ("install", lambda: stall_install(stalls, Path(tmp))),
                           ("probes", lambda: stall_probes(stalls, args.torch_python, args.quick)
                            if args.torch_python else (_ for _ in ()).throw(RuntimeError("no --torch-python")))):
