@@ -47,6 +47,7 @@ def test_kernel_dialog_registers_lists_verifies_inside_and_writes_vscode(qtbot, 
     qtbot.waitUntil(lambda: dialog.last_register is not None and dialog.last_register.ok and dialog.busy_with is None,
                     timeout=600000)
     assert len(asked) == (0 if had_ipykernel else 1)
+    assert "커널 경로에 한글" in dialog.output.toPlainText()  # said when it was registered, too
     name = dialog.last_register.name
     assert dialog.selected() == name
     row = next(dialog.tree.topLevelItem(i) for i in range(dialog.tree.topLevelItemCount())

@@ -74,6 +74,8 @@ def test_register_asks_first_then_installs_ipykernel_and_writes_the_spec(kernel_
     assert spec["argv"][0] == str(kernel_python)
     assert spec["display_name"] == result.display_name
     assert inspect_python(str(kernel_python)).ipykernel
+    assert Path(result.resource_dir) == kernel_data_dir / "kernels" / result.name
+    assert result.warnings == []  # Linux: the Hangul folders are no trap here
 
 
 def test_list_flags_a_cpu_build_on_a_gpu_machine_and_a_deleted_environment(kernel_python, kernel_data_dir, tmp_path):

@@ -50,7 +50,7 @@ def register(session: Session, python_exe: str, *, name: str | None = None, cons
 
     lang = session.lang
     return register_kernel(python_exe, lambda env: display_name(env, lang), name=name, consent=consent,
-                           on_line=on_line, cancel=cancel)
+                           on_line=on_line, cancel=cancel, os_name=os_name(session))
 
 
 def list_kernels(session: Session) -> list[KernelInfo]:
@@ -121,6 +121,8 @@ def register_text(result: RegisterResult, lang: str) -> str:
         lines = [t("j.kernel.registered", lang, name=result.name, display=result.display_name)]
         if result.installed_ipykernel:
             lines.insert(0, t("j.kernel.ipykernel_installed", lang))
+        for flag in result.warnings:
+            lines += ["⚠ " + flag_text(flag, lang), "  → " + flag_fix(flag, lang)]
         return "\n".join(lines)
     if result.needs_consent:
         return t("j.kernel.needs_ipykernel", lang, python=result.env.python_exe)

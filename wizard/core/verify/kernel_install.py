@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -25,7 +26,7 @@ from typing import Any, Callable
 from wizard.core.base.files import write_atomic
 from wizard.core.base.process import CancelLike, ProcessSpec, child_env, run_process
 from wizard.core.install.plan import pip_argv, pip_command
-from wizard.core.verify.kernel_specs import EnvFacts, inspect_python
+from wizard.core.verify.kernel_specs import EnvFacts, Flag, conda_flags, inspect_python, path_flags
 
 INSTALL_TIMEOUT_S = 900.0
 REGISTER_TIMEOUT_S = 120.0
@@ -81,11 +82,15 @@ class RegisterResult:
     installed_ipykernel: bool = False
     steps: list[StepResult] = field(default_factory=list)
     failed_step: str | None = None  # "inspect" | "ipykernel" | "register"
+    resource_dir: str | None = None  # where ipykernel wrote kernel.json
+    warnings: list[Flag] = field(default_factory=list)  # the traps this kernel will meet (Hangul path, conda)
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "display_name": self.display_name, "python": self.env.python_exe,
                 "prefix": self.env.prefix, "ok": self.ok, "needs_consent": self.needs_consent,
                 "installed_ipykernel": self.installed_ipykernel, "failed_step": self.failed_step,
+                "resource_dir": self.resource_dir,
+                "warnings": [{"id": f.id, "severity": f.severity, "params": f.params} for f in self.warnings],
                 "steps": [{"argv": s.argv, "ok": s.ok, "returncode": s.returncode, "timed_out": s.timed_out,
                            "cancelled": s.cancelled, "error": s.error, "output_tail": s.output_tail[-3000:]}
                           for s in self.steps]}
@@ -111,12 +116,17 @@ def register_argv(python_exe: str, name: str, display_name: str) -> list[str]:
     return [python_exe, "-m", "ipykernel", "install", "--user", "--name", name, "--display-name", display_name]
 
 
+INSTALLED_RE = re.compile(r"Installed kernelspec \S+ in (.+?)\s*$", re.M)
+
+
 def register_kernel(python_exe: str, display_name_for: Callable[[EnvFacts], str], *, name: str | None = None,
                     consent: bool = False, on_line: Callable[[str], None] | None = None,
-                    cancel: CancelLike = None) -> RegisterResult:
+                    cancel: CancelLike = None, os_name: str = "linux") -> RegisterResult:
     """Register ``python_exe`` as a kernel (``--user``). ``display_name_for`` makes the display
     name from the inspected environment (the caller's language). ipykernel is installed first
-    when missing, only with ``consent``; without it the result says ``needs_consent``."""
+    when missing, only with ``consent``; without it the result says ``needs_consent``. A
+    registered kernel's ``warnings`` are the traps it will meet on ``os_name`` (a Hangul path on
+    Windows, a conda environment VS Code will not list)."""
     env = inspect_python(python_exe)
     result = RegisterResult(name=name or kernel_name(env), display_name=display_name_for(env), env=env)
     if env.error:
@@ -137,6 +147,10 @@ def register_kernel(python_exe: str, display_name_for: Callable[[EnvFacts], str]
     result.ok = step.ok
     if not step.ok:
         result.failed_step = "register"
+        return result
+    found = INSTALLED_RE.search(step.output_tail)
+    result.resource_dir = found.group(1) if found else None
+    result.warnings = path_flags([result.resource_dir, python_exe], os_name) + conda_flags(env, shutil.which("conda"))
     return result
 
 

@@ -109,8 +109,14 @@ class KernelDialog(QDialog):
         for column in (1, 2):  # the display name and the build are read whole; the path may elide
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
-        self.tree.itemSelectionChanged.connect(self._update_buttons)
+        self.tree.itemSelectionChanged.connect(self._on_selection)
         layout.addWidget(self.tree, 1)
+        self.details = QLabel()  # the selected kernel's problems and fixes, whole (the rows may elide)
+        self.details.setObjectName("kernelDetails")
+        self.details.setWordWrap(True)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.details.hide()
+        layout.addWidget(self.details)
         row = QHBoxLayout()
         self.refresh_button = self._button("kernelRefresh", self.refresh, row)
         self.register_button = self._button("kernelRegister", self.register, row)
@@ -218,6 +224,22 @@ class KernelDialog(QDialog):
             if info.name == selected:
                 item.setSelected(True)
         self._update_buttons()
+
+    def _on_selection(self) -> None:
+        self._update_buttons()
+        name = self.selected()
+        info = next((k for k in self.kernels if k.name == name), None)
+        if info is None or not info.flags:
+            self.details.hide()
+            return
+        lines = []
+        for flag in info.flags:
+            symbol, colour = MARKS[flag.severity]
+            lines.append(f'<span style="color:{colour}">{symbol}</span> '
+                         + html.escape(app_kernels.flag_text(flag, self.lang))
+                         + "<br>→ " + html.escape(app_kernels.flag_fix(flag, self.lang)))
+        self.details.setText("<br>".join(lines))
+        self.details.show()
 
     def selected(self) -> str | None:
         for item in self.tree.selectedItems():
