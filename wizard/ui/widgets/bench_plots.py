@@ -90,7 +90,7 @@ def paint_sweep(p: QPainter, area: QRectF, series: list[Series], lang: str | Non
     y_top = step * 4
     left = area.left() + max(metrics.horizontalAdvance(tick_text(y_top, step)), 24) + 10
     plot = QRectF(left, area.top() + line * 2 + 8, area.right() - 14 - left,
-                  area.height() - line * 4 - 32)
+                  area.height() - line * 4 - 36)
     sizes = sorted({n for n, _v in points})
     lo, hi = math.log2(sizes[0]), math.log2(sizes[-1])
 
@@ -166,7 +166,12 @@ def bar_rows(report: object, lang: str | None) -> list[tuple[str, float, str]]:
         rows.append((f"{t('bench.page.speedup.' + s.id, lang)}  ×{s.factor:.1f}",
                      min(1.0, math.log10(max(s.factor, 1.0)) / 3.0), "#2e7d32"))
     for e in getattr(report, "efficiencies", lambda: [])():
-        rows.append((f"{e.dtype} {e.id}: {e.percent:.0f}%", min(1.0, e.display_percent / 100.0), "#1565c0"))
+        if e.id == "copy_d2d":
+            name = t("bench.page.eff.copy_d2d", lang)
+        else:  # short words, not the probe's ids: "matmul fp16", "course matmul fp32"
+            short = "course_matmul" if e.id == "course_matmul" else "matmul"
+            name = f"{t('bench.page.speedup.' + short, lang)} {e.dtype}"
+        rows.append((f"{name}: {e.percent:.0f}%", min(1.0, e.display_percent / 100.0), "#1565c0"))
     return rows
 
 
@@ -186,7 +191,8 @@ def paint_bars(p: QPainter, area: QRectF, rows: list[tuple[str, float, str]], la
         p.fillRect(QRectF(area.left() + 4, y + 2, max(4.0, fraction * (area.width() - 8)), height - 4),
                    QColor(colour).lighter(160))
         p.setPen(QColor("#1f2328"))
-        p.drawText(QRectF(area.left() + 8, y, area.width() - 12, height), Qt.AlignmentFlag.AlignVCenter, label)
+        text = p.fontMetrics().elidedText(label, Qt.TextElideMode.ElideRight, int(area.width() - 12))
+        p.drawText(QRectF(area.left() + 8, y, area.width() - 12, height), Qt.AlignmentFlag.AlignVCenter, text)
 
 
 def sweep_png(bench: object, lang: str | None, width: int = 640, height: int = 300) -> bytes | None:
