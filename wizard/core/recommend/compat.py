@@ -369,8 +369,17 @@ def load_file(path: str | Path) -> CompatDB:
 
 
 def load() -> CompatDB:
-    """The bundled table (resources/compat.json), parsed once per process."""
+    """The table in use, parsed once per process: a signed update from the cache when one passes
+    every check and is newer than the bundled resources/compat.json, else the bundled one
+    (:mod:`wizard.core.recommend.update`; ``GSW_COMPAT_UPDATE=0`` keeps the bundled one)."""
+    from wizard.core.recommend.update import load_active
+
+    return load_active()[0]
+
+
+def load_builtin() -> CompatDB:
+    """The bundled table only (what the refresh command and the tests compare against)."""
     return parse(load_json("compat.json"))
 
 
-__all__ = ["parse", "load_file", "load"]
+__all__ = ["parse", "load_file", "load", "load_builtin"]

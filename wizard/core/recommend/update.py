@@ -1,0 +1,401 @@
+"""A newer compatibility table without a new release of the wizard: a signed manifest, checked.
+
+Why: PyTorch ships a release every couple of months; a table frozen into the wizard goes stale
+(StabilityMatrix and ComfyUI Desktop users waited for a new app release to get RTX 50 builds).
+So at start-up, at most once a day, the wizard reads a small manifest at a configurable HTTPS
+address. The manifest names the data file's address, its sha256, size and ``reviewed_on`` date,
+and is signed with an Ed25519 key whose public half ships in ``resources/keys/``; the private key
+never enters the repository (the refresh command signs with a key file named on its command line).
+
+Only a file that passes every check is cached and used: the signature over the manifest's exact
+bytes, its schema, the file's size and sha256, the file's own validation (:func:`compat.parse`),
+its date equal to the manifest's and newer than the table in use. Anything else is refused with a
+one-line reason and the built-in table stays in use. The cached copy is checked again (signature
+and hash) each time it is loaded, so a file changed on disk after download is refused too.
+
+Off with one setting (``UpdateConfig.enabled``), in offline mode, and with ``GSW_COMPAT_UPDATE=0``.
+Nothing here imports Qt; the GUI runs :func:`check_for_update` on a worker thread.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+from urllib.parse import urlparse
+
+from wizard.core.base.i18n import Message
+
+MANIFEST_SCHEMA = "gsw-compat-manifest/1"
+ENV_SWITCH = "GSW_COMPAT_UPDATE"  # "0"/"off": neither check nor use an update
+ENV_URL = "GSW_COMPAT_UPDATE_URL"
+ENV_CACHE = "GSW_COMPAT_CACHE_DIR"
+MAX_MANIFEST = 16 * 1024
+MAX_FILE = 4 * 1024 * 1024
+KEY_DIR = Path(__file__).resolve().parents[2] / "resources" / "keys"
+FILE_NAME = "compat.json"
+MANIFEST_NAME = "compat.manifest.json"
+STAMP_NAME = "last-check"
+Fetch = Callable[[str, float, int], bytes]  # (url, timeout seconds, max bytes) → body
+
+
+class UpdateRefused(ValueError):
+    """A manifest or file that must not be used; ``code`` picks the one-line reason."""
+
+    def __init__(self, code: str, **params: Any) -> None:
+        super().__init__(code)
+        self.code = code
+        self.params = params
+
+    @property
+    def message(self) -> Message:
+        return Message.of(f"compat.update.refused.{self.code}", **self.params)
+
+
+@dataclass(frozen=True)
+class UpdateConfig:
+    url: str = ""
+    enabled: bool = True
+    offline: bool = False
+    timeout: float = 5.0
+    cache_dir: Path | None = None
+    public_keys: tuple[bytes, ...] | None = None  # None: the keys in resources/keys
+    allow_loopback_http: bool = False  # tests' 127.0.0.1 server only
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> "UpdateConfig":
+        """The address from ``GSW_COMPAT_UPDATE_URL``, the user's setting or resources/keys/update.json;
+        off by ``GSW_COMPAT_UPDATE=0``, ``GSW_OFFLINE=1`` or ``"enabled": false`` in the setting."""
+        env = os.environ
+        setting = user_setting()
+        off = env.get(ENV_SWITCH, "1").strip().lower() in ("0", "off", "no", "false")
+        base = cls(url=env.get(ENV_URL) or str(setting.get("manifest_url") or "") or shipped_url(),
+                   enabled=not off and setting.get("enabled", True) is not False,
+                   offline=env.get("GSW_OFFLINE", "").strip().lower() in ("1", "yes", "on", "true"),
+                   cache_dir=Path(env[ENV_CACHE]) if env.get(ENV_CACHE) else None)
+        return _replace(base, **overrides)
+
+    @property
+    def active(self) -> bool:
+        return self.enabled and not self.offline and bool(self.url)
+
+    def folder(self) -> Path:
+        if self.cache_dir is not None:
+            return self.cache_dir
+        import platformdirs
+
+        return Path(platformdirs.user_cache_dir("gpu-setup-wizard", appauthor=False)) / "compat"
+
+    def keys(self) -> tuple[bytes, ...]:
+        return self.public_keys if self.public_keys is not None else shipped_public_keys()
+
+
+def user_setting() -> dict[str, Any]:
+    """``compat-update.json`` in the user's config folder (``{"enabled": false}`` turns it off)."""
+    folder = os.environ.get("GSW_CONFIG_DIR")
+    if not folder:
+        import platformdirs
+
+        folder = platformdirs.user_config_dir("gpu-setup-wizard", appauthor=False)
+    raw = _read_bytes(Path(folder) / "compat-update.json")
+    try:
+        doc = json.loads(raw) if raw else {}
+    except ValueError:
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def shipped_url() -> str:
+    raw = _read_bytes(KEY_DIR / "update.json")
+    try:
+        return str(json.loads(raw).get("manifest_url") or "") if raw else ""
+    except (ValueError, AttributeError):
+        return ""
+
+
+def _replace(cfg: UpdateConfig, **changes: Any) -> UpdateConfig:
+    from dataclasses import replace
+
+    return replace(cfg, **changes)
+
+
+@dataclass(frozen=True)
+class Manifest:
+    url: str
+    sha256: str
+    size: int
+    reviewed_on: str
+    created: str
+
+
+@dataclass(frozen=True)
+class DataSource:
+    """Which table the recommender used: 'built-in' or 'updated', its date, and why not updated."""
+
+    kind: str
+    reviewed_on: str
+    refused: Message | None = None
+
+    def text(self, lang: str | None) -> str:
+        return Message.of(f"compat.source.{self.kind.replace('-', '_')}", date=self.reviewed_on).text(lang)
+
+    def to_json(self, lang: str | None) -> dict[str, Any]:
+        doc: dict[str, Any] = {"kind": self.kind, "reviewed_on": self.reviewed_on}
+        if self.refused is not None:
+            doc["refused"] = self.refused.text(lang)
+        return doc
+
+
+@dataclass
+class UpdateResult:
+    status: str  # updated | current | refused | failed | off | skipped
+    reason: Message | None = None
+    reviewed_on: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def text(self, lang: str | None) -> str:
+        line = Message.of(f"compat.update.{self.status}", date=self.reviewed_on or "").text(lang)
+        return f"{line} {self.reason.text(lang)}" if self.reason is not None else line
+
+
+# --------------------------------------------------------------------------------------------
+# Keys and signatures (PyNaCl)
+# --------------------------------------------------------------------------------------------
+def shipped_public_keys() -> tuple[bytes, ...]:
+    """Every ``*.pub`` in resources/keys (hex of the 32-byte Ed25519 public key)."""
+    keys = []
+    for path in sorted(KEY_DIR.glob("*.pub")):
+        keys.append(bytes.fromhex(path.read_text(encoding="ascii").split()[0]))
+    return tuple(keys)
+
+
+def read_private_key(path: str | os.PathLike[str]) -> bytes:
+    """A 32-byte Ed25519 seed from a file: raw bytes, or hex text."""
+    raw = Path(path).read_bytes()
+    if len(raw) == 32:
+        return raw
+    return bytes.fromhex(raw.decode("ascii").strip())
+
+
+def public_key_of(seed: bytes) -> bytes:
+    from nacl.signing import SigningKey
+
+    return bytes(SigningKey(seed).verify_key)
+
+
+def sign_manifest(data: bytes, file_url: str, seed: bytes, *, created: str | None = None) -> bytes:
+    """The signed manifest for ``data`` served at ``file_url`` (the refresh command's output)."""
+    from nacl.signing import SigningKey
+
+    table = json.loads(data)
+    payload = json.dumps({"schema": MANIFEST_SCHEMA, "url": file_url, "sha256": hashlib.sha256(data).hexdigest(),
+                          "size": len(data), "reviewed_on": table["reviewed_on"],
+                          "created": created or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")},
+                         sort_keys=True)
+    sig = SigningKey(seed).sign(payload.encode("utf-8")).signature
+    doc = {"payload": payload, "signature": base64.b64encode(sig).decode("ascii"), "alg": "ed25519"}
+    return (json.dumps(doc, indent=1) + "\n").encode("utf-8")
+
+
+def verify_manifest(raw: bytes, keys: tuple[bytes, ...]) -> Manifest:
+    """The manifest, if its signature is good under one of ``keys``; else UpdateRefused."""
+    from nacl.exceptions import BadSignatureError
+    from nacl.signing import VerifyKey
+
+    try:
+        doc = json.loads(raw)
+    except ValueError:
+        raise UpdateRefused("malformed") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("payload"), str):
+        raise UpdateRefused("malformed")
+    if not doc.get("signature"):
+        raise UpdateRefused("unsigned")
+    try:
+        sig = base64.b64decode(str(doc["signature"]), validate=True)
+    except ValueError:
+        raise UpdateRefused("bad_signature") from None
+    payload = doc["payload"].encode("utf-8")
+    for key in keys:
+        try:
+            VerifyKey(key).verify(payload, sig)
+            break
+        except (BadSignatureError, ValueError, TypeError):
+            continue
+    else:
+        raise UpdateRefused("bad_signature")
+    return _manifest_fields(payload)
+
+
+def _manifest_fields(payload: bytes) -> Manifest:
+    try:
+        body = json.loads(payload)
+        if body.get("schema") != MANIFEST_SCHEMA:
+            raise UpdateRefused("schema", schema=str(body.get("schema")))
+        date.fromisoformat(str(body["reviewed_on"]))
+        sha = str(body["sha256"]).lower()
+        if len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
+            raise UpdateRefused("malformed")
+        return Manifest(str(body["url"]), sha, int(body["size"]), str(body["reviewed_on"]), str(body.get("created", "")))
+    except UpdateRefused:
+        raise
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise UpdateRefused("malformed") from None
+
+
+# --------------------------------------------------------------------------------------------
+# Checking for an update
+# --------------------------------------------------------------------------------------------
+def http_fetch(url: str, timeout: float, limit: int) -> bytes:
+    """GET ``url`` with ``timeout`` seconds for connect and each read, at most ``limit`` bytes."""
+    import requests
+
+    with requests.get(url, timeout=timeout, stream=True) as resp:
+        if resp.status_code != 200:
+            raise OSError(f"HTTP {resp.status_code}")
+        body = b""
+        for chunk in resp.iter_content(65536):
+            body += chunk
+            if len(body) > limit:
+                raise UpdateRefused("too_large")
+        return body
+
+
+def _check_url(url: str, cfg: UpdateConfig) -> None:
+    parts = urlparse(url)
+    loopback = parts.hostname in ("127.0.0.1", "localhost", "::1")
+    if parts.scheme != "https" and not (cfg.allow_loopback_http and loopback and parts.scheme == "http"):
+        raise UpdateRefused("not_https", url=url)
+
+
+def check_for_update(cfg: UpdateConfig, *, fetch: Fetch | None = None, today: str | None = None,
+                     force: bool = False) -> UpdateResult:
+    """Look for a newer signed table once a day; cache and report it. Never raises for bad data."""
+    if not cfg.active:
+        return UpdateResult("off")
+    today = today or date.today().isoformat()
+    folder = cfg.folder()
+    stamp = folder / STAMP_NAME
+    if not force and _read_text(stamp) == today:
+        return UpdateResult("skipped")
+    fetch = fetch or http_fetch
+    current = active_source(cfg).reviewed_on
+    try:
+        result = _fetch_and_check(cfg, fetch, current)
+    except UpdateRefused as exc:
+        result = UpdateResult("refused", exc.message)
+    except (OSError, ValueError) as exc:  # network, timeout, HTTP status (requests' errors are OSErrors)
+        result = UpdateResult("failed", Message.of("compat.update.refused.network", error=type(exc).__name__))
+    from wizard.core.base.files import write_atomic
+
+    try:
+        write_atomic(stamp, today, mkdir=True)
+    except OSError:
+        pass  # no stamp: the next start checks again, which is harmless
+    return result
+
+
+def _fetch_and_check(cfg: UpdateConfig, fetch: Fetch, current: str) -> UpdateResult:
+    _check_url(cfg.url, cfg)
+    raw_manifest = fetch(cfg.url, cfg.timeout, MAX_MANIFEST)
+    manifest = verify_manifest(raw_manifest, cfg.keys())
+    if manifest.reviewed_on < current:
+        raise UpdateRefused("older", date=manifest.reviewed_on, current=current)
+    if manifest.reviewed_on == current:
+        return UpdateResult("current", reviewed_on=current)
+    if manifest.size > MAX_FILE:
+        raise UpdateRefused("too_large")
+    _check_url(manifest.url, cfg)
+    data = fetch(manifest.url, cfg.timeout, MAX_FILE)
+    _check_file(data, manifest)
+    from wizard.core.base.files import write_atomic
+
+    folder = cfg.folder()
+    write_atomic(folder / FILE_NAME, data, mkdir=True)
+    write_atomic(folder / MANIFEST_NAME, raw_manifest, mkdir=True)
+    reset()
+    return UpdateResult("updated", reviewed_on=manifest.reviewed_on)
+
+
+def _check_file(data: bytes, manifest: Manifest) -> Any:
+    """The table, if ``data`` is the file the manifest names and a valid table of its date."""
+    from wizard.core.recommend.compat import parse
+    from wizard.core.recommend.compat_model import CompatDataError
+
+    if len(data) != manifest.size or hashlib.sha256(data).hexdigest() != manifest.sha256:
+        raise UpdateRefused("hash")
+    try:
+        db = parse(json.loads(data))
+    except (ValueError, CompatDataError) as exc:
+        raise UpdateRefused("invalid_table", error=str(exc)[:160]) from None
+    if db.reviewed_on != manifest.reviewed_on:
+        raise UpdateRefused("malformed")
+    return db
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+
+
+# --------------------------------------------------------------------------------------------
+# Which table is in use
+# --------------------------------------------------------------------------------------------
+_ACTIVE: dict[str, Any] = {}
+
+
+def reset() -> None:
+    """Forget the table in use (after an update, or in tests)."""
+    _ACTIVE.clear()
+    from wizard.core.recommend import compat
+
+    compat.load.cache_clear()
+
+
+def load_active(cfg: UpdateConfig | None = None) -> tuple[Any, DataSource]:
+    """(CompatDB, DataSource): the cached update when it passes every check again and is newer
+    than the built-in table; else the built-in one (with the reason the update was refused)."""
+    from wizard.core.base.resources import load_json
+    from wizard.core.recommend.compat import parse
+
+    if "db" in _ACTIVE and cfg is None:
+        return _ACTIVE["db"], _ACTIVE["source"]
+    use = cfg or UpdateConfig.from_env()
+    builtin = parse(load_json("compat.json"))
+    db, source = builtin, DataSource("built-in", builtin.reviewed_on)
+    if use.enabled:
+        folder = use.folder()
+        raw_manifest = _read_bytes(folder / MANIFEST_NAME)
+        data = _read_bytes(folder / FILE_NAME)
+        if raw_manifest is not None and data is not None:
+            try:
+                cached = _check_file(data, verify_manifest(raw_manifest, use.keys()))
+                if cached.reviewed_on > builtin.reviewed_on:
+                    db, source = cached, DataSource("updated", cached.reviewed_on)
+            except UpdateRefused as exc:
+                source = DataSource("built-in", builtin.reviewed_on, exc.message)
+    if cfg is None:
+        _ACTIVE.update(db=db, source=source)
+    return db, source
+
+
+def active_source(cfg: UpdateConfig | None = None) -> DataSource:
+    return load_active(cfg)[1]
+
+
+def _read_bytes(path: Path) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(MAX_FILE + 1)
+    except OSError:
+        return None
+
+
+__all__ = ["UpdateConfig", "UpdateResult", "UpdateRefused", "DataSource", "Manifest", "check_for_update",
+           "load_active", "active_source", "sign_manifest", "verify_manifest", "read_private_key", "reset"]
