@@ -772,3 +772,28 @@ def test_a_bundled_pip_wheel_resolves_from_metadata_in_an_old_environment(index,
     files, _ = parse_pip_report(report.read_text(encoding="utf-8"))
     assert sorted(f.name for f in files) == ["gsw-demo-a", "gsw-demo-b"]
     assert index.total_file_bytes_served() == 0  # metadata only: no wheel downloaded to plan
+
+
+def test_cli_resume_repeats_the_versions_and_the_mirror_not_a_new_recommendation(fake_torch, root):
+    """Issue 16.1: the command that resumes names only the folder; the run goes on with the very
+    pins, mirror and installer it started with (not the newest torch, not the default index)."""
+    best, wheels = fake_torch
+    with LoopbackIndex() as idx:
+        idx.add_wheels(wheels)
+        torchvision = next(n for n in idx.files if n.startswith("torchvision"))
+        idx.fail(torchvision, 503)  # the mirror breaks during the download: an unfinished install
+        venv_dir = root / "환경" / "torch cpu"
+        first = run_cli(root, "--venv", str(venv_dir), "--python", sys.executable, "--torch", best.torch,
+                        "--variant", "cpu", "--index-url", idx.base + "/whl", "--json")
+        assert first.returncode != 0
+        state = json.loads(first.stdout)
+        assert state["error"]["step"] == "download" and state["index_url"] == idx.base + "/whl/cpu"
+        idx.fail(torchvision, None)
+        idx.reset_counters()
+        again = run_cli(root, "--venv", str(venv_dir), "--json")  # nothing but the folder
+        assert again.returncode == 0, again.stderr
+        s = json.loads(again.stdout)
+        assert s["ok"] and s["index_url"] == idx.base + "/whl/cpu" and s["installer"] == state["installer"]
+        assert s["requirements"] == state["requirements"] and "resolve" not in s["steps_run"]
+        assert {i["name"]: i["version"] for i in s["installed"]}["torch"] == f"{best.torch}+cpu"
+        assert {e["file"] for e in idx.log if e["method"] == "GET" and e["file"]} == {torchvision}
