@@ -293,6 +293,7 @@ def _refresh_variants(rel: dict[str, Any], newest: str, default: tuple[str, str]
         if unverified.pop("pypi_default", None) is not None:
             out.append(f"{minor}: pypi_default now read from PyPI metadata")
     confirmed |= {v for p, v in rel["pypi_default"].items() if p.startswith(("windows", "macos"))}
+    flagged: set[str] = set()  # the index page lacks a platform: that outweighs PyPI's copy
     for variant in sorted({v for vs in rel["variants"].values() for v in vs}):
         page = pages.get(variant)
         if page is None or (rel["confidence"] == "confirmed" and variant not in unverified):
@@ -301,6 +302,7 @@ def _refresh_variants(rel: dict[str, Any], newest: str, default: tuple[str, str]
         plats = [p for p, vs in rel["variants"].items() if variant in vs and not p.startswith("macos")]
         absent = [p for p in plats if not any(plat == p for _, plat in found)]
         if absent:
+            flagged.add(variant)
             reason = f"not on the {variant} index page for {', '.join(absent)}"
             if unverified.get(variant) != reason:
                 unverified[variant] = reason
@@ -309,7 +311,7 @@ def _refresh_variants(rel: dict[str, Any], newest: str, default: tuple[str, str]
             confirmed.add(variant)
     was_listed_unverified = "variants" in unverified or rel.get("confidence") != "confirmed"
     for variant in sorted({v for vs in rel["variants"].values() for v in vs}):
-        if variant in confirmed:
+        if variant in confirmed and variant not in flagged:
             if variant in unverified:
                 del unverified[variant]
                 out.append(f"{minor}: {variant} confirmed")
