@@ -138,6 +138,16 @@ def test_a_1_0_report_is_read_from_its_machines_and_sections(folder, tmp_path):
     assert "(1.0" in cells(row, "en")[0]
 
 
+def test_a_report_resaved_by_powershell_or_notepad_still_reads(folder, tmp_path):
+    text = (folder / "2026003_choi.json").read_text(encoding="utf-8")
+    (tmp_path / "ps.json").write_bytes(b"\xff\xfe" + text.encode("utf-16-le"))  # PowerShell 5's '>'
+    (tmp_path / "np.json").write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))  # Notepad's BOM
+    roster = read_roster([tmp_path / "ps.json", tmp_path / "np.json"])
+    assert [s.label for s in roster.students] == ["ps"]  # the same machine and time: np.json is a duplicate
+    assert roster.skipped[0].reason.key == "k.class.skip.same_machine"
+    assert roster.students[0].facts.gpus[0].name == "NVIDIA GeForce RTX 2070"
+
+
 def test_a_file_over_the_cap_is_skipped_not_read(folder, tmp_path):
     big = tmp_path / "big.json"
     big.write_bytes((folder / "2026003_choi.json").read_bytes() + b" " * 5000)
