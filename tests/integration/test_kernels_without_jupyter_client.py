@@ -1,6 +1,7 @@
 """A wizard whose Python has no jupyter_client: ``kernel list`` reads the kernel folders itself,
 ``kernel verify`` says plainly what it needs (no traceback). jupyter_client is blocked by a
-meta-path finder in a sitecustomize of the test's own, as tests/no_qt blocks Qt."""
+meta-path finder in a sitecustomize of the test's own, as tests/no_qt blocks Qt -- and Qt is
+blocked too (that sitecustomize is imported by this one): the kernel commands are headless."""
 
 from __future__ import annotations
 
@@ -16,7 +17,10 @@ REPO = Path(__file__).resolve().parents[2]
 kernel_data_dir = kernel_env.kernel_data_dir  # the fixture, by its name here
 
 BLOCKER = '''
+import runpy
 import sys
+
+runpy.run_path(NO_QT)  # tests/no_qt: no PySide6 either
 
 class _NoJupyterClient:
     @staticmethod
@@ -38,7 +42,8 @@ def _cli(blocker: Path, *args: str) -> subprocess.CompletedProcess:
 def test_listing_reads_the_folders_and_verify_says_what_it_needs(kernel_data_dir, tmp_path):
     blocker = tmp_path / "block"
     blocker.mkdir()
-    (blocker / "sitecustomize.py").write_text(BLOCKER, encoding="utf-8")
+    (blocker / "sitecustomize.py").write_text(BLOCKER.replace("NO_QT", repr(str(REPO / "tests" / "no_qt" / "sitecustomize.py"))),
+                                              encoding="utf-8")
     kernel_env.write_spec(kernel_data_dir, "here", sys.executable, "This Python")
     kernel_env.write_spec(kernel_data_dir, "gone", str(tmp_path / "deleted" / "bin" / "python"), "Gone")
 
@@ -51,3 +56,6 @@ def test_listing_reads_the_folders_and_verify_says_what_it_needs(kernel_data_dir
     verify = _cli(blocker, "--lang", "ko", "kernel", "verify", "here")
     assert verify.returncode == 1
     assert "jupyter_client가 필요합니다" in verify.stderr and "Traceback" not in verify.stderr
+    probe = subprocess.run([sys.executable, "-c", "import PySide6"], capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, PYTHONPATH=str(blocker)))
+    assert probe.returncode != 0 and "Qt is blocked" in probe.stderr  # the blocker really blocks Qt here
