@@ -77,7 +77,7 @@ vertical-align:top}th{background:#eef1f6;cursor:pointer;user-select:none}th:afte
 tr.help td.status{background:#fde2e1;color:#8a1c14;font-weight:600}tr.ready td.status{background:#dcf3e1;color:#17602e}
 .summary li{margin-bottom:.6em}.fix{white-space:pre-line;color:#333;margin-left:1em}.muted{color:#667}
 .layout{display:flex;gap:32px;flex-wrap:wrap;align-items:flex-start}
-td.status,td.vram,td.build,td.verify,td.driver{white-space:nowrap}td.colab{font-size:.92em;min-width:24em}
+td.status,td.vram,td.build,td.verify,td.driver{white-space:nowrap}td.colab{font-size:.92em;min-width:16em}
 """
 
 # Sort on a heading click: numbers by data-sort when a cell has one, else text in the page's language.
