@@ -62,8 +62,8 @@ CASES = [
          # architecture first appears in CUDA 12.8 (meson ISA table) and a driver reporting CUDA 12.7
          # predates it -> driver as well. cu126 and older have no sm_120 -> gpu_arch. So no CUDA build
          # runs: the CPU build is the fallback (2.14.1: newest confirmed) and a driver update comes
-         # first; the cheapest unlock of the newest torch (2.14.1) is cu130 at 580.
-         win(driver="566.36", cuda="12.7", ccs=["12.0"], gpu_names=[RTX5090]), ("2.14.1", "cpu"),
+         # first; the cheapest unlock of the newest torch (2.15.0, confirmed from PyPI) is cu130 at 580.
+         win(driver="566.36", cuda="12.7", ccs=["12.0"], gpu_names=[RTX5090]), ("2.15.0", "cpu"),
          rejected=[("2.11.0", "cu128", RULE_DRIVER), ("2.7.1", "cu128", RULE_DRIVER),
                    ("2.14.1", "cu126", RULE_GPU), ("2.14.1", "cu130", RULE_DRIVER), ("2.6.0", "cu126", RULE_GPU)],
          advice=[("driver_update", "required"), ("colab", "info"), ("cloud", "info")], best_bar=None,
@@ -110,23 +110,23 @@ CASES = [
          win(driver="581.57", cuda="13.0", ccs=["7.0"]), ("2.14.1", "cu126"),
          rejected=[("2.10.0", "cu128", RULE_GPU)]),
     Case("windows-no-gpu",
-         # No NVIDIA/AMD/Intel GPU: only CPU builds are judged; newest confirmed is 2.14.1. Colab and
+         # No NVIDIA/AMD/Intel GPU: only CPU builds are judged; newest confirmed is 2.15.0. Colab and
          # a cloud GPU are the advice.
-         win(), ("2.14.1", "cpu"), advice=[("colab", "info"), ("cloud", "info")], best_bar=None),
+         win(), ("2.15.0", "cpu"), advice=[("colab", "info"), ("cloud", "info")], best_bar=None),
     Case("wsl2-driver566",
          # WSL2 on a 4070 Laptop (sm_89 runs the sm_86 cubins). The driver is the WINDOWS 566.36, so
          # the Windows bars apply: cu126 toolkit 561.17 <= 566.36; cu130/cu132 need 580. A newer driver
-         # would only add cu130 to the same torch -> an "info" driver advice, WSL-flavoured.
+         # would unlock torch 2.15 (no cu126 there) -> a "recommended" driver advice, WSL-flavoured.
          lin(driver="566.36", cuda="12.7", ccs=["8.9"], is_wsl=True, gpu_names=["NVIDIA GeForce RTX 4070 Laptop GPU"]),
          ("2.14.1", "cu126"), rejected=[("2.14.1", "cu130", RULE_DRIVER), ("2.14.1", "cu132", RULE_DRIVER)],
-         advice=[("driver_update", "info")], best_bar="toolkit", reason_has=["566.36", "take cu126"]),
+         advice=[("driver_update", "recommended")], best_bar="toolkit", reason_has=["566.36", "take cu126"]),
     Case("wsl2-uses-windows-bars",
          # 560.94 (Windows numbering, CUDA 12.6): Windows cu126 toolkit bar 561.17 is NOT met (the
          # Linux one, 560.35.05, would be) -> cu126 runs on the min bar only, with a warning.
          lin(driver="560.94", cuda="12.6", ccs=["8.6"], is_wsl=True), ("2.14.1", "cu126"), best_bar="minimum"),
     Case("macos-arm64",
          # Apple Silicon: the default PyPI wheel (CPU + MPS); macOS 14.5 >= 14.0 needed from 2.12.
-         MachineFacts("macos", "arm64", "3.12", non_nvidia=["apple"], os_version="14.5"), ("2.14.1", "mps"),
+         MachineFacts("macos", "arm64", "3.12", non_nvidia=["apple"], os_version="14.5"), ("2.15.0", "mps"),
          advice=[("colab", "info")], best_bar=None),
     Case("macos-13-stops-at-2.11",
          # torch >= 2.12 macOS wheels are tagged 14.0+: on macOS 13.6 the newest is 2.11.0.
@@ -137,13 +137,15 @@ CASES = [
          MachineFacts("macos", "x86_64", "3.11"), ("2.2.2", "cpu"),
          rejected=[("2.3.1", "cpu", RULE_EXISTS), ("2.14.1", "cpu", RULE_EXISTS)]),
     Case("linux-aarch64-cpu",
-         # aarch64 without a GPU: CPU wheels exist for every release; 2.14.1 newest confirmed.
-         MachineFacts("linux", "aarch64", "3.11"), ("2.14.1", "cpu"), best_bar=None),
+         # aarch64 without a GPU: CPU wheels exist for every release; 2.15.0 newest confirmed.
+         MachineFacts("linux", "aarch64", "3.11"), ("2.15.0", "cpu"), best_bar=None),
     Case("linux-aarch64-gh200",
          # GH200 (sm_90) on aarch64: cu130's aarch64 list 8.0;9.0;10.0;11.0;12.0+PTX has sm_90;
-         # 580.95.05 >= 580.65.06 -> toolkit bar. cu128 is not built for aarch64 in 2.11.
-         MachineFacts("linux", "aarch64", "3.11", "580.95.05", "13.0", ["9.0"]), ("2.14.1", "cu130"),
-         rejected=[("2.11.0", "cu128", RULE_EXISTS)], best_bar="toolkit"),
+         # 580.95.05 >= 580.65.06 -> toolkit bar. cu128 is not built for aarch64 in 2.11. 2.15's cu130
+         # is not confirmed (index not read), its cu132 is (PyPI's aarch64 wheel): the newer torch
+         # on cu132's minimum bar comes first, 2.14.1 cu130 on the toolkit bar stays a candidate.
+         MachineFacts("linux", "aarch64", "3.11", "580.95.05", "13.0", ["9.0"]), ("2.15.0", "cu132"),
+         rejected=[("2.11.0", "cu128", RULE_EXISTS)], present=[("2.14.1", "cu130")], best_bar="minimum"),
     Case("python38",
          # 3.8 wheels end with 2.4 (3.8-3.12). 2.4 has cu118/cu121/cu124; 550.54.15 >= 550.54.14
          # (cu124 toolkit) -> cu124. Newer torch needs another Python -> python advice.
@@ -152,15 +154,16 @@ CASES = [
          advice=[("python", "recommended")], best_bar="toolkit", reason_has=["Python 3.8"]),
     Case("python314",
          # 3.14 wheels from 2.9 on. 581.57 >= 580 (Windows R580 bar) -> cu130 safe; cu132 (R595) only
-         # the min bar -> ranks after cu130 and cu126 within 2.14.1. 2.8 has no 3.14 wheels.
-         win(py="3.14", driver="581.57", cuda="13.0", ccs=["8.6"]), ("2.14.1", "cu130"),
+         # the min bar. 2.15's confirmed CUDA build is cu132 (cu130 unconfirmed): the newer torch on
+         # the min bar comes first, 2.14.1 cu130 after it. 2.8 has no 3.14 wheels.
+         win(py="3.14", driver="581.57", cuda="13.0", ccs=["8.6"]), ("2.15.0", "cu132"),
          rejected=[("2.8.0", "cu128", RULE_EXISTS), ("2.5.1", "cu124", RULE_EXISTS)],
-         present=[("2.14.1", "cu132")], best_bar="toolkit", reason_has=["use 3.13"]),
+         present=[("2.14.1", "cu132"), ("2.14.1", "cu130")], best_bar="minimum", reason_has=["use 3.13"]),
     Case("python315-only-2.15",
-         # Only 2.15 (3.11-3.15, unverified list) has 3.15 wheels: cu130 on driver 581.57 (Linux:
-         # >= 580.65.06). It is the best because nothing else exists for 3.15.
-         lin(py="3.15", driver="581.57", cuda="13.0", ccs=["8.6"]), ("2.15.0", "cu130"),
-         rejected=[("2.14.1", "cu130", RULE_EXISTS)]),
+         # Only 2.15 (3.11-3.15, confirmed on PyPI) has 3.15 wheels. Its cu132 is confirmed (PyPI's
+         # own wheel), cu130 is not (index not read): cu132 on the min bar first, cu130 after it.
+         lin(py="3.15", driver="581.57", cuda="13.0", ccs=["8.6"]), ("2.15.0", "cu132"),
+         rejected=[("2.14.1", "cu130", RULE_EXISTS)], present=[("2.15.0", "cu130")]),
     Case("python316-nothing-yet",
          # No release has 3.16 wheels (newest: 2.15 with 3.11-3.15): nothing, not even the CPU build.
          # The advice names a Python an older confirmed release also supports: 2.14.1 with 3.14.
@@ -173,9 +176,9 @@ CASES = [
          lin(driver="581.57", cuda="13.0", ccs=["6.1", "8.6"]), ("2.14.1", "cu126"),
          rejected=[("2.14.1", "cu130", RULE_GPU)], reason_has=["sm_61"]),
     Case("mixed-sm75-sm120",
-         # Turing + Blackwell: cu126 lacks sm_120; cu130 has 7.5 and 12.0 -> 2.14.1 cu130 (580.95.05
-         # >= 580.65.06; cu132 needs 595.58.03 for the toolkit bar -> after cu130).
-         lin(driver="580.95.05", cuda="13.0", ccs=["7.5", "12.0"]), ("2.14.1", "cu130"),
+         # Turing + Blackwell: cu126 lacks sm_120; cu130/cu132 have 7.5 and 12.0. 2.15's confirmed
+         # cu132 (min bar: 580.95.05 < 595.58.03) comes before 2.14.1 cu130 (toolkit bar).
+         lin(driver="580.95.05", cuda="13.0", ccs=["7.5", "12.0"]), ("2.15.0", "cu132"),
          rejected=[("2.14.1", "cu126", RULE_GPU)]),
     Case("course-pins-2.1",
          # torch 2.1 has cu118 and cu121 (Python 3.8-3.11). cu121 Windows toolkit 531.14 <= 566.36 ->
@@ -198,14 +201,14 @@ CASES = [
          win(driver="581.57", cuda="13.0", ccs=["8.6"]), None, wishes=Wishes(torch="1.13"),
          advice=[("pin_unknown", "required")]),
     Case("cpu-only-wish",
-         win(driver="581.57", cuda="13.0", ccs=["8.6"]), ("2.14.1", "cpu"), wishes=Wishes(cpu_only=True),
+         win(driver="581.57", cuda="13.0", ccs=["8.6"]), ("2.15.0", "cpu"), wishes=Wishes(cpu_only=True),
          best_bar=None),
     Case("variant-wish-cu128",
          # cu128 exists up to 2.11; 580.95.05 runs it; the wish puts it first.
          lin(driver="580.95.05", cuda="13.0", ccs=["8.6"]), ("2.11.0", "cu128"), wishes=Wishes(variant="cu128")),
     Case("default-prefers-confirmed",
-         # driver 595.58.03 meets every bar: 2.14.1's highest CUDA is cu132.
-         lin(driver="595.58.03", cuda="13.2", ccs=["8.6"]), ("2.14.1", "cu132"), best_bar="toolkit"),
+         # driver 595.58.03 meets every bar: 2.15.0's highest confirmed CUDA is cu132.
+         lin(driver="595.58.03", cuda="13.2", ccs=["8.6"]), ("2.15.0", "cu132"), best_bar="toolkit"),
     Case("newest-wish",
          # "newest": 2.15.0 (unverified list) first, and its newest CUDA, cu132.
          lin(driver="595.58.03", cuda="13.2", ccs=["8.6"]), ("2.15.0", "cu132"), wishes=Wishes(newest=True)),
@@ -217,13 +220,13 @@ CASES = [
     Case("no-driver-installed",
          # An NVIDIA adapter but no driver: every CUDA build fails the driver rule; CPU fallback;
          # install the driver first (Ubuntu commands).
-         lin(nvidia_without_driver=True, distro_id="ubuntu"), ("2.14.1", "cpu"),
+         lin(nvidia_without_driver=True, distro_id="ubuntu"), ("2.15.0", "cpu"),
          rejected=[("2.14.1", "cu126", RULE_DRIVER)], advice=[("driver_install", "required")], best_bar=None),
     Case("driver-too-old-for-everything",
          # 450.51.06 reports CUDA 11.0: below 450.80.02 (11.x min bar) and the 12.x/13.x bars; an
          # RTX 3060 (sm_86, CUDA 11.1) is not even known to it. CPU fallback; update first. The
-         # cheapest unlock of 2.14.1 is cu126 at 560.35.05 -> nvidia-driver-560 on Ubuntu.
-         lin(driver="450.51.06", cuda="11.0", ccs=["8.6"], distro_id="ubuntu"), ("2.14.1", "cpu"),
+         # cheapest unlock of 2.15.0 (no cu126 there) is cu130 at 580 -> nvidia-driver-580 on Ubuntu.
+         lin(driver="450.51.06", cuda="11.0", ccs=["8.6"], distro_id="ubuntu"), ("2.15.0", "cpu"),
          rejected=[("2.7.1", "cu118", RULE_DRIVER), ("2.14.1", "cu126", RULE_DRIVER)],
          advice=[("driver_update", "required")], best_bar=None),
     Case("old-driver-pascal",
@@ -238,7 +241,7 @@ CASES = [
          best_bar="minimum"),
     Case("fermi-unsupported",
          # sm_21: below every list (lowest ever: sm_37) -> no CUDA build; CPU + advice.
-         lin(driver="390.157", cuda="9.1", ccs=["2.1"]), ("2.14.1", "cpu"),
+         lin(driver="390.157", cuda="9.1", ccs=["2.1"]), ("2.15.0", "cpu"),
          rejected=[("2.0.1", "cu118", RULE_GPU)], advice=[("gpu_unsupported", "info"), ("colab", "info")],
          best_bar=None),
     Case("future-gpu-ptx-only",
@@ -254,17 +257,17 @@ CASES = [
          best_bar=None),
     Case("amd-apu-unsupported",
          # A Ryzen iGPU (gfx1036) is in no ROCm list -> ROCm rejected; CPU.
-         lin(non_nvidia=["amd"], amd_gfx=["gfx1036"]), ("2.14.1", "cpu"), rejected=[("2.13.0", "rocm7.2", RULE_GPU)],
+         lin(non_nvidia=["amd"], amd_gfx=["gfx1036"]), ("2.15.0", "cpu"), rejected=[("2.13.0", "rocm7.2", RULE_GPU)],
          best_bar=None),
     Case("amd-on-windows",
          # ROCm exists only for Linux x86_64: CPU and an explanation.
-         win(non_nvidia=["amd"]), ("2.14.1", "cpu"), advice=[("rocm_linux_only", "info")], best_bar=None),
+         win(non_nvidia=["amd"]), ("2.15.0", "cpu"), advice=[("rocm_linux_only", "info")], best_bar=None),
     Case("intel-arc",
          # Intel Arc A770 on Windows: xpu since 2.5 -> 2.14.1 xpu.
          win(non_nvidia=["intel"], other_gpu_names=["Intel(R) Arc(TM) A770 Graphics"]), ("2.14.1", "xpu"),
          best_bar=None),
     Case("intel-uhd-not-arc",
-         win(non_nvidia=["intel"], other_gpu_names=["Intel(R) UHD Graphics 620"]), ("2.14.1", "cpu"),
+         win(non_nvidia=["intel"], other_gpu_names=["Intel(R) UHD Graphics 620"]), ("2.15.0", "cpu"),
          rejected=[("2.14.1", "xpu", RULE_GPU)], best_bar=None),
     Case("windows-arm64",
          # No release publishes Windows arm64 wheels in the table.
@@ -321,7 +324,7 @@ def test_rtx5090_driver566_says_update_for_every_sm120_build():
     assert rec.update_driver_first
     update = next(a for a in rec.advice if a.kind == "driver_update")
     assert update.url == "https://www.nvidia.com/Download/index.aspx"
-    assert "580" in update.text("en") and "2.14.1" in update.text("en")
+    assert "580" in update.text("en") and "2.15.0" in update.text("en")
     for r in rec.rejected:
         archs = KB.archs_for(r.variant, r.torch, "windows-x86_64")
         if archs is not None and archs.cubin_for((12, 0)):
@@ -360,7 +363,8 @@ def test_wsl_advice_updates_the_windows_driver_only():
 def test_ubuntu_driver_commands():
     rec = recommend(lin(driver="450.51.06", cuda="11.0", ccs=["8.6"], distro_id="ubuntu"))
     update = next(a for a in rec.advice if a.kind == "driver_update")
-    assert update.commands == ["sudo ubuntu-drivers install", "sudo apt install nvidia-driver-560"]
+    # 2.15 has no cu126: its cheapest unlock is cu130 at R580
+    assert update.commands == ["sudo ubuntu-drivers install", "sudo apt install nvidia-driver-580"]
     fedora = recommend(lin(driver="450.51.06", cuda="11.0", ccs=["8.6"], distro_id="fedora"))
     assert next(a for a in fedora.advice if a.kind == "driver_update").commands == []
 

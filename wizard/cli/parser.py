@@ -134,6 +134,8 @@ def add_recommend_parser(sub: Any, common: argparse.ArgumentParser, lang: str = 
     p.add_argument("--driver", metavar="VERSION", help=h["driver"])
     p.add_argument("--cuda", metavar="X.Y", help=h["cuda"])
     p.add_argument("--gpu-cc", metavar="X.Y", action="append", default=[], help=h["gpu_cc"])
+    p.add_argument("--gpu", metavar="NAME", help=t("recommend.cli.gpu.help", lang))
+    p.add_argument("--no-update-check", action="store_true", help=t("recommend.cli.no_update_check.help", lang))
     p.add_argument("--wsl", action="store_true", help=h["wsl"])
     p.add_argument("--torch", metavar="VERSION", help=h["torch"])
     p.add_argument("--variant", help=h["variant"])

@@ -30,16 +30,84 @@ def what_if_facts(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    """``recommend``: parse → recommend → print (text, or ``--json``)."""
+    """``recommend``: (check for newer data) → parse → recommend → print (text, or ``--json``)."""
     lang = lang_of(args)
+    if not getattr(args, "no_update_check", False):
+        check_data_update(lang)
     try:
-        found = recommend_for(args, lang)
+        found = recommend_for(args, lang) if not getattr(args, "gpu", None) else card_for(args, lang)
     except ValueError as exc:
         return error(t("recommend.cli.bad_input", lang, error=exc))
     if isinstance(found, ExitStatus):
         return found
     rec, note = found
     return print_recommendation(args, rec, note, lang)
+
+
+def check_data_update(lang: str) -> None:
+    """A short (2 s) look for a newer signed table, at most once a day; one line on stderr when
+    something was updated or refused, nothing otherwise (off: GSW_COMPAT_UPDATE=0 or the setting)."""
+    import sys
+
+    from wizard.core.recommend.update import UpdateConfig, check_for_update
+
+    result = check_for_update(UpdateConfig.from_env(timeout=2.0))
+    if result.status in ("updated", "refused"):
+        print(result.text(lang), file=sys.stderr)
+
+
+def card_for(args: argparse.Namespace, lang: str) -> Any:
+    """``--gpu NAME``: the recommendation for a card from the catalogue, with what it needs (the
+    driver that first knows it, each build's driver bars); a current driver is assumed when none
+    is given. An unknown or ambiguous name: a "did you mean" line and BAD_INPUT."""
+    from wizard.core.recommend import advice, compat
+    from wizard.core.recommend.compat_model import parse_cc
+    from wizard.core.recommend.recommender import recommend
+
+    found = advice.find_card(args.gpu)
+    if found.ambiguous:
+        return error(t("recommend.cli.gpu.ambiguous", lang, name=args.gpu, matches=", ".join(found.ambiguous)))
+    if found.entry is None:
+        if found.suggestions:
+            return error(t("recommend.cli.gpu.unknown", lang, name=args.gpu, suggestions=", ".join(found.suggestions)))
+        return error(t("recommend.cli.gpu.unknown_none", lang, name=args.gpu, known=_known_cards()))
+    card = found.entry
+    if not card.get("compute_capability"):
+        return error(t("recommend.cli.gpu.not_nvidia", lang, gpu=card["name"]))
+    kb = compat.load()
+    cc = card["compute_capability"]
+    assumed = None
+    if not args.driver and not args.cuda:
+        driver_os = "windows" if args.os == "windows" or args.wsl else "linux"
+        assumed = _current_driver(kb, driver_os)
+    facts = what_if_facts(argparse.Namespace(**{**vars(args), "gpu_cc": [cc], "driver": args.driver or assumed}))
+    facts.gpu_names = [card["name"]]
+    rec = recommend(facts, _wishes(args))
+    rec.advice.insert(0, advice.card_plan(card["name"], parse_cc(cc), card.get("architecture", "?"), facts, kb))
+    note = t("recommend.plan.assumed_driver", lang, driver=assumed) if assumed else None
+    return rec, note
+
+
+def _current_driver(kb: Any, driver_os: str) -> str:
+    """The toolkit driver of the newest CUDA build the table knows (what a new card ships with today)."""
+    from wizard.core.recommend.compat_model import version
+
+    cuda = [v for v in kb.variants.values() if v.kind == "cuda"]
+    newest = max(cuda, key=lambda v: v.sort_key)
+    return max((newest.toolkit_driver[driver_os], newest.minor_compat_driver[driver_os]), key=version)
+
+
+def _known_cards() -> str:
+    from wizard.core.base.resources import load_json
+
+    return ", ".join(g["name"] for g in load_json("gpus.json")["gpus"] if g.get("compute_capability"))
+
+
+def _wishes(args: argparse.Namespace) -> Any:
+    from wizard.core.recommend.inputs import Wishes
+
+    return Wishes(torch=args.torch, newest=args.newest, cpu_only=args.cpu_only, variant=args.variant,
+                  index_url=args.index_url)
 
 
 def recommend_for(args: argparse.Namespace, lang: str) -> Any:

@@ -210,3 +210,133 @@ def _python_advice(facts: MachineFacts, wishes: Wishes, kb: CompatDB, best: Eval
         return [Advice("python", "recommended", msg("recommend.advice.python", python=facts.python,
                                                      have=best.patch, use=use, torch=patch))]
     return []
+
+
+# --------------------------------------------------------------------------------------------
+# The future: when this GPU stops being covered, and what a card one might buy needs
+# --------------------------------------------------------------------------------------------
+def covering_variants(kb: CompatDB, rel: Release, platform: str, cc: tuple[int, int]) -> list[str]:
+    """The CUDA variants of ``rel`` on ``platform`` with kernels (or PTX) a GPU of ``cc`` runs."""
+    out = []
+    for name in rel.variants.get(platform, ()):
+        info = kb.variant(name)
+        if info is None or info.kind != "cuda":
+            continue
+        archs = kb.archs_for(name, rel.torch, platform)
+        if archs is not None and (archs.cubin_for(cc) or archs.ptx_for(cc)):
+            out.append(name)
+    return out
+
+
+def _cuda_releases(kb: CompatDB, platform: str) -> list[Release]:
+    """Releases with any CUDA build on ``platform``, newest first."""
+    return [r for r in kb.releases
+            if any((kb.variant(n) is not None and kb.variant(n).kind == "cuda") for n in r.variants.get(platform, ()))]
+
+
+def future_advice(facts: MachineFacts, kb: CompatDB) -> list[Advice]:
+    """For each NVIDIA GPU: covered by every current build, covered by fewer builds than before
+    (Pascal today: only cu126 still has sm_60 code), or no longer covered (the last release that
+    still ships a build for it). Why: a student choosing to keep an old card needs to hear that the
+    course's next torch may not run on it, before the course moves."""
+    out: list[Advice] = []
+    releases = _cuda_releases(kb, facts.platform)
+    if not releases:
+        return out
+    newest = releases[0]
+    for cc in facts.ccs():
+        gpu, sm = facts.gpu_label(cc), sm_name(cc)
+        cov = covering_variants(kb, newest, facts.platform, cc)
+        if cov:
+            cuda = [n for n in newest.variants[facts.platform] if kb.variant(n).kind == "cuda"]
+            dropped = [n for n in cuda if n not in cov]
+            if dropped:
+                out.append(Advice("gpu_future", "info", msg("recommend.future.narrowing", gpu=gpu, sm=sm,
+                                  torch=newest.newest_patch, dropped=", ".join(dropped), kept=", ".join(cov))))
+            else:
+                out.append(Advice("gpu_future", "info", msg("recommend.future.covered", gpu=gpu, sm=sm,
+                                                             torch=newest.newest_patch)))
+            continue
+        last = next((r for r in releases if covering_variants(kb, r, facts.platform, cc)), None)
+        if last is None:
+            out.append(Advice("gpu_future", "info", msg("recommend.future.never", gpu=gpu, sm=sm)))
+            continue
+        after = min((r for r in releases if r.v > last.v), key=lambda r: r.v)
+        out.append(Advice("gpu_future", "info", msg(
+            "recommend.future.ended", gpu=gpu, sm=sm, last=last.newest_patch, after=after.torch,
+            variants=", ".join(covering_variants(kb, last, facts.platform, cc)))))
+    return out
+
+
+def card_plan(name: str, cc: tuple[int, int], family: str, facts: MachineFacts, kb: CompatDB) -> Advice:
+    """What a card one is thinking of buying needs: the first driver that knows it, and the newest
+    release's builds for it with both driver bars on this OS."""
+    sm = sm_name(cc)
+    releases = _cuda_releases(kb, facts.platform)
+    rel = next((r for r in releases if covering_variants(kb, r, facts.platform, cc)), None)
+    if rel is None:
+        return Advice("gpu_plan", "info", msg("recommend.plan.none", gpu=name, sm=sm))
+    builds = []
+    for variant in covering_variants(kb, rel, facts.platform, cc):
+        bars = kb.driver_bars(variant, facts.driver_os, rel.torch)
+        if bars is not None:
+            builds.append(msg("recommend.plan.build", variant=variant, minimum=bars.minimum, toolkit=bars.toolkit))
+    arch = kb.gpu_arch(cc)
+    first_cuda = arch.min_cuda if arch is not None else "?"
+    first_driver = kb.driver_for_cuda(first_cuda, facts.driver_os) if arch is not None else None
+    return Advice("gpu_plan", "info", msg("recommend.plan.card", gpu=name, sm=sm, family=family, cuda=first_cuda,
+                                          first_driver=first_driver or "?", os=facts.driver_os.capitalize(),
+                                          torch=rel.newest_patch, builds=_joined(builds)))
+
+
+def _joined(parts: list[Message]) -> Message | str:
+    """Several Messages as one parameter ('a; b; c'), each rendered in the reader's language."""
+    if not parts:
+        return "-"
+    out: Message = parts[0]
+    for part in parts[1:]:
+        out = msg("recommend.plan.join", a=out, b=part)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# A card by name (resources/gpus.json)
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CardMatch:
+    """The catalogue entry a name means (``entry``), or what to suggest instead."""
+
+    entry: dict[str, Any] | None
+    suggestions: tuple[str, ...] = ()
+    ambiguous: tuple[str, ...] = ()
+
+
+def _norm(text: str) -> str:
+    low = text.lower()
+    for word in ("nvidia", "geforce", "graphics", "gpu"):
+        low = low.replace(word, " ")
+    return "".join(ch for ch in low if ch.isalnum())
+
+
+def find_card(name: str) -> CardMatch:
+    """Safe matching: only an exact name (case, spaces, 'NVIDIA'/'GeForce' aside) or one of an
+    entry's own match names is taken. "RTX 5070 Ti" is never read as "RTX 5070", nor "1080" as
+    "1080 Ti": those get a "did you mean" list (close names and names containing the query)."""
+    import difflib
+
+    from wizard.core.base.resources import load_json
+
+    gpus = load_json("gpus.json")["gpus"]
+    want = _norm(name)
+    if not want:
+        return CardMatch(None)
+    hits = [g for g in gpus if want == _norm(g["name"]) or want in {_norm(n) for n in g.get("match", {}).get("names", [])}]
+    exact = [g for g in hits if want == _norm(g["name"])]
+    if len(exact) == 1 or len(hits) == 1:
+        return CardMatch((exact or hits)[0])
+    if len(hits) > 1:
+        return CardMatch(None, ambiguous=tuple(g["name"] for g in hits))
+    by_norm = {_norm(g["name"]): g["name"] for g in gpus}
+    close = difflib.get_close_matches(want, list(by_norm), n=4, cutoff=0.6)
+    names = [by_norm[c] for c in close] + [full for key, full in by_norm.items() if want in key]
+    return CardMatch(None, suggestions=tuple(dict.fromkeys(names))[:5])

@@ -28,7 +28,7 @@ from typing import Any
 
 from wizard.core.base.i18n import Message, msg
 from wizard.core.recommend import compat as compat_mod
-from wizard.core.recommend.advice import Advice, advice_for
+from wizard.core.recommend.advice import Advice, advice_for, future_advice
 from wizard.core.recommend.commands import InstallCommands, build_commands, mirror_index_url
 from wizard.core.recommend.compat_model import CompatDB
 from wizard.core.recommend.compat_model import version as _v
@@ -99,6 +99,7 @@ class Recommendation:
     advice: list[Advice]
     compat_schema: str
     reviewed_on: str
+    data_source: Any = None  # update.DataSource: built-in or updated table, and its date
 
     @property
     def best(self) -> Candidate | None:
@@ -115,7 +116,8 @@ class Recommendation:
     def to_json(self, lang: str | None) -> dict[str, Any]:
         return {
             "schema": SCHEMA,
-            "compat": {"schema": self.compat_schema, "reviewed_on": self.reviewed_on},
+            "compat": {"schema": self.compat_schema, "reviewed_on": self.reviewed_on,
+                       **({"source": self.data_source.to_json(lang)} if self.data_source is not None else {})},
             "machine": self.facts.to_json(),
             "wishes": asdict(self.wishes),
             "candidates": [c.to_json(lang) for c in self.candidates],
@@ -167,7 +169,11 @@ def _with_alternatives(failed: list[Evaluation], passed: list[Evaluation]) -> li
 
 def recommend(facts: MachineFacts, wishes: Wishes | None = None, kb: CompatDB | None = None) -> Recommendation:
     """Candidates in order, every rejected option with its reason, and advice. Pure computation."""
-    kb = kb or compat_mod.load()
+    source = None
+    if kb is None:
+        from wizard.core.recommend.update import load_active
+
+        kb, source = load_active()
     wishes = wishes or Wishes()
     releases = releases_for(wishes, kb)
     kinds = build_families(facts, wishes, kb)
@@ -185,7 +191,9 @@ def recommend(facts: MachineFacts, wishes: Wishes | None = None, kb: CompatDB | 
     candidates = [_candidate(e, facts, wishes, kb) for e in passed]
     rejected = _with_alternatives(failed, passed)
     advice = advice_for(facts, wishes, kb, passed, releases)
-    return Recommendation(facts, wishes, candidates, rejected, advice, kb.schema, kb.reviewed_on)
+    if facts.has_nvidia and not wishes.cpu_only:
+        advice += future_advice(facts, kb)
+    return Recommendation(facts, wishes, candidates, rejected, advice, kb.schema, kb.reviewed_on, source)
 
 # --------------------------------------------------------------------------------------------
 # The GUI's override: judge a build the student picked by hand

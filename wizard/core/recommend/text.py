@@ -55,4 +55,8 @@ def format_recommendation(rec: Recommendation, lang: str, *, python_note: str | 
         if len(rejected) < len(rec.rejected):
             out.append("    " + t("recommend.cli.more", lang, count=len(rec.rejected) - len(rejected)))
     out += ["", t("recommend.cli.reviewed", lang, date=rec.reviewed_on)]
+    if rec.data_source is not None:
+        out.append(rec.data_source.text(lang))
+        if rec.data_source.refused is not None:
+            out.append(rec.data_source.refused.text(lang))
     return "\n".join(out)
