@@ -191,3 +191,20 @@ def test_class_table_of_nothing_is_empty():
     table = class_table(Roster())
     assert table.rows == [] and table.groups == [] and table.ready == 0
     assert "<svg" in render_html(table, "en", "now")
+
+
+def test_the_command_runs_where_qt_is_not_installed(folder, tmp_path):
+    """The TA's machine may have only the headless wizard: ``class`` imports no Qt (tests/no_qt blocks it)."""
+    import os
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(repo / "tests" / "no_qt"), str(repo)]),
+           "PYTHONUTF8": "1"}
+    out = tmp_path / "반.csv"
+    done = subprocess.run([sys.executable, "-m", "wizard", "--lang", "ko", "class", str(folder), "-o", str(out)],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, encoding="utf-8", timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "PySide6" not in done.stderr and "저장" in done.stderr
+    assert out.read_bytes().startswith(b"\xef\xbb\xbf")
