@@ -129,10 +129,12 @@ def test_verify_inside_the_kernel_passes_with_the_cpu_build(kernel_python, kerne
     assert doc["facts"]["python"]["executable"] == str(kernel_python)
     assert doc["facts"]["env"]["PYTORCH_ENABLE_MPS_FALLBACK"] == "set-by-the-kernel-spec"
     assert "ipykernel_launcher" in doc["probe"]["argv"]
+    assert doc["kernel"]["name"] == result.name and doc["kernel"]["display_name"] == result.display_name
     assert "Starting kernel " + result.name in run.stderr
     print("\n".join(line for line in run.stderr.splitlines() if line.startswith("…")))
     text = _cli("kernel", "verify", result.name, "--lang", "ko")
     assert text.returncode == 0 and "[ OK ] PyTorch 불러오기" in text.stdout, text.stdout
+    assert text.stdout.startswith(result.name + " – \"" + result.display_name)
     print(text.stdout)
 
 
@@ -149,6 +151,11 @@ def test_a_cancelled_kernel_check_leaves_no_kernel_running(kernel_python, kernel
     report = app_kernels.verify_in_kernel(Session(lang="en"), result.name, on_event=on_event, cancel=cancel)
     assert "python" in seen
     assert report.outcome.cancelled and not report.ok
+    assert _kernel_processes() == []
+    already = threading.Event()
+    already.set()  # the dialog closed before the kernel had even started
+    early = app_kernels.verify_in_kernel(Session(lang="en"), result.name, cancel=already)
+    assert early.outcome.cancelled and early.events == []
     assert _kernel_processes() == []
 
 

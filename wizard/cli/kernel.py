@@ -100,12 +100,33 @@ def run_verify(args: argparse.Namespace) -> int:
         flag = next(f for f in info.flags if f.id == "interpreter_missing")
         return error(app_kernels.flag_text(flag, lang) + "\n" + app_kernels.flag_fix(flag, lang), ExitStatus.FAILED)
     say(t("j.kernel.verifying", lang, name=info.name, python=info.interpreter))
-    report = run_probe_command(lambda on_event, cancel: app_kernels.verify_in_kernel(
-        session, info.name, on_event=on_event, cancel=cancel, interpreter=info.interpreter), progress_text,
+    report = run_probe_command(lambda on_event, cancel: InKernel(info, app_kernels.verify_in_kernel(
+        session, info.name, on_event=on_event, cancel=cancel, interpreter=info.interpreter)), progress_text,
         args.json, lang)
     if report is None:
         return ExitStatus.CANCELLED
     return ExitStatus.SUCCESS if report.status != "fail" else ExitStatus.FAILED
 
 
-__all__ = ["run_install", "run_list", "run_verify", "list_text"]
+class InKernel:
+    """The checklist with the kernel it ran in, first: the JSON's ``kernel`` and the text's first
+    line say which notebook interpreter the checks prove."""
+
+    def __init__(self, info: object, report: object) -> None:
+        self.info = info
+        self.report = report
+
+    @property
+    def status(self) -> str:
+        return self.report.status
+
+    def to_json(self, lang: str) -> dict:
+        return {"kernel": self.info.to_json(), **self.report.to_json(lang)}
+
+    def to_text(self, lang: str) -> str:
+        from wizard.app import kernels as app_kernels
+
+        return app_kernels.kernel_line(self.info, lang) + "\n" + self.report.to_text(lang)
+
+
+__all__ = ["run_install", "run_list", "run_verify", "list_text", "InKernel"]

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 START_TIMEOUT_S = 60.0
+READY_STEP_S = 2.0  # how long one wait for the kernel's first answer lasts before a cancel is looked at
 POLL_S = 0.2
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
@@ -98,7 +99,13 @@ def jupyter_client_missing() -> str | None:
     return None
 
 
-def _start(kernel_name: str, start_timeout: float, stderr_file: Any) -> tuple[Any, Any]:
+class KernelStartCancelled(KernelStartError):
+    """The caller cancelled while the kernel was starting (it has been stopped)."""
+
+
+def _start(kernel_name: str, start_timeout: float, stderr_file: Any, cancel: CancelLike = None) -> tuple[Any, Any]:
+    """A started kernel and its client, ready for ``execute``; the wait for the kernel's first
+    answer is cut in short steps, so a cancel (the dialog closed) is seen within seconds."""
     try:
         from jupyter_client.kernelspec import NoSuchKernel
         from jupyter_client.manager import KernelManager
@@ -114,12 +121,18 @@ def _start(kernel_name: str, start_timeout: float, stderr_file: Any) -> tuple[An
         raise KernelStartError(f"{type(exc).__name__}: {exc}") from exc
     kc = km.client()
     kc.start_channels()
-    try:
-        kc.wait_for_ready(timeout=start_timeout)
-    except RuntimeError as exc:  # timed out, or the kernel died while starting
-        _stop(km, kc)
-        raise KernelStartError(str(exc)) from exc
-    return km, kc
+    deadline = time.monotonic() + start_timeout
+    while True:
+        try:
+            kc.wait_for_ready(timeout=max(0.5, min(READY_STEP_S, deadline - time.monotonic())))
+            return km, kc
+        except RuntimeError as exc:  # no answer in this step, or the kernel died while starting
+            if is_cancelled(cancel):
+                _stop(km, kc)
+                raise KernelStartCancelled("cancelled while the kernel started") from exc
+            if time.monotonic() >= deadline or not km.is_alive():
+                _stop(km, kc)
+                raise KernelStartError(str(exc)) from exc
 
 
 def _stop(km: Any, kc: Any) -> None:
@@ -149,12 +162,14 @@ def run_verify_in_kernel(kernel_name: str, detection: Detection | None = None, *
     state = {"timed_out": False, "cancelled": False, "error": None, "rc": None}
     with tempfile.TemporaryFile(mode="w+b") as kernel_log:
         try:
-            km, kc = _start(kernel_name, min(start_timeout, timeout), kernel_log)
+            km, kc = _start(kernel_name, min(start_timeout, timeout), kernel_log, cancel)
+        except KernelStartCancelled:
+            state["cancelled"] = True
         except KernelStartError as exc:
             state["error"] = str(exc)
         else:
             try:
-                argv = list(getattr(km, "kernel_spec").argv) or argv
+                argv = list(km.kernel_spec.argv) or argv
                 _execute(kc, kernel_code(verify_args(skip)), stream, stderr, state, on_event, cancel,
                          start + timeout)
             finally:
