@@ -163,6 +163,7 @@ def _clean_tree() -> dict[str, str]:
              f"import {FAKE}.app\n", "app/__init__.py": f"import {FAKE}.core.history.m\n",
              "ui/__init__.py": f"import {FAKE}.app\nimport {FAKE}.report_pdf\n",
              "cli/__init__.py": f"import {FAKE}.app\nimport {FAKE}.report_pdf\n",
+             "tools/__init__.py": f"import {FAKE}.core.recommend.m\n",
              "probe/__init__.py": "", "probe/verify.py": "import json\n",
              "core/__init__.py": ""}
     below = None
@@ -170,6 +171,11 @@ def _clean_tree() -> dict[str, str]:
         files[f"core/{stage}/__init__.py"] = ""
         files[f"core/{stage}/m.py"] = f"import {FAKE}.core.{below}.m\n" if below else "import os\n"
         below = stage
+    # the top layer's two independent packages: "classroom | storage"
+    files["core/classroom/__init__.py"] = ""
+    files["core/classroom/m.py"] = f"import {FAKE}.core.history.m\n"
+    files["core/storage/__init__.py"] = ""
+    files["core/storage/m.py"] = f"import {FAKE}.core.install.m\n"
     return files
 
 
@@ -189,6 +195,7 @@ BAD_IMPORTS = {
     "unplaced-top-level-module": ({"cli_report.py": f"import {FAKE}.app\n"},
                                   {"faces-over-app-over-core"}),
     "unplaced-stage": ({"core/extra/__init__.py": ""}, {"stage-order"}),
+    "storage-imports-classroom": ({"core/storage/m.py": f"import {FAKE}.core.classroom.m\n"}, {"stage-order"}),
     "probe-imports-core": ({"probe/verify.py": f"import {FAKE}.core.base.m\n"}, {"probe-standalone"}),
     "module-circle": ({"core/report/a.py": f"from {FAKE}.core.report import b\n",
                        "core/report/b.py": f"from {FAKE}.core.report import a\n"},
