@@ -76,7 +76,7 @@ class VramFact:
 class ReportFacts:
     """The ``facts`` object of a 1.1 report (see :func:`wizard.core.report.as_json.report_facts`)."""
 
-    made_at: str | None = None
+    started_at: str | None = None  # when the run began (the report's checklist date)
     os: str | None = None
     platform: str | None = None
     ram_bytes: int | None = None
@@ -149,7 +149,7 @@ def facts_from_legacy(report: Report) -> ReportFacts:
         gpus.append(GpuFact(name=g.get("name") if isinstance(g.get("name"), str) else None,
                             vram_bytes=int(mib * 2**20) if isinstance(mib, (int, float)) and mib > 0 else None,
                             cc=g.get("compute_capability") if isinstance(g.get("compute_capability"), str) else None))
-    return ReportFacts(made_at=local.date, os=local.os, nvidia_status=local.nvidia_status, gpus=gpus,
+    return ReportFacts(started_at=local.date, os=local.os, nvidia_status=local.nvidia_status, gpus=gpus,
                        driver=local.driver_version, cuda_driver=local.cuda_version,
                        verify=_verify_from_sections(report), findings=_findings_from_sections(report),
                        lessons=_lessons_for(gpus))

@@ -103,9 +103,9 @@ def student_from_text(text: str, name: str) -> Student:
 
 
 def _machine_key(facts: ReportFacts) -> tuple | None:
-    if not facts.made_at:
+    if not facts.started_at:
         return None
-    return (facts.made_at, facts.os, facts.driver, tuple((g.name, g.vram_bytes) for g in facts.gpus))
+    return (facts.started_at, facts.os, facts.driver, tuple((g.name, g.vram_bytes) for g in facts.gpus))
 
 
 def read_roster(paths: Iterable[str | os.PathLike[str]], limit: int = MAX_USER_BYTES) -> Roster:

@@ -168,7 +168,7 @@ def report_facts(ctx: ReportContext) -> dict[str, Any]:
     est = ctx.inputs.vram
     fits = getattr(est, "fits", None) if est is not None else None
     return {
-        "made_at": ctx.inputs.started_at,
+        "started_at": ctx.inputs.started_at,
         "os": (d.system.os_pretty or d.system.os) if d is not None else None,
         "platform": d.system.os if d is not None else None,
         "ram_bytes": d.system.ram_total_bytes if d is not None else None,
