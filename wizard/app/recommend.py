@@ -80,6 +80,15 @@ def build_problems(session: Session, torch: str, variant: str) -> list[str]:
     return list(check_candidate(session.recommendation.recommendation.facts, torch, variant, lang=session.lang))
 
 
+def check_data_update(timeout: float = 5.0) -> Any:
+    """Look for a newer signed compatibility table (at most once a day; off by the setting,
+    ``GSW_COMPAT_UPDATE=0`` or ``GSW_OFFLINE=1``). Blocking: the GUI calls it on a worker thread
+    after the first paint, the command line with a short timeout. Returns the UpdateResult."""
+    from wizard.core.recommend.update import UpdateConfig, check_for_update
+
+    return check_for_update(UpdateConfig.from_env(timeout=timeout))
+
+
 def candidate_for(facts: Any, torch: str, variant: str) -> Any:
     """A Candidate for ``torch`` + ``variant`` on ``facts``: the recommender's own when it lists
     it, else one built from the compatibility data (an option the rules rejected)."""

@@ -49,9 +49,9 @@ def check_data_update(lang: str) -> None:
     something was updated or refused, nothing otherwise (off: GSW_COMPAT_UPDATE=0 or the setting)."""
     import sys
 
-    from wizard.core.recommend.update import UpdateConfig, check_for_update
+    from wizard.app.recommend import check_data_update
 
-    result = check_for_update(UpdateConfig.from_env(timeout=2.0))
+    result = check_data_update(timeout=2.0)
     if result.status in ("updated", "refused"):
         print(result.text(lang), file=sys.stderr)
 

@@ -75,6 +75,14 @@ def create_app(argv: list[str] | None = None, lang: str = "en") -> QApplication:
     return app  # type: ignore[return-value]
 
 
+def _check_compat_update() -> None:
+    """At most once a day, after the first paint, on a worker thread: never blocks the window."""
+    from wizard.app.recommend import check_data_update
+    from wizard.ui.workers import submit
+
+    submit(check_data_update)
+
+
 def run(smoke_test: bool = False, lang: str | None = None) -> int:
     """Open the window in ``lang`` (the command line's choice; until it passes one, the
     process-wide language it sets) and run until it closes."""
@@ -104,6 +112,8 @@ def run(smoke_test: bool = False, lang: str | None = None) -> int:
         return app.exec()
     loader = _FirstPaint(window.add_pages_in_background)
     window.page(window.startId()).installEventFilter(loader)
+    updater = _FirstPaint(_check_compat_update)  # a newer signed compatibility table, on a worker
+    window.page(window.startId()).installEventFilter(updater)
     window.show()
     QTimer.singleShot(0, window.start)
     return app.exec()

@@ -106,6 +106,10 @@ class RecommendPage(BasePage):
         layout.addWidget(self.why)
         self._build_commands(layout)
         self._build_more(layout)
+        self.data_source = QLabel()  # which compatibility table was used: built-in or updated, its date
+        self.data_source.setObjectName("dataSource")
+        self.data_source.setWordWrap(True)
+        layout.addWidget(self.data_source)
 
     def _build_commands(self, layout: QVBoxLayout) -> None:
         self.commands_box = QGroupBox()
@@ -261,6 +265,9 @@ class RecommendPage(BasePage):
         self.advice.setText(_html_list([a.text(lang) for a in others], "•", colours.INFO))
         self.advice.setVisible(bool(others))
         self.index_result.setText("")
+        source = rec.data_source
+        refused = f" {source.refused.text(lang)}" if source is not None and source.refused is not None else ""
+        self.data_source.setText(source.text(lang) + refused if source is not None else "")
 
     override_failures: list[str] = []
 

@@ -1,0 +1,48 @@
+"""The Recommend page says which compatibility table it used: built-in, or a signed update."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from nacl.signing import SigningKey  # noqa: E402
+
+from tests import scenarios  # noqa: E402
+from tests.gui.test_wizard import go_to, open_wizard  # noqa: E402
+from tests.integration.test_compat_update import newer_table  # noqa: E402
+from wizard.core.recommend import update  # noqa: E402
+from wizard.ui.pages.base import PageId  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _fresh_table():
+    update.reset()
+    yield
+    update.reset()
+
+
+def test_page_names_the_built_in_table(qtbot):
+    window = open_wizard(qtbot, scenarios.windows_rtx2080super(), lang="ko")
+    go_to(window, PageId.RECOMMEND)
+    shown = window.recommend_page.data_source.text()
+    assert "내장" in shown and update.active_source().reviewed_on in shown
+
+
+def test_page_uses_and_names_a_cached_signed_update(qtbot, tmp_path, monkeypatch):
+    key = SigningKey.generate()  # throwaway; the page's process trusts it through the key folder
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    (keys / "test.pub").write_text(bytes(key.verify_key).hex())
+    monkeypatch.setattr(update, "KEY_DIR", keys)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    data = newer_table("2099-01-01")
+    (cache / update.FILE_NAME).write_bytes(data)
+    (cache / update.MANIFEST_NAME).write_bytes(update.sign_manifest(data, "https://example.org/c.json", bytes(key)))
+    monkeypatch.setenv(update.ENV_CACHE, str(cache))
+    window = open_wizard(qtbot, scenarios.windows_rtx2080super())
+    go_to(window, PageId.RECOMMEND)
+    page = window.recommend_page
+    assert "updated" in page.data_source.text() and "2099-01-01" in page.data_source.text()
+    assert page.choice.recommendation.best.torch == "2.99.0"
