@@ -163,6 +163,8 @@ def plan_wizard_cache(root: str, unfinished: Sequence[Any], running: bool) -> Cl
                 item.files.append(path)
                 freed += size
     item.expected_after = usage.bytes - freed
+    if not usage.exists:
+        item.refused = "storage.refused.nothing"
     return item
 
 
