@@ -111,6 +111,24 @@ def test_list_flags_a_cpu_build_on_a_gpu_machine_and_a_deleted_environment(kerne
     assert refused.returncode == 1 and "interpreter is gone" in refused.stderr
 
 
+def test_cli_install_also_points_vscode_at_the_environment(kernel_python, kernel_data_dir, tmp_path):
+    _register(kernel_python)  # ipykernel there: the CLI needs no --yes
+    project = tmp_path / "과제 1"
+    (project / ".vscode").mkdir(parents=True)
+    (project / ".vscode" / "settings.json").write_text('{"editor.tabSize": 2}', encoding="utf-8")
+    run = _cli("kernel", "install", "--python", str(kernel_python), "--vscode", str(project))
+    assert run.returncode == 0, run.stderr
+    assert json.loads((project / ".vscode" / "settings.json").read_text(encoding="utf-8")) == {
+        "editor.tabSize": 2, "python.defaultInterpreterPath": str(kernel_python)}
+    commented = tmp_path / "commented"
+    (commented / ".vscode").mkdir(parents=True)
+    text = '{\n  // mine\n  "editor.tabSize": 2\n}\n'
+    (commented / ".vscode" / "settings.json").write_text(text, encoding="utf-8")
+    refused = _cli("kernel", "install", "--python", str(kernel_python), "--vscode", str(commented), "--lang", "ko")
+    assert refused.returncode == 1 and "주석" in refused.stderr and "Traceback" not in refused.stderr
+    assert (commented / ".vscode" / "settings.json").read_text(encoding="utf-8") == text
+
+
 def test_verify_inside_the_kernel_passes_with_the_cpu_build(kernel_python, kernel_data_dir):
     result = _register(kernel_python)
     # The kernel spec's own variables reach the probe only when it really runs inside the kernel.

@@ -1,7 +1,8 @@
 """``gpu-setup-wizard kernel install|list|verify``: the notebook runs the environment you verified.
 
-* ``kernel install --python EXE [--name N] [--yes]``: register EXE's environment as a Jupyter
-  kernel (``--user``); ipykernel is installed into it first only with ``--yes``.
+* ``kernel install --python EXE [--name N] [--yes] [--vscode DIR]``: register EXE's environment
+  as a Jupyter kernel (``--user``); ipykernel is installed into it first only with ``--yes``;
+  ``--vscode`` also points VS Code at it in that project folder (settings merged, JSONC refused).
 * ``kernel list [--json]``: the registered kernels, flagged (interpreter gone, CPU build on a
   GPU machine, Hangul path on Windows, conda environments VS Code will not see).
 * ``kernel verify NAME [--json]``: the verification checklist run inside that kernel.
@@ -53,7 +54,29 @@ def run_install(args: argparse.Namespace) -> int:
     if result.needs_consent:
         say(t("j.kernel.needs_yes", lang))
         return ExitStatus.NEEDS_CONFIRM
-    return ExitStatus.SUCCESS if result.ok else ExitStatus.FAILED
+    if not result.ok:
+        return ExitStatus.FAILED
+    if args.vscode and not write_vscode(args.vscode, python, lang):
+        return ExitStatus.FAILED
+    return ExitStatus.SUCCESS
+
+
+def write_vscode(project: str, python: str, lang: str) -> bool:
+    """``--vscode DIR``: VS Code's interpreter setting in that project (merged); False, with the
+    reason on stderr, when the file was left alone or could not be written."""
+    from wizard.app import kernels as app_kernels
+    from wizard.core.verify.kernel_install import SettingsRefused
+
+    try:
+        done = app_kernels.write_vscode(project, python)
+    except SettingsRefused as exc:
+        error(t(f"j.vscode.refused.{exc.reason}", lang, path=str(exc.path), detail=exc.detail))
+        return False
+    except OSError as exc:
+        error(t("j.vscode.os_error", lang, path=project, error=exc.strerror or str(exc)))
+        return False
+    say(t("j.vscode.written" if done.changed else "j.vscode.unchanged", lang, path=str(done.path)))
+    return True
 
 
 def run_list(args: argparse.Namespace) -> int:

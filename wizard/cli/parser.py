@@ -267,6 +267,7 @@ def add_kernel_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en
     c.add_argument("--python", metavar="EXE", required=True, help=t("j.cli.python.help", lang))
     c.add_argument("--name", metavar="N", help=t("j.cli.name.help", lang))
     c.add_argument("--yes", action="store_true", help=t("j.cli.yes.help", lang))
+    c.add_argument("--vscode", metavar="PROJECT_DIR", help=t("j.cli.vscode.help", lang))
     c.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help=t("cli.json.help", lang))
     c.set_defaults(handler=kernel.run_install)
     c = _command(inner, "list", common, lang, "j.cli.list.help")
