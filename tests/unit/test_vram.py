@@ -202,12 +202,35 @@ def test_lora_adapter_count_matches_peft_for_llama2_7b():
     assert lora_adapter_params(spec, rank=16, targets="all_linear") > 4 * 8_388_608
 
 
-def test_activation_formula_is_korthikanti_34_bytes_for_a_bert_layer():
-    """Korthikanti et al. (2022): s·b·h·(34 + 5·a·s/h) bytes per layer at 16-bit."""
+def test_activation_formula_for_a_bert_layer_is_the_measured_count():
+    """Per token at 16-bit: 17 values of hidden size (QKV input, Q, K, V, attention output and its
+    copy, two norm inputs, MLP input, 2 × intermediate = 8h) × 2 bytes + 2 one-byte dropout masks =
+    36h, the tensors measured in transformers' BERT (tests/vram_measure.py); Korthikanti et al.
+    (2022) count 34h (they leave out the attention output's copy). Their 5·a·s² stands for the
+    scores without an efficient kernel."""
     arch = find_model("bert-base-uncased").architecture
     s, b, h, a = 128, 8, arch.hidden_size, arch.num_heads
-    assert transformer_layer_activation_bytes(arch, s, b) == 34 * s * b * h
-    assert transformer_layer_activation_bytes(arch, s, b, efficient_attention=False) == s * b * h * 34 + 5 * a * s * s * b
+    assert transformer_layer_activation_bytes(arch, s, b) == 36 * s * b * h
+    assert abs(36 / 34 - 1) < 0.06
+    assert transformer_layer_activation_bytes(arch, s, b, efficient_attention=False) == s * b * h * 36 + 5 * a * s * s * b
+    # fp32 values, masks still one byte; no dropout: values only
+    assert transformer_layer_activation_bytes(arch, s, b, elem_bytes=4) == (17 * 4 + 2) * s * b * h
+    assert transformer_layer_activation_bytes(arch, s, b, dropout=False) == 34 * s * b * h
+
+
+def test_frozen_base_keeps_a_third_less():
+    """LoRA on Q and V with the base frozen: the output projection's, the MLP's and the down
+    projection's inputs are not kept (measured with BERT: 49.7 MiB against 72.9 MiB)."""
+    arch = find_model("bert-base-uncased").architecture
+    full = transformer_layer_activation_bytes(arch, 128, 1, dropout=False)
+    lora = transformer_layer_activation_bytes(arch, 128, 1, dropout=False, frozen_base=True)
+    every = transformer_layer_activation_bytes(arch, 128, 1, dropout=False, frozen_base=True,
+                                               lora_targets="all_linear")
+    assert lora == full * 11 // 17 and every == full
+    est_full = estimate("bert-base-uncased", mode="train", precision="fp16", batch=4, context=128)
+    est_lora = estimate("bert-base-uncased", mode="lora", precision="fp16", batch=4, context=128, lora_targets="qv")
+    assert est_lora.items["activations"] < 0.75 * est_full.items["activations"]
+    assert est_lora.activations_saved_bytes == est_lora.items["activations"]
 
 
 def test_training_bytes_per_parameter():
@@ -229,8 +252,12 @@ def test_quantised_weights_keep_embeddings_in_16_bit():
     assert math.isclose(nf4.bits_per_weight, 4.127, abs_tol=0.001)  # QLoRA paper: 4 + 0.127 bits
     expected = math.ceil((spec.params - vocab) * nf4.bytes_per_param) + 2 * vocab
     assert weights_bytes(spec.params, "nf4", spec.architecture) == expected
-    # GGUF averages and plain int4 are uniform
-    assert weights_bytes(spec.params, "int4", spec.architecture) == spec.params // 2
+    # int8/int4 as bitsandbytes loads them keep the embeddings and LM head 16-bit too; without an
+    # architecture (accelerate's table, the plain rule) every weight costs 1 or 0.5 byte
+    assert weights_bytes(spec.params, "int4", spec.architecture) == (spec.params - vocab) // 2 + 2 * vocab
+    assert weights_bytes(spec.params, "int8", spec.architecture) == (spec.params - vocab) + 2 * vocab
+    assert weights_bytes(spec.params, "int4") == spec.params // 2
+    # GGUF averages are uniform
     assert weights_bytes(spec.params, "q4_0") == math.ceil(spec.params * 4.5 / 8)
     # real 4-bit formats are all bigger than 4.0 bits
     for key in ("nf4", "gptq4", "q4_0", "q4_k_m"):
@@ -287,15 +314,17 @@ def test_image_models_scale_with_area_and_precision():
     c = estimate("resnet50", mode="train", precision="fp16", batch=8, image_size=224)
     assert math.isclose(b.items["activations"], 4 * a.items["activations"], rel_tol=1e-6)
     assert math.isclose(c.items["activations"], a.items["activations"] / 2, rel_tol=1e-6)
-    # 286.56 MiB per 224×224 image in fp32 (torchsummary), 8 images
-    assert math.isclose(a.items["activations"], 8 * 286.56 * MIB, rel_tol=1e-6)
+    # measured: 82.14 MiB per 224×224 image in fp32 (tests/vram_measure.py; torchsummary's rule
+    # said 286.56, 3.5× too much), 8 images
+    assert math.isclose(a.items["activations"], 8 * 82.1363 * MIB, rel_tol=1e-4)
+    assert a.model.activation_measured and a.activations_saved_bytes == a.items["activations"]
     assert a.context is None and a.image_size == 224
 
 
 def test_vit_uses_transformer_arithmetic_over_its_patches():
     est = estimate("vit-b-16", mode="train", precision="fp32", batch=2, image_size=224)
     arch = est.model.architecture
-    assert est.items["activations"] == arch.num_layers * 2 * transformer_layer_activation_bytes(arch, 197, 2)
+    assert est.items["activations"] == arch.num_layers * transformer_layer_activation_bytes(arch, 197, 2, elem_bytes=4)
 
 
 def test_custom_size_counts_weights_and_says_what_is_missing():
@@ -487,13 +516,15 @@ def test_course_tiers_lessons_run_on_their_tier():
 
 
 def test_computed_batches_are_of_the_course_hints_order():
-    """Course: 6 GB 16–32, 8 GB 32–64, 12 GB 64–128. The computed batch is at least the
-    course's lower bound and not more than twice its upper bound."""
+    """Course: 6 GB 16–32, 8 GB 32–64, 12 GB 64–128 for ResNet-34 at 224 px in fp32. The computed
+    batch is at least the course's lower bound. Measured, ResNet-34 keeps 30.8 MiB per image
+    (tests/vram_measure.py), not torchsummary's 99.4, so the course's hints are conservative: the
+    computed batch is up to five times the upper bound (was: at most twice, with the old figure)."""
     rows = batch_hint_rows()
     assert [r.vram_gb for r in rows] == [6, 8, 12]
     for r in rows:
         low, high = r.course_hint
-        assert low <= r.computed_batch <= 2 * high, (r.vram_gb, r.computed_batch)
+        assert low <= r.computed_batch <= 5 * high, (r.vram_gb, r.computed_batch)
     assert rows[0].computed_batch < rows[1].computed_batch < rows[2].computed_batch
     mine = batch_hint_rows(8 * GIB)[-1]
     assert mine.is_this_gpu and mine.course_hint == (32, 64) and mine.computed_batch == rows[1].computed_batch

@@ -41,6 +41,9 @@ class Architecture:
     pooler: bool = False
     patch_size: int | None = None
     num_classes: int | None = None
+    # BERT/DistilBERT ...ForSequenceClassification head (transformers' default num_labels 2);
+    # 0: the bare encoder
+    num_labels: int = 0
 
     @property
     def is_decoder(self) -> bool:
@@ -78,6 +81,9 @@ class ModelSpec:
     image_size: int | None = None
     activation_mib_per_sample_fp32: float | None = None
     activation_reference_size: int | None = None
+    # measured under no_grad (peak live activations); None: the training figure's rule-of-thumb half
+    activation_inference_mib_per_sample_fp32: float | None = None
+    activation_measured: bool = False  # True: measured with autograd (tests/vram_measure.py)
     accelerate: AccelerateInfo | None = None
     note: str | None = None
 
@@ -107,6 +113,8 @@ def _spec_from_json(entry: dict[str, Any]) -> ModelSpec:
         default_context=entry.get("default_context"), image_size=entry.get("image_size"),
         activation_mib_per_sample_fp32=entry.get("activation_mib_per_sample_fp32"),
         activation_reference_size=entry.get("activation_reference_size"), accelerate=acc,
+        activation_inference_mib_per_sample_fp32=entry.get("activation_inference_mib_per_sample_fp32"),
+        activation_measured=bool(entry.get("activation_measured", False)),
         note=entry.get("note"),
     )
 

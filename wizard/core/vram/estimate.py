@@ -50,12 +50,14 @@ from wizard.core.vram.inputs import (
 )
 from wizard.core.vram.memory import (
     CUDA_CONTEXT_RESERVE_BYTES,
+    DROPOUT_FAMILIES,
     LORA_UNKNOWN_FRACTION,
     OPTIMIZER_BYTES,
     kv_cache_bytes,
     lora_adapter_params,
     parameter_breakdown,
     training_state_bytes,
+    transformer_inference_peak_bytes,
     transformer_layer_activation_bytes,
     usable_vram_bytes,
     weights_bytes,
@@ -108,6 +110,9 @@ class Estimate:
     vram_total_bytes: int | None = None
     vram_used_bytes: int = 0
     context_reserve_bytes: int = CUDA_CONTEXT_RESERVE_BYTES
+    # the part of ``items["activations"]`` that autograd saves for backward (training) or the
+    # live peak (inference): the figure tests/vram_measure.py compares with a measurement
+    activations_saved_bytes: int = 0
 
     @property
     def total_bytes(self) -> int:
@@ -181,6 +186,7 @@ class _Setting:
     training_accounting: str
     lora_rank: int
     lora_targets: str
+    dropout: bool = True
 
     @property
     def training(self) -> bool:
@@ -281,20 +287,36 @@ def _weights_and_training_state(s: _Setting, items: dict[str, int], notes: list[
 
 
 def _image_activations(s: _Setting, notes: list[Note]) -> int:
-    """A CNN's activations, scaled from the catalogue's measured MiB per sample by area and batch."""
+    """A CNN's activations from the catalogue's MiB per sample, scaled by area and batch.
+
+    Training: what autograd saves per image (measured for the catalogue's CNNs). Inference: the
+    measured peak of live activations under no_grad where the catalogue has it, else half the
+    training figure (a rule of thumb). 16-bit halves either (a rule of thumb: BatchNorm and the
+    loss may keep fp32 copies under autocast).
+    """
     spec = s.spec
-    per_sample = (spec.activation_mib_per_sample_fp32 or 0) * MIB
     ref = spec.activation_reference_size or spec.image_size or s.image_size
     scale = (s.image_size / ref) ** 2
-    factor = (1.0 if s.training else 0.5) * (1.0 if s.compute_fp32 else 0.5)
-    notes.append(Note("vram.assume.activations_image",
-                      {"mib": fmt_num(spec.activation_mib_per_sample_fp32 or 0), "ref": ref, "size": s.image_size,
-                       "batch": s.batch}))
+    measured_inference = spec.activation_inference_mib_per_sample_fp32
+    if s.training:
+        mib, factor = spec.activation_mib_per_sample_fp32 or 0, 1.0
+    elif measured_inference is not None:
+        mib, factor = measured_inference, 1.0
+    else:
+        mib, factor = spec.activation_mib_per_sample_fp32 or 0, 0.5
+    if not s.compute_fp32:
+        factor *= 0.5
+    key = "vram.assume.activations_image_measured" if spec.activation_measured else "vram.assume.activations_image"
+    if not s.training and measured_inference is not None:
+        key = "vram.assume.activations_image_inference_measured"
+    notes.append(Note(key, {"mib": fmt_num(mib), "ref": ref, "size": s.image_size, "batch": s.batch}))
+    if ref != s.image_size:
+        notes.append(Note("vram.assume.activations_image_scaled", {"ref": ref, "size": s.image_size}))
     if not s.compute_fp32:
         notes.append(Note("vram.assume.activations_half"))
-    if not s.training:
+    if not s.training and measured_inference is None:
         notes.append(Note("vram.assume.activations_image_inference"))
-    return math.ceil(per_sample * scale * s.batch * factor)
+    return math.ceil(mib * MIB * scale * s.batch * factor)
 
 
 def _transformer_sequence(s: _Setting, arch: Architecture) -> int:
@@ -306,33 +328,46 @@ def _transformer_sequence(s: _Setting, arch: Architecture) -> int:
 
 
 def _transformer_activations(s: _Setting, arch: Architecture, gradient_checkpointing: bool,
-                             efficient_attention: bool, notes: list[Note]) -> int:
-    """Activations kept for backward (every layer, or checkpoints plus one layer), or one layer's worth
-    when serving; the LM head's logits on top for language models."""
+                             efficient_attention: bool, notes: list[Note]) -> tuple[int, int]:
+    """(activations, the part autograd saves): every layer's saved tensors (or checkpoints plus one
+    layer), or the peak of one layer when serving; for language models the log-probabilities the
+    loss keeps and, at the start of backward, their gradient (not a saved tensor)."""
     seq, batch = _transformer_sequence(s, arch), s.batch
-    act_factor = 2 if s.compute_fp32 else 1  # activations: 16-bit unless fp32
-    layer = transformer_layer_activation_bytes(arch, seq, batch, efficient_attention) * act_factor
-    if s.training:
-        if gradient_checkpointing:
-            acts = arch.num_layers * 2 * seq * batch * arch.hidden_size * act_factor + layer
-            notes.append(Note("vram.assume.activations_checkpointing"))
-        else:
-            acts = arch.num_layers * layer
-        notes.append(Note("vram.assume.activations_transformer",
-                          {"seq": seq, "batch": batch, "hidden": arch.hidden_size, "layers": arch.num_layers}))
-        if s.spec.task == "lm" and arch.vocab_size:
-            acts += seq * batch * arch.vocab_size * 8
-            notes.append(Note("vram.assume.activations_logits", {"vocab": arch.vocab_size}))
-    else:
-        acts = layer
-        notes.append(Note("vram.assume.activations_inference", {"seq": seq, "batch": batch}))
-        if s.spec.task == "lm" and arch.vocab_size:
+    elem = 4 if s.compute_fp32 else 2  # activations: 16-bit unless fp32
+    frozen = s.mode in ("lora", "qlora")
+    lm = s.spec.task == "lm" and bool(arch.vocab_size)
+    if not s.training:
+        acts = transformer_inference_peak_bytes(arch, seq, batch, elem)
+        notes.append(Note("vram.assume.activations_inference_measured", {"seq": seq, "batch": batch}))
+        if lm:
             acts += batch * arch.vocab_size * 4
+        if s.compute_fp32:
+            notes.append(Note("vram.assume.activations_fp32"))
+        return acts, acts
+    layer = transformer_layer_activation_bytes(arch, seq, batch, efficient_attention, elem, s.dropout,
+                                               frozen, s.lora_targets)
+    if gradient_checkpointing:
+        acts = arch.num_layers * seq * batch * arch.hidden_size * elem + layer
+        notes.append(Note("vram.assume.activations_checkpointing"))
+    else:
+        acts = arch.num_layers * layer
+    notes.append(Note("vram.assume.activations_transformer_measured",
+                      {"seq": seq, "batch": batch, "hidden": arch.hidden_size, "layers": arch.num_layers}))
+    if frozen:
+        notes.append(Note("vram.assume.activations_frozen_base" if s.lora_targets == "qv"
+                          else "vram.assume.activations_frozen_base_all"))
+    if s.dropout and arch.family in DROPOUT_FAMILIES:
+        notes.append(Note("vram.assume.activations_dropout_masks"))
+    saved = acts
+    if lm:
+        saved += seq * batch * arch.vocab_size * 4
+        acts = saved + seq * batch * arch.vocab_size * 4
+        notes.append(Note("vram.assume.activations_logits_measured", {"vocab": arch.vocab_size}))
     if efficient_attention:
         notes.append(Note("vram.assume.attention_efficient"))
     if s.compute_fp32:
         notes.append(Note("vram.assume.activations_fp32"))
-    return acts
+    return acts, saved
 
 
 def _decoder_kv_cache(s: _Setting, arch: Architecture, notes: list[Note]) -> int:
@@ -347,19 +382,24 @@ def _decoder_kv_cache(s: _Setting, arch: Architecture, notes: list[Note]) -> int
 
 
 def _activations_and_kv_cache(s: _Setting, gradient_checkpointing: bool, efficient_attention: bool,
-                              items: dict[str, int], notes: list[Note]) -> None:
+                              items: dict[str, int], notes: list[Note]) -> int:
     """Fill activations and KV cache by what is known of the model: a CNN's measurement, a
-    transformer's architecture, or nothing (a custom size: weights and training state only)."""
+    transformer's architecture, or nothing (a custom size: weights and training state only).
+    Returns the part of the activations that autograd saves (what tests/vram_measure.py measures)."""
     arch = s.spec.architecture
     if s.spec.is_image and arch is None:
         items["activations"] = _image_activations(s, notes)
+        return items["activations"]
     elif arch is not None and arch.family in TRANSFORMER_FAMILIES:
-        items["activations"] = _transformer_activations(s, arch, gradient_checkpointing, efficient_attention, notes)
+        items["activations"], saved = _transformer_activations(s, arch, gradient_checkpointing,
+                                                               efficient_attention, notes)
         items["kv_cache"] = _decoder_kv_cache(s, arch, notes)
+        return saved
     else:
         notes.append(Note("vram.assume.activations_unknown"))
         if s.spec.kind == "custom" and not s.training:
             notes.append(Note("vram.assume.kv_unknown"))
+    return 0
 
 
 def estimate(
@@ -374,6 +414,7 @@ def estimate(
     training_accounting: str = "hf",
     gradient_checkpointing: bool = False,
     efficient_attention: bool = True,
+    dropout: bool = True,
     lora_rank: int = 16,
     lora_targets: str = "qv",
     vram_total_bytes: int | None = None,
@@ -387,7 +428,8 @@ def estimate(
     (see PRECISIONS); for lora/qlora it is the base model's, and qlora stores the base in NF4
     unless a 4-bit format is given. context: tokens (default: the model's default context);
     image_size: pixels per side for image models. vram_total_bytes/vram_used_bytes: the GPU,
-    for ``usable_bytes`` and ``fits`` (None: no GPU known).
+    for ``usable_bytes`` and ``fits`` (None: no GPU known). dropout: the model trains with its
+    stock dropout (BERT, DistilBERT, GPT-2: 0.1), whose masks cost a byte per element.
     """
     spec = resolve_model(model)
     mode = check_choice(mode, MODES, "vram.error.unknown_mode")
@@ -406,11 +448,11 @@ def estimate(
     mode, base = _mode_and_storage(mode, prec, notes)
     setting = _Setting(spec=spec, mode=mode, precision=prec, base=base, batch=batch, context=context,
                        image_size=image_size, optimizer=optimizer, training_accounting=training_accounting,
-                       lora_rank=lora_rank, lora_targets=lora_targets)
+                       lora_rank=lora_rank, lora_targets=lora_targets, dropout=bool(dropout))
 
     items = dict.fromkeys(ITEM_KEYS, 0)
     trainable = _weights_and_training_state(setting, items, notes)
-    _activations_and_kv_cache(setting, gradient_checkpointing, efficient_attention, items, notes)
+    saved = _activations_and_kv_cache(setting, gradient_checkpointing, efficient_attention, items, notes)
 
     moving = items["activations"] + items["kv_cache"] + items["gradients"]
     items["overhead"] = math.ceil(moving * overhead_fraction)
@@ -423,7 +465,7 @@ def estimate(
     return Estimate(model=spec, mode=mode, precision=prec.key, base_precision=base.key, batch=batch,
                     context=context, image_size=image_size, items=items, trainable_params=trainable,
                     notes=notes, vram_total_bytes=vram_total_bytes, vram_used_bytes=vram_used_bytes,
-                    context_reserve_bytes=int(context_reserve_bytes))
+                    context_reserve_bytes=int(context_reserve_bytes), activations_saved_bytes=saved)
 
 
 def _training_note(precision: str, accounting: str) -> Note:

@@ -46,13 +46,22 @@ class ParamBreakdown:
 
     @property
     def vocab_params(self) -> int:
-        """Token embedding plus an untied LM head: what bitsandbytes/GPTQ keep in 16-bit."""
+        """Embeddings plus the head (an untied LM head or a classifier): what bitsandbytes/GPTQ keep in 16-bit."""
         return self.embeddings + self.head
 
 
 def _mha_layer_params(h: int, ffn: int) -> int:
     # BERT, GPT-2 and ViT layers: Q, K, V, O with biases, two norms, a 2-layer MLP.
     return 4 * (h * h + h) + 4 * h + (h * ffn + ffn) + (ffn * h + h)
+
+
+def _classifier_head_params(arch: Architecture) -> int:
+    """BertForSequenceClassification: Linear(h, labels) on the pooler; DistilBert's adds pre_classifier."""
+    h, n = arch.hidden_size, arch.num_labels
+    if not n:
+        return 0
+    pre = (h * h + h) if arch.family == "distilbert" else 0
+    return pre + h * n + n
 
 
 def parameter_breakdown(arch: Architecture) -> ParamBreakdown:
@@ -71,7 +80,7 @@ def parameter_breakdown(arch: Architecture) -> ParamBreakdown:
         npos = arch.max_position_embeddings or 0
         emb = V * h + npos * h + arch.type_vocab_size * h + 2 * h
         final = (h * h + h) if arch.pooler else 0
-        return ParamBreakdown(emb, _mha_layer_params(h, ffn), L, final, 0)
+        return ParamBreakdown(emb, _mha_layer_params(h, ffn), L, final, _classifier_head_params(arch))
     if arch.family == "vit":
         p = arch.patch_size or 16
         # conv patch projection and class token; the position embedding depends on the image
@@ -154,20 +163,55 @@ def lora_adapter_params(spec: ModelSpec, rank: int = 16, targets: str = "qv") ->
     return rank * arch.num_layers * (qv if targets == "qv" else every)
 
 
-def transformer_layer_activation_bytes(arch: Architecture, seq: int, batch: int,
-                                       efficient_attention: bool = True) -> int:
-    """Activations one layer keeps for backward, at 16-bit, after Korthikanti et al. (2022).
+# Tensors of the MLP's width (intermediate_size) that autograd keeps per token, measured
+# (tests/vram_measure.py, torch 2.13): nn.GELU / erf GELU keeps its input and the second linear's
+# input (2); GPT-2's "gelu_new" is written out in Python ops (x³, tanh, products), each keeping
+# its inputs (5); SwiGLU keeps gate, SiLU output, up and their product (4, Korthikanti-style).
+MLP_SAVED_FFN = {"gpt2": 5, "llama": 4, "mistral": 4, "qwen2": 4}
+MLP_SAVED_FFN_DEFAULT = 2
+# Families whose stock configs train with dropout (0.1): BERT, DistilBERT, GPT-2. A GPU keeps a
+# 1-byte mask per element for each dropout (torch's fused dropout); Llama/Qwen/Mistral and
+# torchvision's ViT default to no dropout.
+DROPOUT_FAMILIES = frozenset({"bert", "distilbert", "gpt2"})
 
-    Per token: attention 11h, two norms 4h, MLP 3h + 4·ffn (GELU, = 19h when ffn = 4h, so 34h
-    in all, the formula bench-vram.md quotes) or 2h + 8·ffn (SwiGLU: gate, up, product);
-    plus 5·heads·seq per token when attention materialises the seq × seq scores.
+
+def transformer_layer_activation_bytes(arch: Architecture, seq: int, batch: int,
+                                       efficient_attention: bool = True, elem_bytes: int = 2,
+                                       dropout: bool = True, frozen_base: bool = False,
+                                       lora_targets: str = "qv") -> int:
+    """Bytes one layer keeps for backward: values measured per op, masks after Korthikanti et al.
+
+    Values per token (each ``elem_bytes``; counted from what autograd saves in transformers'
+    BERT/GPT-2 layers, tests/vram_measure.py): the QKV input, Q, K, V, the attention output and
+    its reshaped copy that the output projection keeps, the two norms' inputs, the MLP's input
+    and ``MLP_SAVED_FFN`` tensors of the MLP width. With a frozen base (LoRA on the attention
+    projections) the frozen linears that carry no adapter keep no input: the output projection's,
+    the MLP's and the down projection's. Dropout masks: one byte per element, twice per layer
+    (a rule of thumb for GPUs: torch's CPU dropout keeps fp32 masks instead). Without an
+    efficient attention kernel the seq × seq scores add 5·heads·seq bytes per token (Korthikanti).
     """
     h, ffn = arch.hidden_size, arch.intermediate_size
-    mlp = (2 * h + 8 * ffn) if arch.swiglu else (3 * h + 4 * ffn)
-    total = seq * batch * (11 * h + 4 * h + mlp)
+    q_out, kv_out = arch.num_heads * arch.head_dim, arch.num_kv_heads * arch.head_dim
+    m = MLP_SAVED_FFN.get(arch.family, MLP_SAVED_FFN_DEFAULT)
+    attention = h + 2 * q_out + 2 * kv_out + q_out  # QKV input, Q, K, V, output, out-proj input
+    mlp = h + m * ffn
+    if frozen_base and lora_targets == "qv":
+        attention -= q_out
+        mlp -= h + ffn
+    values = attention + 2 * h + mlp
+    masks = 2 * h if dropout and arch.family in DROPOUT_FAMILIES else 0
+    total = seq * batch * (values * elem_bytes + masks)
     if not efficient_attention:
         total += 5 * arch.num_heads * seq * seq * batch
     return total
+
+
+def transformer_inference_peak_bytes(arch: Architecture, seq: int, batch: int, elem_bytes: int = 2) -> int:
+    """The most activation bytes alive at once in one layer without autograd (measured: the MLP's
+    intermediate tensors and a few hidden-size ones; GPT-2's Python GELU keeps more alive)."""
+    h, ffn = arch.hidden_size, arch.intermediate_size
+    m = MLP_SAVED_FFN.get(arch.family, MLP_SAVED_FFN_DEFAULT)
+    return seq * batch * (m * ffn + 3 * h) * elem_bytes
 
 
 def usable_vram_bytes(vram_total_bytes: int, vram_used_bytes: int = 0,

@@ -42,10 +42,14 @@ PRECISIONS: dict[str, Precision] = {
         Precision("fp32", 32, trainable=True, source="4 bytes per weight", short="fp32"),
         Precision("fp16", 16, trainable=True, source="2 bytes per weight", short="fp16"),
         Precision("bf16", 16, trainable=True, source="2 bytes per weight", short="bf16"),
-        Precision("int8", 8, quantized=True, short="int8",
-                  source="1 byte per weight (accelerate, vram-reference.json)"),
-        Precision("int4", 4, quantized=True, short="int4",
-                  source="0.5 byte per weight (accelerate, vram-reference.json)"),
+        # int8/int4 as students load them (bitsandbytes LLM.int8() / 4-bit, transformers'
+        # load_in_8bit / load_in_4bit) quantise the nn.Linear layers only, like nf4/gptq4 below:
+        # the embeddings and the LM head stay 16-bit. accelerate's table and the plain rule
+        # (memory.weights_bytes without an architecture) price every weight at 1 or 0.5 byte.
+        Precision("int8", 8, quantized=True, keeps_embeddings_16bit=True, short="int8",
+                  source="1 byte per linear-layer weight; embeddings and LM head 16-bit (bitsandbytes LLM.int8())"),
+        Precision("int4", 4, quantized=True, keeps_embeddings_16bit=True, short="int4",
+                  source="0.5 byte per linear-layer weight; embeddings and LM head 16-bit (bitsandbytes 4-bit)"),
         # QLoRA paper (Dettmers et al. 2023, arXiv:2305.14314) §3 Double Quantization: the
         # constants cost 32/64 = 0.5 bit per weight, double quantised 8/64 + 32/(64·256) = 0.127.
         Precision("nf4", 4 + 8 / 64 + 32 / (64 * 256), quantized=True, keeps_embeddings_16bit=True,
