@@ -177,6 +177,17 @@ def test_a_cancelled_kernel_check_leaves_no_kernel_running(kernel_python, kernel
     assert _kernel_processes() == []
 
 
+def test_a_kernel_check_past_its_time_is_a_timeout_and_leaves_no_kernel(kernel_python, kernel_data_dir):
+    result = _register(kernel_python)
+    from wizard.core.verify.kernel_verify import run_verify_in_kernel
+
+    # Half a second: past it while the kernel starts, or while torch is imported inside it.
+    report = run_verify_in_kernel(result.name, None, timeout=0.5)
+    assert report.outcome.timed_out and not report.outcome.cancelled and not report.ok
+    assert report.check("probe").status == "fail"
+    assert _kernel_processes() == []
+
+
 def test_cli_install_refuses_without_yes_and_bad_input_is_plain(kernel_data_dir, tmp_path):
     bare = tmp_path / "bare env"
     venv.create(bare, with_pip=False, symlinks=os.name != "nt")

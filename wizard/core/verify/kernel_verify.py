@@ -103,6 +103,10 @@ class KernelStartCancelled(KernelStartError):
     """The caller cancelled while the kernel was starting (it has been stopped)."""
 
 
+class KernelStartTimeout(KernelStartError):
+    """The kernel gave no answer within the time allowed (it has been stopped)."""
+
+
 def _start(kernel_name: str, start_timeout: float, stderr_file: Any, cancel: CancelLike = None) -> tuple[Any, Any]:
     """A started kernel and its client, ready for ``execute``; the wait for the kernel's first
     answer is cut in short steps, so a cancel (the dialog closed) is seen within seconds."""
@@ -130,9 +134,12 @@ def _start(kernel_name: str, start_timeout: float, stderr_file: Any, cancel: Can
             if is_cancelled(cancel):
                 _stop(km, kc)
                 raise KernelStartCancelled("cancelled while the kernel started") from exc
-            if time.monotonic() >= deadline or not km.is_alive():
+            if not km.is_alive():
                 _stop(km, kc)
                 raise KernelStartError(str(exc)) from exc
+            if time.monotonic() >= deadline:
+                _stop(km, kc)
+                raise KernelStartTimeout(str(exc)) from exc
 
 
 def _stop(km: Any, kc: Any) -> None:
@@ -165,6 +172,9 @@ def run_verify_in_kernel(kernel_name: str, detection: Detection | None = None, *
             km, kc = _start(kernel_name, min(start_timeout, timeout), kernel_log, cancel)
         except KernelStartCancelled:
             state["cancelled"] = True
+        except KernelStartTimeout as exc:
+            state["timed_out"] = True
+            stderr.append(f"{exc}\n")
         except KernelStartError as exc:
             state["error"] = str(exc)
         else:
