@@ -1,0 +1,250 @@
+"""Course use cases: one course profile, honoured by every step of a run, in both faces.
+
+``--course FILE|URL`` on recommend, install, verify and report and the System page's "Open
+course profile…" all call :func:`open_course`, which stores the profile in the session; then
+the recommendation takes the pin (:func:`course_wishes`, :func:`pin_notes`), the install request
+adds the extras (:func:`extra_requirements`), verification checks they import
+(:func:`check_extras`) and the report judges the lessons (:func:`judge`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from typing import Any
+
+from wizard.app.session import Session
+from wizard.core.base.i18n import t
+
+EXTRAS_TIMEOUT_S = 120.0
+PYTORCH_INDEX = "https://download.pytorch.org/"
+# Run in the student's interpreter: one JSON line per package (its version, or why it does not import).
+_EXTRAS_PROBE = """
+import importlib, json, sys
+from importlib import metadata
+for dist, mod in json.loads(sys.argv[1]):
+    row = {"dist": dist, "module": mod}
+    try:
+        importlib.import_module(mod)
+        try:
+            row["version"] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            row["version"] = "?"
+    except BaseException as exc:
+        row["error"] = type(exc).__name__ + ": " + str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+    print(json.dumps(row), flush=True)
+"""
+
+
+def open_course(session: Session, source: str) -> Any:
+    """Read the profile at ``source`` (a file or an https:// address) into the session.
+    Raises :class:`wizard.core.course.profile.CourseError` (its ``text(lang)`` is one line)."""
+    from wizard.core.course.profile import load_course
+
+    course = load_course(source)
+    session.course = course
+    return course
+
+
+def course_wishes(session: Session, wishes: Any, facts: Any = None, unpinned: Any = None) -> Any:
+    """``wishes`` with the course's torch pin, unless the student asked for a torch themselves.
+
+    For a range the newest allowed torch is not always the one to take: on an older driver the
+    newest runs only as a CPU build while an older one in the range runs on the GPU. Given the
+    machine's ``facts`` and the recommendation without the pin (``unpinned``), the newest
+    allowed torch whose build is as good (a GPU build when the unpinned one is) is taken."""
+    from wizard.core.course.profile import allowed_torches
+    from wizard.core.recommend import compat
+    from wizard.core.recommend.inputs import Wishes
+    from wizard.core.recommend.recommender import recommend
+
+    course = session.course
+    wishes = wishes if wishes is not None else Wishes()
+    if course is None or not course.torch or wishes.torch:
+        return wishes
+    allowed = allowed_torches(course, compat.load().releases)
+    if not allowed:
+        return wishes
+    if facts is not None:
+        want_gpu = unpinned is not None and unpinned.kind != "cpu"
+        for torch in allowed:
+            best = recommend(facts, replace(wishes, torch=torch)).best
+            if best is not None and _allowed(course.torch_spec(), best.torch) and (not want_gpu or best.kind != "cpu"):
+                return replace(wishes, torch=torch)
+    return replace(wishes, torch=allowed[0])
+
+
+def course_python(session: Session) -> str | None:
+    """The course's Python as "X.Y" when it names one version (a range leaves the choice to
+    the recommendation, which :func:`pin_notes` then checks)."""
+    import re
+
+    course = session.course
+    if course is None or not re.fullmatch(r"3\.\d+", course.python.strip()):
+        return None
+    return course.python.strip()
+
+
+def pin_notes(session: Session, rec: Any) -> list[str]:
+    """What the recommendation did with the course's pin, in the session's language: the
+    version taken, or why this machine cannot run it (the recommender's own reasons)."""
+    from wizard.core.course.profile import pick_torch
+    from wizard.core.recommend import compat
+    from wizard.core.recommend.inputs import Wishes
+    from wizard.core.recommend.recommender import check_candidate, recommend
+
+    course, lang = session.course, session.lang
+    if course is None:
+        return []
+    notes = [t("o.course.loaded", lang, name=course.name, source=course.source)]
+    spec = course.torch_spec()
+    if spec is not None:
+        torch = pick_torch(course, compat.load().releases)
+        best = rec.best
+        if torch is None:
+            notes.append(t("o.course.pin_unknown", lang, spec=str(spec)))
+        unpinned = recommend(rec.facts, Wishes()).best
+        lost_gpu = (best is not None and unpinned is not None and best.kind == "cpu" and unpinned.kind != "cpu")
+        if best is not None and _allowed(spec, best.torch) and not lost_gpu:
+            notes.append(t("o.course.pin_used", lang, spec=str(spec), torch=best.torch))
+        else:
+            torch = best.torch if best is not None and _allowed(spec, best.torch) else torch
+            variant = _nearest_variant(torch, unpinned, rec.facts) if unpinned is not None else "cpu"
+            reasons = list(check_candidate(rec.facts, torch, variant, lang=lang))
+            if lost_gpu:
+                reasons.append(t("o.course.pin_cpu_only", lang, torch=best.torch))
+            notes.append(t("o.course.pin_cannot", lang, torch=torch, spec=str(spec), reasons=" ".join(reasons))
+                         if reasons else t("o.course.pin_cannot_none", lang, spec=str(spec)))
+    python_spec = course.python_spec()
+    have = getattr(rec.facts, "python", None)
+    if python_spec is not None and have and not python_spec.contains(f"{have}.0") and not python_spec.contains(have):
+        notes.append(t("o.course.python_mismatch", lang, want=course.python, have=have))
+    return notes
+
+
+def _nearest_variant(torch: str, unpinned: Any, facts: Any) -> str:
+    """The newest build of ``torch`` of the kind this machine could use (CUDA, ROCm): the one
+    whose objections say why the course's torch cannot use the GPU here."""
+    from wizard.core.recommend import compat
+
+    kb = compat.load()
+    release = kb.release(torch)
+    names = release.variants.get(f"{facts.os}-{facts.arch}", ()) if release is not None else ()
+    same = [kb.variant(n) for n in names if kb.variant(n) is not None and kb.variant(n).kind == unpinned.kind]
+    return max(same, key=lambda v: v.sort_key).name if same else unpinned.variant
+
+
+def _allowed(spec: Any, torch: str) -> bool:
+    probe = torch if torch.count(".") >= 2 else f"{torch}.0"
+    return spec.contains(probe) or spec.contains(torch)
+
+
+def pinned_ok(session: Session, rec: Any) -> bool:
+    """The recommendation's build is inside the course's pin (True when there is no pin)."""
+    course = session.course
+    spec = course.torch_spec() if course is not None else None
+    return spec is None or (rec.best is not None and _allowed(spec, rec.best.torch))
+
+
+def extra_requirements(session: Session) -> list[str]:
+    """The course's extra packages, for the install request (after torch's own requirements)."""
+    return list(session.course.packages) if session.course is not None else []
+
+
+def add_extras(session: Session, options: Any) -> Any:
+    """``options`` (InstallOptions) with the course's extras appended, each once."""
+    extras = [p for p in extra_requirements(session) if p not in options.requirements]
+    if not extras:
+        return options
+    options.requirements = list(options.requirements) + extras
+    if options.index_url and options.index_url.startswith(PYTORCH_INDEX):
+        # download.pytorch.org has no transformers: PyPI becomes the index and the build's own
+        # index an extra one. pip takes the highest version over both (2.6.0+cu126 > 2.6.0);
+        # uv asks extra indexes first, so torch still comes from the build's index. A mirror
+        # the student set is left alone (a classroom mirror usually carries everything).
+        options.extra_index_urls = [options.index_url, *options.extra_index_urls]
+        options.index_url = None
+    return options
+
+
+@dataclass(frozen=True)
+class ExtraCheck:
+    """One row of the course-packages check: the package, and its version or why it fails."""
+
+    requirement: str
+    module: str
+    version: str | None
+    error: str | None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def text(self, lang: str | None, python_exe: str) -> str:
+        if self.ok:
+            return t("o.course.verify.ok", lang, package=self.requirement, version=self.version)
+        return t("o.course.verify.missing", lang, package=self.requirement, error=self.error,
+                 fix=f'"{python_exe}" -m pip install "{self.requirement}"')
+
+    def to_json(self) -> dict[str, Any]:
+        return {"requirement": self.requirement, "module": self.module, "version": self.version, "error": self.error,
+                "ok": self.ok}
+
+
+def check_extras(session: Session, python_exe: str) -> list[ExtraCheck]:
+    """Import each of the course's extras in ``python_exe`` (a child process; run it off the GUI
+    thread); a row per package, also stored as ``session.course_checks``."""
+    course = session.course
+    if course is None or not course.packages:
+        session.course_checks = []
+        return []
+    pairs = course.import_names()
+    result = session.host.run([python_exe, "-c", _EXTRAS_PROBE, json.dumps(pairs)], timeout=EXTRAS_TIMEOUT_S)
+    rows: dict[str, dict[str, Any]] = {}
+    for line in (result.stdout or "").splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict) and isinstance(row.get("dist"), str):
+            rows[row["dist"]] = row
+    why = result.error or (result.stderr or "").strip().splitlines()[-1:] or [f"exit {result.returncode}"]
+    checks = []
+    for req, module in pairs:
+        row = rows.get(req)
+        if row is None:  # the interpreter did not run, or died before this package
+            checks.append(ExtraCheck(req, module, None, t("o.course.verify.no_python", session.lang,
+                                                          python=python_exe, error=why if isinstance(why, str)
+                                                          else " ".join(why))))
+        else:
+            checks.append(ExtraCheck(req, module, row.get("version"), row.get("error")))
+    session.course_checks = checks
+    return checks
+
+
+def machine_gpus(detection: Any) -> list[tuple[str | None, int | None, int]]:
+    """(name, total bytes, bytes in use) per NVIDIA GPU, as the report's lesson judgment takes them."""
+    from wizard.core.report.lesson import gpus_of
+    from wizard.core.vram.units import vram_from_gpu
+
+    out = []
+    for g in gpus_of(detection) if detection is not None else []:
+        if g.memory_total_mib:
+            total, used = vram_from_gpu(g)
+            out.append((g.name, total, used))
+    return out
+
+
+def judge(session: Session) -> Any:
+    """The course's lessons for the session's machine (None without a course)."""
+    from wizard.core.course.lessons import judge_course
+
+    if session.course is None:
+        return None
+    detection = session.detection
+    ram = detection.system.ram_total_bytes if detection is not None else None
+    return judge_course(session.course, machine_gpus(detection), ram, session.lang)
+
+
+__all__ = ["ExtraCheck", "add_extras", "check_extras", "course_python", "course_wishes", "extra_requirements", "judge",
+           "machine_gpus", "open_course", "pin_notes", "pinned_ok"]

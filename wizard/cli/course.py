@@ -1,0 +1,45 @@
+"""``--course FILE|URL`` for recommend, install, verify and report: read it once, refuse in one line.
+
+The commands call :func:`course_session_arg` before anything else, so a malformed profile costs
+no detection and no download; the profile lives in the session as the window's does.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from wizard.cli.common import error
+from wizard.cli.exit_status import ExitStatus
+from wizard.core.base.i18n import t
+
+
+def add_course_argument(p: argparse.ArgumentParser, lang: str) -> None:
+    p.add_argument("--course", metavar="FILE|URL", help=t("o.course.cli.help", lang))
+
+
+def open_course_arg(args: argparse.Namespace, session: Any, lang: str) -> ExitStatus | None:
+    """Put ``--course``'s profile in ``session``; BAD_INPUT (after the one-line reason) when refused."""
+    source = getattr(args, "course", None)
+    if not source:
+        return None
+    from wizard.app.course import open_course
+    from wizard.core.course.profile import CourseError
+
+    try:
+        open_course(session, source)
+    except CourseError as exc:
+        return error(exc.text(lang))
+    return None
+
+
+def course_session(args: argparse.Namespace, lang: str) -> Any:
+    """A fresh Session holding ``--course``'s profile, or the exit status of a refusal."""
+    from wizard.app.session import Session
+
+    session = Session(lang=lang)
+    refused = open_course_arg(args, session, lang)
+    return refused if refused is not None else session
+
+
+__all__ = ["add_course_argument", "course_session", "open_course_arg"]

@@ -1,0 +1,216 @@
+"""The course profile: a small TOML file an instructor writes once and hands out by file or URL.
+
+Why a file of its own: every student of a course needs the same torch (a pin or a range), the
+same extra packages and the same lessons judged for their machine. The wizard reads it the way
+it reads any user's file (bounded, one-line refusals in the student's language), checks it
+against ``resources/courses/course.schema.json`` and turns it into a :class:`CourseProfile` the
+recommendation, the install request, verification and the report all take.
+
+The format is documented in ``resources/courses/example-course.toml`` (comments) and the README.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from wizard.core.base.i18n import MessageError, msg
+from wizard.core.base.user_input import decode_user_bytes, read_user_text
+
+# A course profile is a few hundred bytes; 64 kB is far beyond a real one and bounds a hostile one.
+MAX_COURSE_BYTES = 64 * 1024
+URL_TIMEOUT_S = 10.0
+SCHEMA = "gpu-setup-wizard/course"
+SUPPORTED = "1.0"
+# The distribution name → the module ``import`` needs, where they differ.
+IMPORT_NAMES = {"scikit-learn": "sklearn", "pillow": "PIL", "opencv-python": "cv2", "pyyaml": "yaml",
+                "opencv-python-headless": "cv2", "beautifulsoup4": "bs4", "protobuf": "google.protobuf"}
+
+
+class CourseError(MessageError, ValueError):
+    """A course profile the wizard refuses (unreadable, too big, not TOML, not ours); the message says why."""
+
+
+@dataclass(frozen=True)
+class CourseLesson:
+    """One lesson: a workload of ``resources/workloads.json`` (``id`` alone) or the course's own
+    (``vram_gb`` says how much GPU memory it needs; it also overrides a known lesson's need)."""
+
+    id: str
+    title: str = ""
+    vram_gb: float | None = None
+
+
+@dataclass(frozen=True)
+class CourseProfile:
+    name: str
+    torch: str = ""  # a specifier set ("==2.6.*", ">=2.5,<2.8") or a bare version ("2.6")
+    python: str = ""  # "3.12" or a specifier set
+    packages: tuple[str, ...] = ()
+    min_vram_gb: float = 0.0
+    lessons: tuple[CourseLesson, ...] = ()
+    colab_allowed: bool = True
+    colab_url: str = ""
+    colab_note: str = ""
+    source: str = ""
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def torch_spec(self) -> Any:
+        """The pin as a SpecifierSet (a bare "2.6" means "2.6.*"), or None when there is none."""
+        return _spec(self.torch)
+
+    def python_spec(self) -> Any:
+        return _spec(self.python)
+
+    def requirement_names(self) -> list[str]:
+        """The extras' distribution names (``transformers>=4.40`` → ``transformers``)."""
+        return [_dist_name(p) for p in self.packages]
+
+    def import_names(self) -> list[tuple[str, str]]:
+        """(requirement, module to import) per extra package."""
+        return [(p, IMPORT_NAMES.get(_dist_name(p).lower(), _dist_name(p).replace("-", "_"))) for p in self.packages]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "torch": self.torch, "python": self.python, "packages": list(self.packages),
+                "min_vram_gb": self.min_vram_gb, "source": self.source,
+                "lessons": [{"id": ls.id, "title": ls.title, "vram_gb": ls.vram_gb} for ls in self.lessons],
+                "colab": {"allowed": self.colab_allowed, "url": self.colab_url, "note": self.colab_note}}
+
+
+def _dist_name(req: str) -> str:
+    from packaging.requirements import Requirement
+
+    return Requirement(req).name
+
+
+def _spec(text: str) -> Any:
+    from packaging.specifiers import SpecifierSet
+
+    if not text:
+        return None
+    if re.fullmatch(r"\d+(\.\d+){0,2}", text.strip()):
+        return SpecifierSet(f"=={text.strip()}.*" if text.count(".") < 2 else f"=={text.strip()}")
+    return SpecifierSet(text)
+
+
+def _toml_loads(text: str) -> dict[str, Any]:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib.loads(text)
+
+
+def _schema() -> dict[str, Any]:
+    from wizard.core.base.resources import load_json
+
+    return load_json("courses", "course.schema.json")
+
+
+def parse_course(text: str, source: str = "") -> CourseProfile:
+    """``text`` (TOML) → a checked :class:`CourseProfile`; :class:`CourseError` saying why not."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.specifiers import InvalidSpecifier
+
+    from wizard.core.base.schema import SchemaError, check_schema
+    from wizard.core.course.validate import SchemaViolation, validate
+
+    try:
+        doc = _toml_loads(text)
+    except ValueError as exc:  # tomllib.TOMLDecodeError is a ValueError
+        raise CourseError(msg("o.course.not_toml", source=source, error=str(exc))) from exc
+    try:
+        check_schema(doc, SCHEMA, SUPPORTED)
+    except SchemaError as exc:
+        raise CourseError(msg("o.course.not_ours", source=source)) from exc
+    try:
+        validate(doc, _schema())
+    except SchemaViolation as exc:
+        raise CourseError(msg("o.course.invalid", source=source, where=exc.where, error=exc.problem)) from exc
+    course = doc["course"]
+    try:
+        for req in course.get("packages", []):
+            Requirement(req)
+        profile = _profile(doc, course, source)
+        profile.torch_spec()
+        profile.python_spec()
+    except (InvalidRequirement, InvalidSpecifier) as exc:
+        raise CourseError(msg("o.course.invalid", source=source, where="course", error=str(exc))) from exc
+    return profile
+
+
+def _profile(doc: dict[str, Any], course: dict[str, Any], source: str) -> CourseProfile:
+    lessons = tuple(CourseLesson(str(ls["id"]), str(ls.get("title", "")),
+                                 float(ls["vram_gb"]) if "vram_gb" in ls else None) for ls in doc.get("lessons", []))
+    colab = doc.get("colab", {})
+    return CourseProfile(name=course["name"], torch=str(course.get("torch", "")), python=str(course.get("python", "")),
+                         packages=tuple(course.get("packages", [])), min_vram_gb=float(course.get("min_vram_gb", 0)),
+                         lessons=lessons, colab_allowed=bool(colab.get("allowed", True)),
+                         colab_url=str(colab.get("url", "")), colab_note=str(colab.get("note", "")), source=source,
+                         raw=doc)
+
+
+def _read_url(url: str, limit: int) -> str:
+    import requests
+
+    try:
+        with requests.get(url, timeout=URL_TIMEOUT_S, stream=True) as resp:
+            resp.raise_for_status()
+            data = b""
+            for chunk in resp.iter_content(16384):
+                data += chunk
+                if len(data) > limit:
+                    raise CourseError(msg("o.course.too_big", source=url, limit=limit // 1024))
+    except requests.RequestException as exc:
+        raise CourseError(msg("o.course.unreadable", source=url, error=str(exc))) from exc
+    return decode_user_bytes(data)
+
+
+def load_course(source: str, limit: int = MAX_COURSE_BYTES) -> CourseProfile:
+    """A course profile from a file or an ``https://`` address, bounded to ``limit`` bytes."""
+    if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", source):
+        if not source.lower().startswith("https://") and not _loopback_http(source):
+            raise CourseError(msg("o.course.not_https", source=source))
+        return parse_course(_read_url(source, limit), source)
+    try:
+        got = read_user_text(source, limit)
+    except OSError as exc:
+        raise CourseError(msg("o.course.unreadable", source=source, error=exc.strerror or str(exc))) from exc
+    if got.truncated:
+        raise CourseError(msg("o.course.too_big", source=source, limit=limit // 1024))
+    return parse_course(got.text, source)
+
+
+def _loopback_http(url: str) -> bool:
+    """Plain http only to this machine (a classroom's own test server, and the tests')."""
+    from urllib.parse import urlsplit
+
+    return url.lower().startswith("http://") and (urlsplit(url).hostname or "") in ("127.0.0.1", "localhost", "::1")
+
+
+def allowed_torches(profile: CourseProfile, releases: Any) -> list[str]:
+    """Every torch the compatibility table knows that the course's pin allows, newest first: a
+    minor ("2.6": the recommender then takes its newest patch) when the pin allows all of its
+    patches, else its newest allowed patch ("2.6.1"). ``releases``: the table's, newest first."""
+    spec = profile.torch_spec()
+    if spec is None:
+        return []
+    out = []
+    for rel in releases:
+        patches = sorted(rel.patches or (f"{rel.torch}.0",), key=lambda v: [int(x) for x in v.split(".")],
+                         reverse=True)
+        allowed = [v for v in patches if spec.contains(v, prereleases=False)]
+        if allowed:
+            out.append(rel.torch if len(allowed) == len(patches) else allowed[0])
+    return out
+
+
+def pick_torch(profile: CourseProfile, releases: Any) -> str | None:
+    """The newest torch the pin allows (see :func:`allowed_torches`); None when none is."""
+    allowed = allowed_torches(profile, releases)
+    return allowed[0] if allowed else None
+
+
+__all__ = ["CourseError", "CourseLesson", "CourseProfile", "MAX_COURSE_BYTES", "load_course", "parse_course",
+           "allowed_torches", "pick_torch"]
