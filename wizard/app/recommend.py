@@ -40,10 +40,17 @@ def recommend_for(session: Session, wishes: Any = None, explicit_version: str | 
     """Choose the Python and the build for the session's machine and record both.
 
     A build requested by a diagnosis action (``session.requested_build``) is taken once, with
-    the rules' objections recorded in ``override_failures``."""
+    the rules' objections recorded in ``override_failures``; a course profile's torch pin
+    (``session.course``) is the wish when the student named no torch."""
     from wizard.core.recommend.choose_python import choose_python
 
     detection = session.detection or unknown_machine()
+    if session.course is not None:  # the course's torch pin, unless the student named a torch
+        from wizard.app.course import course_python, course_wishes
+
+        explicit_version = explicit_version or course_python(session)
+        first = choose_python(detection, wishes, explicit_version).recommendation
+        wishes = course_wishes(session, wishes, first.facts, first.best)
     choice = choose_python(detection, wishes, explicit_version)
     session.recommendation = choice
     session.candidate = choice.recommendation.best

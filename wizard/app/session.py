@@ -56,3 +56,6 @@ class Session:
     vram_chosen: bool = False  # the student changed the VRAM page's inputs: only then is it reported
     # other machines (Colab, cloud) the report compares with
     remotes: list[MachineRecord] = field(default_factory=list)
+    # the course profile (--course, "Open course profile…"): its pin, extras and lessons
+    course: Any = None  # wizard.core.course.profile.CourseProfile
+    course_checks: list[Any] | None = None  # the extras' import rows (wizard.app.course.ExtraCheck)

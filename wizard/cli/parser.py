@@ -20,6 +20,7 @@ from typing import Any, Sequence
 
 from wizard import __version__
 from wizard.cli.common import PROG
+from wizard.cli.course import add_course_argument
 from wizard.core.base.i18n import LANGUAGES, detect_lang, normalise_lang, t
 
 
@@ -144,6 +145,7 @@ def add_recommend_parser(sub: Any, common: argparse.ArgumentParser, lang: str = 
     p.add_argument("--index-url", metavar="URL", help=h["index_url"])
     p.add_argument("--check-index", action="store_true", help=h["check_index"])
     p.add_argument("--all", action="store_true", help=h["all"])
+    add_course_argument(p, lang)
     p.set_defaults(handler=recommend.run)
     return p
 
@@ -152,6 +154,7 @@ def add_verify_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en
     p = _command(sub, "verify", common, lang, "verify.cli.help")
     p.add_argument("--python", metavar="EXE", required=True, help=t("verify.cli.python.help", lang))
     p.add_argument("--json", action="store_true", help=t("cli.json.help", lang))
+    add_course_argument(p, lang)
     p.set_defaults(handler=verify.run)
     return p
 
@@ -200,6 +203,7 @@ def add_install_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "e
     p.add_argument("--cache-dir", metavar="DIR", help=t("install.cli.cache.help", lang))
     p.add_argument("--parallel", type=int, default=3, metavar="N", help=t("install.cli.parallel.help", lang))
     p.add_argument("--python-mirror", metavar="URL", help=t("install.cli.python_mirror.help", lang))
+    add_course_argument(p, lang)
     what = p.add_mutually_exclusive_group()
     what.add_argument("--remove", action="store_true", help=t("install.cli.remove.help", lang))
     what.add_argument("--restore", action="store_true", help=t("install.cli.restore.help", lang))
@@ -218,6 +222,7 @@ def add_report_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en
                    help=argparse.SUPPRESS)  # the spelling ``doctor`` uses
     p.add_argument("--add-remote", metavar="[colab:|cloud:]FILE", action="append", default=[],
                    help=t("report.cli.add_remote.help", lang))
+    add_course_argument(p, lang)
     p.set_defaults(handler=report.run)
     return p
 

@@ -32,16 +32,23 @@ def what_if_facts(args: argparse.Namespace) -> Any:
 def run(args: argparse.Namespace) -> int:
     """``recommend``: (check for newer data) → parse → recommend → print (text, or ``--json``)."""
     lang = lang_of(args)
+    from wizard.cli.course import course_session
+
+    course = course_session(args, lang)  # --course: refused before anything else runs
+    if isinstance(course, ExitStatus):
+        return course
     if not getattr(args, "no_update_check", False):
         check_data_update(lang)
     try:
-        found = recommend_for(args, lang) if not getattr(args, "gpu", None) else card_for(args, lang)
+        found = recommend_for(args, lang, course) if not getattr(args, "gpu", None) else card_for(args, lang)
     except ValueError as exc:
         return error(t("recommend.cli.bad_input", lang, error=exc))
     if isinstance(found, ExitStatus):
         return found
     rec, note = found
-    return print_recommendation(args, rec, note, lang)
+    from wizard.app.course import pin_notes
+
+    return print_recommendation(args, rec, note, lang, course_notes=pin_notes(course, rec))
 
 
 def check_data_update(lang: str) -> None:
@@ -110,13 +117,15 @@ def _wishes(args: argparse.Namespace) -> Any:
                   index_url=args.index_url)
 
 
-def recommend_for(args: argparse.Namespace, lang: str) -> Any:
-    """(recommendation, a note on the chosen Python or None), or an exit status after an error line."""
+def recommend_for(args: argparse.Namespace, lang: str, course_session: Any = None) -> Any:
+    """(recommendation, a note on the chosen Python or None), or an exit status after an error line.
+    ``course_session``: a Session holding ``--course``'s profile, whose pin is the torch wish."""
     from wizard.core.recommend.inputs import Wishes
     from wizard.core.recommend.recommender import recommend
 
     wishes = Wishes(torch=args.torch, newest=args.newest, cpu_only=args.cpu_only, variant=args.variant,
                     index_url=args.index_url)
+    pinned = course_session is not None and course_session.course is not None
     if args.from_doctor:
         from wizard.core.base.schema import SchemaError
         from wizard.core.base.typed import DocumentTypeError
@@ -131,15 +140,26 @@ def recommend_for(args: argparse.Namespace, lang: str) -> Any:
             return error(t("recommend.cli.bad_from_doctor", lang, path=args.from_doctor, error=exc.strerror or exc))
         except (SchemaError, DocumentTypeError) as exc:
             return error(t("recommend.cli.bad_from_doctor", lang, path=args.from_doctor, error=exc.text(lang)))
+        if pinned:
+            from wizard.app import recommend as app_recommend
+
+            course_session.detection = detection  # the app layer applies the pin, as for this machine
+            return app_recommend.recommend_for(course_session, wishes, args.python).recommendation, None
         return choose_python(detection, wishes, args.python).recommendation, None
     if args.os or args.driver or args.gpu_cc:
-        return recommend(what_if_facts(args), wishes), None
+        facts = what_if_facts(args)
+        if pinned:
+            from wizard.app.course import course_wishes
+
+            wishes = course_wishes(course_session, wishes, facts, recommend(facts, wishes).best)
+        return recommend(facts, wishes), None
     from wizard.app import detect as app_detect
     from wizard.app import recommend as app_recommend
     from wizard.app.session import Session
     from wizard.core.base.host import RealHost
 
     session = Session(host=RealHost(), lang=lang)
+    session.course = course_session.course if course_session is not None else None
     app_detect.detect_machine(session, conda=False)
     choice = app_recommend.recommend_for(session, wishes, args.python)
     note = (t("recommend.cli.python_chosen", lang, version=choice.version, path=choice.interpreter.path)
@@ -147,7 +167,8 @@ def recommend_for(args: argparse.Namespace, lang: str) -> Any:
     return choice.recommendation, note
 
 
-def print_recommendation(args: argparse.Namespace, rec: Any, note: str | None, lang: str) -> int:
+def print_recommendation(args: argparse.Namespace, rec: Any, note: str | None, lang: str,
+                         course_notes: list[str] | None = None) -> int:
     from wizard.core.recommend.text import format_recommendation
 
     index_messages: list[str] = []
@@ -161,9 +182,13 @@ def print_recommendation(args: argparse.Namespace, rec: Any, note: str | None, l
         doc = rec.to_json(lang)
         if index_messages:
             doc["index_check"] = index_messages
+        if course_notes:
+            doc["course"] = {"notes": course_notes}
         print_json(doc)
         return ExitStatus.SUCCESS
     text = format_recommendation(rec, lang, python_note=note, show_all=args.all)
+    if course_notes:
+        text = "\n".join(course_notes) + "\n\n" + text
     if index_messages:
         text += "\n" + "\n".join(t("recommend.cli.index_check", lang, result=m) for m in index_messages)
     print(text)
