@@ -92,3 +92,15 @@ def test_cli_unknown_card_says_did_you_mean(capsys):
     assert status == ExitStatus.BAD_INPUT
     err = capsys.readouterr().err
     assert "GeForce RTX 5070" in err and "혹시" in err
+
+
+def test_recommendation_names_its_table_in_text_and_json():
+    from wizard.core.recommend import update
+    from wizard.core.recommend.text import format_recommendation
+
+    update.reset()
+    rec = recommend(facts("8.9", "580.95", "RTX 4090"))
+    source = rec.to_json("en")["compat"]["source"]
+    assert source == {"kind": "built-in", "reviewed_on": compat.load_builtin().reviewed_on}
+    assert "Compatibility data: built-in" in format_recommendation(rec, "en")
+    assert "호환성 데이터: 내장" in format_recommendation(rec, "ko")

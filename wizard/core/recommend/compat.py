@@ -365,6 +365,18 @@ def load_file(path: str | Path) -> CompatDB:
     return parse(data)
 
 
+# The loader of the table in use, registered by wizard.core.recommend.update when it is imported
+# (the package's __init__ does): update imports this module, never the reverse, so the two stay
+# free of an import circle.
+_ACTIVE_LOADER: list[Any] = []
+
+
+def register_active_loader(loader: Any) -> None:
+    """``loader()`` → the CompatDB in use (a checked signed update, or the bundled table)."""
+    _ACTIVE_LOADER[:] = [loader]
+    load.cache_clear()
+
+
 @lru_cache(maxsize=1)
 
 
@@ -372,9 +384,9 @@ def load() -> CompatDB:
     """The table in use, parsed once per process: a signed update from the cache when one passes
     every check and is newer than the bundled resources/compat.json, else the bundled one
     (:mod:`wizard.core.recommend.update`; ``GSW_COMPAT_UPDATE=0`` keeps the bundled one)."""
-    from wizard.core.recommend.update import load_active
-
-    return load_active()[0]
+    if _ACTIVE_LOADER:
+        return _ACTIVE_LOADER[0]()
+    return load_builtin()
 
 
 def load_builtin() -> CompatDB:
@@ -382,4 +394,4 @@ def load_builtin() -> CompatDB:
     return parse(load_json("compat.json"))
 
 
-__all__ = ["parse", "load_file", "load", "load_builtin"]
+__all__ = ["parse", "load_file", "load", "load_builtin", "register_active_loader"]

@@ -30,6 +30,7 @@ from typing import Any, Callable
 from urllib.parse import urlparse
 
 from wizard.core.base.i18n import Message
+from wizard.core.recommend import compat as _compat
 
 MANIFEST_SCHEMA = "gsw-compat-manifest/1"
 ENV_SWITCH = "GSW_COMPAT_UPDATE"  # "0"/"off": neither check nor use an update
@@ -323,13 +324,12 @@ def _fetch_and_check(cfg: UpdateConfig, fetch: Fetch, current: str) -> UpdateRes
 
 def _check_file(data: bytes, manifest: Manifest) -> Any:
     """The table, if ``data`` is the file the manifest names and a valid table of its date."""
-    from wizard.core.recommend.compat import parse
     from wizard.core.recommend.compat_model import CompatDataError
 
     if len(data) != manifest.size or hashlib.sha256(data).hexdigest() != manifest.sha256:
         raise UpdateRefused("hash")
     try:
-        db = parse(json.loads(data))
+        db = _compat.parse(json.loads(data))
     except (ValueError, CompatDataError) as exc:
         raise UpdateRefused("invalid_table", error=str(exc)[:160]) from None
     if db.reviewed_on != manifest.reviewed_on:
@@ -353,21 +353,16 @@ _ACTIVE: dict[str, Any] = {}
 def reset() -> None:
     """Forget the table in use (after an update, or in tests)."""
     _ACTIVE.clear()
-    from wizard.core.recommend import compat
-
-    compat.load.cache_clear()
+    _compat.load.cache_clear()
 
 
 def load_active(cfg: UpdateConfig | None = None) -> tuple[Any, DataSource]:
     """(CompatDB, DataSource): the cached update when it passes every check again and is newer
     than the built-in table; else the built-in one (with the reason the update was refused)."""
-    from wizard.core.base.resources import load_json
-    from wizard.core.recommend.compat import parse
-
     if "db" in _ACTIVE and cfg is None:
         return _ACTIVE["db"], _ACTIVE["source"]
     use = cfg or UpdateConfig.from_env()
-    builtin = parse(load_json("compat.json"))
+    builtin = _compat.load_builtin()
     db, source = builtin, DataSource("built-in", builtin.reviewed_on)
     if use.enabled:
         folder = use.folder()
@@ -396,6 +391,8 @@ def _read_bytes(path: Path) -> bytes | None:
     except OSError:
         return None
 
+
+_compat.register_active_loader(lambda: load_active()[0])
 
 __all__ = ["UpdateConfig", "UpdateResult", "UpdateRefused", "DataSource", "Manifest", "check_for_update",
            "load_active", "active_source", "sign_manifest", "verify_manifest", "read_private_key", "reset"]
