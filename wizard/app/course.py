@@ -199,7 +199,9 @@ def check_extras(session: Session, python_exe: str) -> list[ExtraCheck]:
         session.course_checks = []
         return []
     pairs = course.import_names()
-    result = session.host.run([python_exe, "-c", _EXTRAS_PROBE, json.dumps(pairs)], timeout=EXTRAS_TIMEOUT_S)
+    names = course.requirement_names()
+    probe = [[name, module] for name, (_req, module) in zip(names, pairs)]
+    result = session.host.run([python_exe, "-c", _EXTRAS_PROBE, json.dumps(probe)], timeout=EXTRAS_TIMEOUT_S)
     rows: dict[str, dict[str, Any]] = {}
     for line in (result.stdout or "").splitlines():
         try:
@@ -210,8 +212,8 @@ def check_extras(session: Session, python_exe: str) -> list[ExtraCheck]:
             rows[row["dist"]] = row
     why = result.error or (result.stderr or "").strip().splitlines()[-1:] or [f"exit {result.returncode}"]
     checks = []
-    for req, module in pairs:
-        row = rows.get(req)
+    for name, (req, module) in zip(names, pairs):
+        row = rows.get(name)
         if row is None:  # the interpreter did not run, or died before this package
             checks.append(ExtraCheck(req, module, None, t("o.course.verify.no_python", session.lang,
                                                           python=python_exe, error=why if isinstance(why, str)
@@ -248,3 +250,54 @@ def judge(session: Session) -> Any:
 
 __all__ = ["ExtraCheck", "add_extras", "check_extras", "course_python", "course_wishes", "extra_requirements", "judge",
            "machine_gpus", "open_course", "pin_notes", "pinned_ok"]
+
+
+def report_section(session: Session, lang: str) -> Any:
+    """The report's "Course" section: the course's minimum VRAM, a row per lesson ("meets the
+    course / use Colab / cannot" for this machine) and, after verification, a row per extra."""
+    from wizard.core.course.lessons import CANNOT, COLAB, MEETS
+    from wizard.core.report.document import FAIL, INFO, PASS, STYLE_CHECKS, WARN, Item, Section, Table
+
+    judged = judge(session_in(session, lang))
+    if judged is None:
+        return None
+    status = {MEETS: PASS, COLAB: WARN, CANNOT: FAIL}
+    rows = [[v.title(), v.text(lang), v.detail] for v in judged.verdicts]
+    table = Table("course.lessons", [t("o.course.col.lesson", lang), t("o.course.col.verdict", lang),
+                                     t("o.course.col.why", lang)], rows,
+                  row_status=[status[v.verdict] for v in judged.verdicts])
+    key = "o.course.min.ok" if judged.meets_minimum else "o.course.min.short"
+    items = [Item("course.min_vram", t("o.course.col.min", lang),
+                  t(key, lang, need=f"{judged.course.min_vram_gb:g}", basis=judged.basis),
+                  PASS if judged.meets_minimum else WARN)] if judged.course.min_vram_gb else []
+    python = session.target_python or ""
+    for check in session.course_checks or []:
+        items.append(Item(f"course.extra.{check.requirement}", check.requirement, check.text(lang, python),
+                          PASS if check.ok else FAIL))
+    paragraphs = [t("o.course.loaded", lang, name=judged.course.name, source=judged.course.source)]
+    if any(v.verdict == COLAB for v in judged.verdicts) and judged.course.colab_note:
+        paragraphs.append(t("o.course.colab_note", lang, note=judged.course.colab_note, url=judged.course.colab_url))
+    worst = FAIL if any(v.verdict == CANNOT for v in judged.verdicts) else (
+        WARN if any(v.verdict == COLAB for v in judged.verdicts) else PASS)
+    return Section("course", t("o.course.report.title", lang, name=judged.course.name), status=worst if rows else INFO,
+                   style=STYLE_CHECKS, paragraphs=paragraphs, items=items, tables=[table] if rows else [])
+
+
+def session_in(session: Session, lang: str) -> Session:
+    """``session`` seen in ``lang`` (the report may be made in another language than the run's)."""
+    if session.lang == lang:
+        return session
+    return replace(session, lang=lang)
+
+
+def add_to_report(session: Session, report: Any) -> Any:
+    """The course section at the end of the report, and its language-free
+    facts (``facts["course"]``) for the class view; the report unchanged without a course."""
+    section = report_section(session, report.lang)
+    if section is None:
+        return report
+    report.sections.append(section)
+    if report.facts is not None:
+        judged = judge(session)
+        report.facts["course"] = dict(judged.to_json(None), extras=[c.to_json() for c in session.course_checks or []])
+    return report

@@ -242,7 +242,12 @@ class InstallOutcome:
 
 def new_job(session: Any, request: InstallRequest, *, on_log: Callable[[str], None] | None = None) -> InstallJob:
     """The install job for ``request`` on the session's host (the window runs it through its
-    step runner, the CLI with :func:`run_install`)."""
+    step runner, the CLI with :func:`run_install`). A course profile in the session adds its
+    extra packages to the request (once; the command line has added them already)."""
+    if getattr(session, "course", None) is not None:
+        from wizard.app.course import add_extras
+
+        add_extras(session, request.options)
     return InstallJob(request.target, request.options, session.host, on_log=on_log)
 
 

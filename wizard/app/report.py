@@ -46,10 +46,12 @@ def build(session: Session, *, lang: str | None = None, include_private: bool = 
           remotes: list[Any] | None = None, redactor: Any = None, now: Any = None) -> Any:
     """The report of ``session`` in ``lang`` (default: the session's); private details
     (user, home, host name, GPU ids) are hidden unless ``include_private``."""
+    from wizard.app.course import add_to_report
     from wizard.core.report.build import build_report
 
-    return build_report(report_inputs(session), lang=lang or session.lang, include_private=include_private,
-                        remotes=remotes, redactor=redactor, now=now)
+    report = build_report(report_inputs(session), lang=lang or session.lang, include_private=include_private,
+                          remotes=remotes, redactor=redactor, now=now)
+    return add_to_report(session, report)  # the course profile's lessons, when one is open
 
 
 def export_json(session: Session, **kwargs: Any) -> str:
@@ -82,7 +84,7 @@ class WindowlessSession:
     notices: list[Any] = field(default_factory=list)
 
 
-def windowless_session(host: Any, lang: str, store: Any = None) -> WindowlessSession:
+def windowless_session(host: Any, lang: str, store: Any = None, course: Any = None) -> WindowlessSession:
     """Detect, recommend and compare with the last run -- the steps the window's first pages
     do, through the same use cases, for ``gpu-setup-wizard report``."""
     from wizard.app import detect as app_detect
@@ -90,7 +92,7 @@ def windowless_session(host: Any, lang: str, store: Any = None) -> WindowlessSes
     from wizard.app import recommend as app_recommend
     from wizard.core.history.store import HistoryStore
 
-    session = Session(host=host, lang=lang)
+    session = Session(host=host, lang=lang, course=course)  # a course profile: its pin and lessons
     app_detect.detect_machine(session)
     out = WindowlessSession(session)
     try:

@@ -42,4 +42,21 @@ def course_session(args: argparse.Namespace, lang: str) -> Any:
     return refused if refused is not None else session
 
 
-__all__ = ["add_course_argument", "course_session", "open_course_arg"]
+def print_extras(session: Any, python: str, as_json: bool) -> bool:
+    """Check the course's extras import in ``python`` and print a row per package: stdout
+    after the checklist, or stderr under ``--json`` (stdout holds the checklist's one JSON
+    document). True when every extra imports."""
+    import sys
+
+    from wizard.app.course import check_extras
+
+    checks = check_extras(session, python)
+    out = sys.stderr if as_json else sys.stdout
+    if checks:
+        print(t("o.course.verify.title", session.lang, name=session.course.name), file=out)
+    for check in checks:
+        print(("  ✓ " if check.ok else "  ✗ ") + check.text(session.lang, python), file=out)
+    return all(c.ok for c in checks)
+
+
+__all__ = ["add_course_argument", "course_session", "open_course_arg", "print_extras"]

@@ -114,8 +114,8 @@ def _state_target(args: argparse.Namespace, path: str):
     return state.env_target() if state is not None else None
 
 
-def _recommend(args: argparse.Namespace, host: Any, python_version: str | None):
-    """(candidate, PythonChoice or None)."""
+def _recommend(args: argparse.Namespace, host: Any, python_version: str | None, course: Any = None):
+    """(candidate, PythonChoice or None). ``course``: a Session holding ``--course``'s profile."""
     from wizard.core.machine.detect import detect
     from wizard.core.recommend.choose_python import choose_python
     from wizard.core.recommend.inputs import MachineFacts, Wishes
@@ -123,11 +123,23 @@ def _recommend(args: argparse.Namespace, host: Any, python_version: str | None):
 
     # --index-url is the mirror: applied to the chosen build by the app layer, as the window does
     wishes = Wishes(torch=args.torch, variant=args.variant, cpu_only=(args.variant == "cpu"))
+    pinned = course is not None and course.course is not None
     if python_version:
         detection = detect(host, pythons=False, conda=False)
-        rec = recommend(MachineFacts.from_detection(detection, python_version), wishes)
+        facts = MachineFacts.from_detection(detection, python_version)
+        if pinned:
+            from wizard.app.course import course_wishes
+
+            wishes = course_wishes(course, wishes, facts, recommend(facts, wishes).best)
+        rec = recommend(facts, wishes)
         return rec.best, None, rec
     detection = detect(host, conda=False)
+    if pinned:  # the app layer applies the pin and the course's Python, as for ``recommend``
+        from wizard.app import recommend as app_recommend
+
+        course.detection = detection
+        choice = app_recommend.recommend_for(course, wishes)
+        return choice.recommendation.best, choice, choice.recommendation
     choice = choose_python(detection, wishes)
     return choice.recommendation.best, choice, choice.recommendation
 
@@ -208,12 +220,17 @@ def run(args: argparse.Namespace) -> int:
         say(t("install.cli.what", lang, reqs=" ".join(resumed.pins or request.options.requirements),
               index=request.options.index_url or "PyPI", target=request.target.label(lang)))
         return _plan_only(request, host, args, lang) if args.plan_only else _run_request(request, host, args, lang)
+    from wizard.cli.course import course_session
+
+    course = course_session(args, lang)  # --course: its pin and extras, refused before anything runs
+    if isinstance(course, ExitStatus):
+        return course
     try:
         target, python_version, _conda = _resolve_target(args, host, lang)
     except UsageError as exc:
         return error(str(exc))
     try:
-        candidate, choice, rec = _recommend(args, host, python_version)
+        candidate, choice, rec = _recommend(args, host, python_version, course)
     except ValueError as exc:
         return error(t("recommend.cli.bad_input", lang, error=exc))
     if candidate is None:
@@ -236,12 +253,24 @@ def run(args: argparse.Namespace) -> int:
                                            installer=_installer(args))
     options = app_install.install_options(candidate, settings, cache_dir=args.cache_dir, parallel=args.parallel,
                                           confirmed=set(CONFIRMABLE) if args.yes else set())
+    _add_course(course, rec, options, lang)
     say(t("install.cli.what", lang, reqs=" ".join(options.requirements), index=options.index_url or "PyPI",
           target=target.label(lang)))
     request = app_install.InstallRequest(target, options)
     if args.plan_only:
         return _plan_only(request, host, args, lang)
     return _run_request(request, host, args, lang)
+
+
+def _add_course(course: Any, rec: Any, options: Any, lang: str) -> None:
+    """The course's pin notes on stderr and its extras in the request (the app layer's, as the window's)."""
+    if course.course is None:
+        return
+    from wizard.app.course import add_extras, pin_notes
+
+    for line in pin_notes(course, rec):
+        say(line)
+    add_extras(course, options)
 
 
 def _run_request(request: Any, host: Any, args: argparse.Namespace, lang: str) -> int:

@@ -44,13 +44,13 @@ def choose_format(fmt: str | None, as_json: bool, output: str | None) -> str:
     return "md"
 
 
-def headless_session(lang: str, host: Any = None) -> Any:
+def headless_session(lang: str, host: Any = None, course: Any = None) -> Any:
     """A session with what runs without a window: detection, the recommendation, and what
     changed since the last saved run (nothing is saved) -- the app layer's, as the window's."""
     from wizard.app.report import windowless_session
     from wizard.core.base.host import RealHost
 
-    run = windowless_session(host or RealHost(), lang)
+    run = windowless_session(host or RealHost(), lang, course=course)
     if run.recommend_error is not None:  # the report says "not run"
         print(f"gpu-setup-wizard: {run.recommend_error}", file=sys.stderr)
     for notice in run.notices:
@@ -82,21 +82,27 @@ def run(args: argparse.Namespace) -> int:
     """``report``: parse → build the report of this machine's headless session → write it."""
     lang = lang_of(args)
     fmt = choose_format(getattr(args, "format", None), getattr(args, "json", False), args.output)
+    from wizard.cli.course import course_session
+
+    course = course_session(args, lang)  # --course: the lessons judged as the course says
+    if isinstance(course, ExitStatus):
+        return course
     try:
         remotes = load_remotes(args.add_remote or [], lang)
     except ValueError as exc:
         return error(str(exc))
-    return build_and_write(fmt, args.output, "private" in (args.include or []), remotes, lang)
+    return build_and_write(fmt, args.output, "private" in (args.include or []), remotes, lang, course.course)
 
 
-def build_and_write(fmt: str, output: str | None, include_private: bool, remotes: list[Any], lang: str) -> int:
-    """The command's body: the session, the report, and where it goes."""
+def build_and_write(fmt: str, output: str | None, include_private: bool, remotes: list[Any], lang: str,
+                    course: Any = None) -> int:
+    """The command's body: the session, the report, and where it goes (``course``: a course profile)."""
     from wizard.app import report as app_report
     from wizard.core.base.files import write_atomic
     from wizard.core.report.as_json import dumps
     from wizard.core.report.render import render_html, render_markdown
 
-    session = headless_session(lang)
+    session = headless_session(lang, course=course)
     report = app_report.build(session, lang=lang, include_private=include_private, remotes=remotes)
     if fmt == "pdf":
         from wizard.report_pdf import PdfError, render_pdf
