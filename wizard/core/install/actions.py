@@ -456,8 +456,7 @@ def download(ctx: StepContext) -> None:
     for name in r.refetched:
         ctx.log(msg("install.refetched", file=name).text(ctx.job.lang))
     # the exact unpacked size and deepest path, from the wheels' zip directories
-    wheels = [p for p in r.paths.values() if p.suffix == ".whl"]
-    unpacked, deepest = unpacked_size(wheels)
+    unpacked, deepest = _unpacked(job, [p for p in r.paths.values() if p.suffix == ".whl"])
     result = preflight(job.target, job.host, download_bytes=0, unpacked_bytes=unpacked,
                                 confirmed=job.options.confirmed, folder_state=lambda p: "missing",
                                 writable=lambda p: None, deepest_member=max(deepest, 1),
@@ -465,6 +464,19 @@ def download(ctx: StepContext) -> None:
     problems = [c for c in result.checks if c.id in ("disk-space", "path-too-long") and c.blocks]
     if problems:
         raise StepError(STEP_DOWNLOAD, problems[0].message, "space", "\n".join(c.text(ctx.job.lang) for c in problems))
+
+
+def _unpacked(job: JobState, wheels: list[Path]) -> tuple[int, int]:
+    """The wheels' unpacked bytes and longest member path: remembered in the cache's index per
+    file, read from the zip directory only the first time."""
+    total, deepest = 0, 0
+    for path in wheels:
+        known = job.cache.unpacked(path.name)
+        if known is None:
+            known = unpacked_size([path])
+            job.cache.remember_unpacked(path.name, *known)
+        total, deepest = total + known[0], max(deepest, known[1])
+    return total, deepest
 
 
 def _eta(seconds: float | None) -> str:

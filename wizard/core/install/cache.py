@@ -118,6 +118,31 @@ class WheelCache:
         except OSError as exc:
             log.warning("could not record %s in the cache index: %s", filename, exc)
 
+    def unpacked(self, filename: str) -> tuple[int, int] | None:
+        """(unpacked bytes, longest member path) remembered for a verified file, or None."""
+        try:
+            st = self.path(filename).stat()
+        except OSError:
+            return None
+        with self._lock:
+            entry = self._read_index().get(filename)
+        if isinstance(entry, dict) and entry.get("size") == st.st_size and entry.get("mtime_ns") == st.st_mtime_ns \
+                and isinstance(entry.get("unpacked"), list) and len(entry["unpacked"]) == 2:
+            return int(entry["unpacked"][0]), int(entry["unpacked"][1])
+        return None
+
+    def remember_unpacked(self, filename: str, unpacked: int, longest: int) -> None:
+        """Keep a verified file's unpacked figures beside its hash (reading a 2 GB wheel's zip
+        directory again costs a re-run a third of a second). Best effort, like :meth:`record`."""
+        try:
+            with self._lock, cache_file_lock(self.root / "verified.lock"):
+                data = self._read_index()
+                if isinstance(data.get(filename), dict):
+                    data[filename]["unpacked"] = [unpacked, longest]
+                    self._write_index(data)
+        except OSError as exc:
+            log.warning("could not record %s in the cache index: %s", filename, exc)
+
     def known_size(self, f: FileLike) -> int | None:
         """The size of the cached file when the index says it was verified with this very hash
         (no hashing, no request); None otherwise. The plan uses it instead of asking the server."""
