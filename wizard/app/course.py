@@ -90,8 +90,6 @@ def pin_notes(session: Session, rec: Any) -> list[str]:
     version taken, or why this machine cannot run it (the recommender's own reasons)."""
     from wizard.core.course.profile import pick_torch
     from wizard.core.recommend import compat
-    from wizard.core.recommend.inputs import Wishes
-    from wizard.core.recommend.recommender import check_candidate, recommend
 
     course, lang = session.course, session.lang
     if course is None:
@@ -99,27 +97,35 @@ def pin_notes(session: Session, rec: Any) -> list[str]:
     notes = [t("o.course.loaded", lang, name=course.name, source=course.source)]
     spec = course.torch_spec()
     if spec is not None:
-        torch = pick_torch(course, compat.load().releases)
-        best = rec.best
-        if torch is None:
-            notes.append(t("o.course.pin_unknown", lang, spec=str(spec)))
-        unpinned = recommend(rec.facts, Wishes()).best
-        lost_gpu = (best is not None and unpinned is not None and best.kind == "cpu" and unpinned.kind != "cpu")
-        if best is not None and _allowed(spec, best.torch) and not lost_gpu:
-            notes.append(t("o.course.pin_used", lang, spec=str(spec), torch=best.torch))
-        else:
-            torch = best.torch if best is not None and _allowed(spec, best.torch) else torch
-            variant = _nearest_variant(torch, unpinned, rec.facts) if unpinned is not None else "cpu"
-            reasons = list(check_candidate(rec.facts, torch, variant, lang=lang))
-            if lost_gpu:
-                reasons.append(t("o.course.pin_cpu_only", lang, torch=best.torch))
-            notes.append(t("o.course.pin_cannot", lang, torch=torch, spec=str(spec), reasons=" ".join(reasons))
-                         if reasons else t("o.course.pin_cannot_none", lang, spec=str(spec)))
+        notes.append(_pin_note(spec, pick_torch(course, compat.load().releases), rec, lang))
     python_spec = course.python_spec()
     have = getattr(rec.facts, "python", None)
     if python_spec is not None and have and not python_spec.contains(f"{have}.0") and not python_spec.contains(have):
         notes.append(t("o.course.python_mismatch", lang, want=course.python, have=have))
     return notes
+
+
+def _pin_note(spec: Any, torch: str | None, rec: Any, lang: str) -> str:
+    """One line: the pinned torch taken, the pin matching nothing the table knows, or why this
+    machine cannot run the pinned torch (on its GPU, when the unpinned choice would use it)."""
+    from wizard.core.recommend.inputs import Wishes
+    from wizard.core.recommend.recommender import check_candidate, recommend
+
+    if torch is None:
+        return t("o.course.pin_unknown", lang, spec=str(spec))
+    best = rec.best
+    unpinned = recommend(rec.facts, Wishes()).best
+    lost_gpu = best is not None and unpinned is not None and best.kind == "cpu" and unpinned.kind != "cpu"
+    if best is not None and _allowed(spec, best.torch) and not lost_gpu:
+        return t("o.course.pin_used", lang, spec=str(spec), torch=best.torch)
+    torch = best.torch if best is not None and _allowed(spec, best.torch) else torch
+    variant = _nearest_variant(torch, unpinned, rec.facts) if unpinned is not None else "cpu"
+    reasons = list(check_candidate(rec.facts, torch, variant, lang=lang))
+    if lost_gpu:
+        reasons.append(t("o.course.pin_cpu_only", lang, torch=best.torch))
+    if not reasons:
+        return t("o.course.pin_cannot_none", lang, spec=str(spec))
+    return t("o.course.pin_cannot", lang, torch=torch, spec=str(spec), reasons=" ".join(reasons))
 
 
 def _nearest_variant(torch: str, unpinned: Any, facts: Any) -> str:
