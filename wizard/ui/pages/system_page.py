@@ -131,6 +131,9 @@ class SystemPage(BasePage):
         from wizard.ui.pages.storage_panel import add_storage_button  # the Storage dialog (disk space)
 
         self.storage_button = add_storage_button(self, body_layout)
+        from wizard.ui.pages.course_panel import add_course_row  # the course profile the run honours
+
+        self.course_row = add_course_row(self, body_layout)
         body_layout.addStretch(1)
         scroll.setWidget(body)
         outer.addWidget(scroll, 1)

@@ -1,0 +1,78 @@
+"""The System page's "Open course profile…": the course a whole run then honours.
+
+Why on the first page: the recommendation (its torch pin), the install (its extra packages) and
+the report (its lessons) all read ``session.course``, so the course is chosen before any of
+them runs. Reading a profile is a small bounded file read (64 kB at most), done on the GUI
+thread; a refused file shows its one-line reason under the button and changes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QBoxLayout, QFileDialog, QHBoxLayout, QLabel, QPushButton
+
+from wizard.core.base.i18n import t
+
+
+class CourseRow:
+    """The button and the line saying which course is open (or why the last one was refused)."""
+
+    def __init__(self, page: Any, layout: QBoxLayout) -> None:
+        self.page = page
+        self.button = QPushButton()
+        self.button.setObjectName("openCourseProfile")
+        self.label = QLabel()
+        self.label.setObjectName("courseProfileStatus")
+        self.label.setWordWrap(True)
+        self.refusal: str | None = None
+        row = QHBoxLayout()
+        row.addWidget(self.button)
+        row.addWidget(self.label, 1)
+        layout.addLayout(row)
+        self.button.clicked.connect(lambda _checked=False: self.choose())
+        page.model.language_changed.connect(lambda _lang: self.retranslate())
+        self.retranslate()
+
+    @property
+    def lang(self) -> str:
+        return self.page.model.session.lang
+
+    def choose(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self.page, t("o.course.open", self.lang), "",
+                                              t("o.course.open.filter", self.lang))
+        if path:
+            self.open(path)
+
+    def open(self, source: str) -> bool:
+        """Read ``source`` into the session; True when it was taken."""
+        from wizard.app.course import open_course
+        from wizard.core.course.profile import CourseError
+
+        try:
+            open_course(self.page.model.session, source)
+        except CourseError as exc:
+            self.refusal = exc.text(self.lang)
+            self.retranslate()
+            return False
+        self.refusal = None
+        self.retranslate()
+        return True
+
+    def retranslate(self) -> None:
+        lang = self.lang
+        self.button.setText(t("o.course.open", lang))
+        self.button.setToolTip(t("o.course.open.tip", lang))
+        course = self.page.model.session.course
+        text = t("o.course.loaded", lang, name=course.name, source=course.source) if course else t("o.course.none", lang)
+        if self.refusal:
+            text = t("o.course.open.refused", lang) + ": " + self.refusal + "\n" + text
+        self.label.setText(text)
+
+
+def add_course_row(page: Any, layout: QBoxLayout) -> CourseRow:
+    """The "Open course profile…" row, in ``layout``."""
+    return CourseRow(page, layout)
+
+
+__all__ = ["CourseRow", "add_course_row"]
