@@ -625,3 +625,35 @@ def test_every_note_an_estimate_can_make_exists():
     missing = sorted(k for k in seen if k not in catalogue())
     assert not missing, missing
     assert isinstance(est, Estimate)
+
+
+def test_cifar_style_resnets_are_in_the_catalogue_with_measured_activations():
+    """Course notebooks train ResNet-18 with a 3×3 stem and no max-pool on CIFAR-10: 32×32 maps in
+    the first stage, measured 4.49 MiB per image against torchvision's 0.44 at 32 px."""
+    style = find_model("resnet18-cifar")
+    tv = find_model("resnet18-cifar10")
+    assert style.params == 11_173_962 and tv.params == 11_181_642
+    a = estimate(style, mode="train", precision="fp32", batch=128)
+    b = estimate(tv, mode="train", precision="fp32", batch=128)
+    assert a.items["activations"] > 8 * b.items["activations"]
+    for name in ("resnet34-cifar", "resnet50-cifar"):
+        assert find_model(name).activation_measured and find_model(name).image_size == 32
+
+
+def test_activation_basis_says_measured_or_rule_of_thumb():
+    assert estimate("resnet50", mode="train").activation_basis == "measured"
+    assert estimate("bert-base-uncased", mode="train").activation_basis == "measured"
+    assert estimate("efficientnet-b0", mode="train").activation_basis == "rule_of_thumb"
+    assert estimate("llama-3.2-1b", mode="lora").activation_basis == "rule_of_thumb"
+    assert estimate("7B").activation_basis == "none"
+    doc = estimate("gpt2", mode="train", context=128).to_json("en")
+    assert doc["activation_basis"] == "measured"
+    for lang in ("ko", "en"):
+        assert t("vram.basis.measured", lang) != t("vram.basis.rule_of_thumb", lang)
+
+
+def test_inference_uses_the_measured_peak_not_half_the_training_figure():
+    spec = find_model("resnet18")
+    est = estimate(spec, mode="inference", precision="fp32", batch=4)
+    assert math.isclose(est.items["activations"], 4 * spec.activation_inference_mib_per_sample_fp32 * MIB, rel_tol=1e-6)
+    assert est.items["activations"] < 0.5 * estimate(spec, mode="train", precision="fp32", batch=4).items["activations"]

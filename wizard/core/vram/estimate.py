@@ -77,6 +77,10 @@ SCHEMA_VERSION = "1.0"
 # separately, so a smaller margin on the moving part only.
 OVERHEAD_FRACTION = 0.10
 
+# Transformer families whose per-layer activation count was measured with autograd
+# (tests/vram_measure.py, within 25 %); the others use the same count as a rule of thumb.
+MEASURED_FAMILIES = frozenset({"bert", "distilbert", "gpt2"})
+
 
 # --------------------------------------------------------------------------------------------
 # The estimate
@@ -113,6 +117,9 @@ class Estimate:
     # the part of ``items["activations"]`` that autograd saves for backward (training) or the
     # live peak (inference): the figure tests/vram_measure.py compares with a measurement
     activations_saved_bytes: int = 0
+    # where the activation figure comes from: "measured" (the catalogue's CNNs, and the layer count
+    # measured in BERT/DistilBERT/GPT-2), "rule_of_thumb" (other families, unmeasured CNNs) or "none"
+    activation_basis: str = "none"
 
     @property
     def total_bytes(self) -> int:
@@ -160,6 +167,7 @@ class Estimate:
             "vram_used_bytes": self.vram_used_bytes,
             "context_reserve_bytes": self.context_reserve_bytes,
             "fits": self.fits,
+            "activation_basis": self.activation_basis,
             "assumptions": self.assumption_texts(lang),
             "units_note": units_explanation(lang),
             "workloads": [w.to_json(lang) for w in (workloads or ())],
@@ -465,7 +473,18 @@ def estimate(
     return Estimate(model=spec, mode=mode, precision=prec.key, base_precision=base.key, batch=batch,
                     context=context, image_size=image_size, items=items, trainable_params=trainable,
                     notes=notes, vram_total_bytes=vram_total_bytes, vram_used_bytes=vram_used_bytes,
-                    context_reserve_bytes=int(context_reserve_bytes), activations_saved_bytes=saved)
+                    context_reserve_bytes=int(context_reserve_bytes), activations_saved_bytes=saved,
+                    activation_basis=_activation_basis(spec))
+
+
+def _activation_basis(spec: ModelSpec) -> str:
+    """"measured", "rule_of_thumb" or "none": what the activation item of ``spec`` rests on."""
+    arch = spec.architecture
+    if spec.is_image and arch is None:
+        return "measured" if spec.activation_measured else "rule_of_thumb"
+    if arch is not None and arch.family in TRANSFORMER_FAMILIES:
+        return "measured" if arch.family in MEASURED_FAMILIES else "rule_of_thumb"
+    return "none"
 
 
 def _training_note(precision: str, accounting: str) -> Note:

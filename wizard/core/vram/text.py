@@ -17,7 +17,10 @@ def format_estimate(est: Estimate, lang: str) -> list[str]:
     lines = [head]
     width = max(len(item_label(k, lang)) for k in ITEM_KEYS)
     for key in ITEM_KEYS:
-        lines.append(f"  {item_label(key, lang):<{width}}  {format_gib(est.items[key]):>12}")
+        line = f"  {item_label(key, lang):<{width}}  {format_gib(est.items[key]):>12}"
+        if key == "activations" and est.activation_basis != "none":
+            line += "  " + t(f"vram.basis.{est.activation_basis}", lang)
+        lines.append(line)
     lines.append(f"  {t('vram.cli.total', lang):<{width}}  {format_gib(est.total_bytes):>12}")
     if est.usable_bytes is None:
         lines.append("  " + t("vram.cli.no_gpu", lang))
