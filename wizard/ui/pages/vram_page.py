@@ -268,7 +268,8 @@ class VramPage(BasePage):
                      usable=self.core.format_gib(est.usable_bytes))
             colour = colours.FAIL
         self.verdict.setText(f'<span style="font-size:14px; font-weight:600; color:{colour}">{head}</span>')
-        self.assumptions.setText("• " + "\n• ".join(_plain_notes(est, lang)))
+        basis = [t(f"vram.page.activation_basis.{est.activation_basis}", lang)] if est.activation_basis != "none" else []
+        self.assumptions.setText("• " + "\n• ".join(basis + _plain_notes(est, lang)))
         if self.bar is not None:
             self.bar.show_estimate(est, lang)
 
