@@ -67,6 +67,11 @@ def test_kernel_dialog_registers_lists_verifies_inside_and_writes_vscode(qtbot, 
     assert report is not None and report.check("torch.import").status == "pass"
     assert report.check("cuda.build").status == "fail"  # the RTX 3060 is there; this build cannot use it
     assert f"커널 {name} 안에서" in dialog.status.text()
+    from tests.gui import layout_check
+
+    dialog.select(name)  # its problems shown whole under the list
+    assert dialog.details.isVisible() and "CPU 빌드" in dialog.details.text()
+    assert layout_check.describe(layout_check.check_window(dialog)) == ""  # nothing clipped or cut
     assert "[ OK ] PyTorch 불러오기" in dialog.output.toPlainText()
 
     dialog.vscode_button.click()

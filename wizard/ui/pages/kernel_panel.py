@@ -212,7 +212,9 @@ class KernelDialog(QDialog):
                                     info.interpreter or (info.argv[0] if info.argv else "?")])
             item.setForeground(0, self.palette().text() if info.status == "pass" else _brush(colour))
             item.setData(0, Qt.ItemDataRole.UserRole, info.name)
-            item.setToolTip(3, info.resource_dir)
+            for column in range(3):  # an elided cell still says everything on hover
+                item.setToolTip(column, item.text(column))
+            item.setToolTip(3, f"{item.text(3)}\n{info.resource_dir}")
             self.tree.addTopLevelItem(item)
             for flag in info.flags:  # a whole row each (spanned), the problem then its fix
                 for text in (app_kernels.flag_text(flag, lang), "→ " + app_kernels.flag_fix(flag, lang)):
