@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parents[2]
 FAKE = "fakewiz"  # the synthetic package's name: distinct from the installed wizard
 MODULE_FIELDS = ("root_packages", "source_modules", "forbidden_modules", "containers", "modules",
                  "ancestors")
-STAGES = ("base", "machine", "recommend", "install", "verify", "vram", "diagnosis", "report",
+STAGES = ("base", "machine", "recommend", "install", "verify", "vram", "course", "diagnosis", "report",
           "history")
 
 

@@ -17,7 +17,6 @@ from wizard.app.session import Session
 from wizard.core.base.i18n import t
 
 EXTRAS_TIMEOUT_S = 120.0
-PYTORCH_INDEX = "https://download.pytorch.org/"
 # Run in the student's interpreter: one JSON line per package (its version, or why it does not import).
 _EXTRAS_PROBE = """
 import importlib, json, sys
@@ -158,19 +157,11 @@ def extra_requirements(session: Session) -> list[str]:
 
 
 def add_extras(session: Session, options: Any) -> Any:
-    """``options`` (InstallOptions) with the course's extras appended, each once."""
-    extras = [p for p in extra_requirements(session) if p not in options.requirements]
-    if not extras:
-        return options
-    options.requirements = list(options.requirements) + extras
-    if options.index_url and options.index_url.startswith(PYTORCH_INDEX):
-        # download.pytorch.org has no transformers: PyPI becomes the index and the build's own
-        # index an extra one. pip takes the highest version over both (2.6.0+cu126 > 2.6.0);
-        # uv asks extra indexes first, so torch still comes from the build's index. A mirror
-        # the student set is left alone (a classroom mirror usually carries everything).
-        options.extra_index_urls = [options.index_url, *options.extra_index_urls]
-        options.index_url = None
-    return options
+    """``options`` (InstallOptions) with the course's extras appended, each once (see
+    :func:`wizard.core.course.profile.add_extras` for the index they come from)."""
+    from wizard.core.course.profile import add_extras as core_add_extras
+
+    return core_add_extras(session.course, options)
 
 
 @dataclass(frozen=True)

@@ -245,9 +245,9 @@ def new_job(session: Any, request: InstallRequest, *, on_log: Callable[[str], No
     step runner, the CLI with :func:`run_install`). A course profile in the session adds its
     extra packages to the request (once; the command line has added them already)."""
     if getattr(session, "course", None) is not None:
-        from wizard.app.course import add_extras
+        from wizard.core.course.profile import add_extras
 
-        add_extras(session, request.options)
+        add_extras(session.course, request.options)
     return InstallJob(request.target, request.options, session.host, on_log=on_log)
 
 

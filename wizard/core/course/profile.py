@@ -78,6 +78,26 @@ class CourseProfile:
                 "colab": {"allowed": self.colab_allowed, "url": self.colab_url, "note": self.colab_note}}
 
 
+PYTORCH_INDEX = "https://download.pytorch.org/"
+
+
+def add_extras(course: CourseProfile | None, options: Any) -> Any:
+    """``options`` (an install request's InstallOptions) with the course's extras appended, each once.
+
+    download.pytorch.org has no transformers: PyPI becomes the index and the build's own index an
+    extra one. pip takes the highest version over both (2.6.0+cu126 > 2.6.0); uv asks extra
+    indexes first, so torch still comes from the build's index. A mirror the student set is left
+    alone (a classroom mirror usually carries everything)."""
+    extras = [p for p in (course.packages if course is not None else ()) if p not in options.requirements]
+    if not extras:
+        return options
+    options.requirements = list(options.requirements) + extras
+    if options.index_url and options.index_url.startswith(PYTORCH_INDEX):
+        options.extra_index_urls = [options.index_url, *options.extra_index_urls]
+        options.index_url = None
+    return options
+
+
 def _dist_name(req: str) -> str:
     from packaging.requirements import Requirement
 
@@ -212,5 +232,5 @@ def pick_torch(profile: CourseProfile, releases: Any) -> str | None:
     return allowed[0] if allowed else None
 
 
-__all__ = ["CourseError", "CourseLesson", "CourseProfile", "MAX_COURSE_BYTES", "load_course", "parse_course",
+__all__ = ["CourseError", "add_extras", "CourseLesson", "CourseProfile", "MAX_COURSE_BYTES", "load_course", "parse_course",
            "allowed_torches", "pick_torch"]
