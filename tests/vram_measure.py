@@ -73,6 +73,7 @@ CNN_CASES = (
     _cnn("resnet34-cifar", "resnet34", 32, (4, 8), num_classes=10, cifar_stem=True),
     _cnn("resnet50", "resnet50", 224, (1, 2)),
     _cnn("resnet50-cifar", "resnet50", 32, (2, 4), num_classes=10, cifar_stem=True),
+    _cnn("efficientnet-b0", "efficientnet_b0", 224, (1, 2)),
 )
 
 TRANSFORMER_CASES = (

@@ -154,6 +154,64 @@ class CifarTutorialNet(nn.Module):
         return self.fc3(torch.relu(self.fc2(x)))
 
 
+def _conv_bn_act(cin: int, cout: int, k: int, stride: int = 1, groups: int = 1, act: bool = True) -> nn.Sequential:
+    layers = [nn.Conv2d(cin, cout, k, stride, (k - 1) // 2, groups=groups, bias=False), nn.BatchNorm2d(cout)]
+    return nn.Sequential(*layers, nn.SiLU(inplace=True)) if act else nn.Sequential(*layers)
+
+
+class MBConv(nn.Module):
+    """torchvision.models.efficientnet.MBConv: expand, depthwise, squeeze-excitation, project."""
+
+    def __init__(self, expand: int, k: int, stride: int, cin: int, cout: int, drop: float):
+        super().__init__()
+        exp = cin * expand
+        layers: list[nn.Module] = [_conv_bn_act(cin, exp, 1)] if exp != cin else []
+        layers.append(_conv_bn_act(exp, exp, k, stride, groups=exp))
+        self.block = nn.Sequential(*layers)
+        sq = max(1, cin // 4)
+        self.se = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Conv2d(exp, sq, 1), nn.SiLU(inplace=True),
+                                nn.Conv2d(sq, exp, 1), nn.Sigmoid())
+        self.project = _conv_bn_act(exp, cout, 1, act=False)
+        self.residual = stride == 1 and cin == cout
+        self.drop = drop
+
+    def forward(self, x):
+        out = self.block(x)
+        out = self.project(out * self.se(out))
+        if not self.residual:
+            return out
+        if self.training and self.drop > 0:  # torchvision's StochasticDepth(p, "row")
+            survival = 1.0 - self.drop
+            noise = torch.empty([out.shape[0], 1, 1, 1]).bernoulli_(survival).div_(survival)
+            out = out * noise
+        return out + x
+
+
+class EfficientNetB0(nn.Module):
+    """torchvision.models.efficientnet_b0: same stages, stochastic depth 0.2, dropout 0.2."""
+
+    STAGES = ((1, 3, 1, 32, 16, 1), (6, 3, 2, 16, 24, 2), (6, 5, 2, 24, 40, 2), (6, 3, 2, 40, 80, 3),
+              (6, 5, 1, 80, 112, 3), (6, 5, 2, 112, 192, 4), (6, 3, 1, 192, 320, 1))
+
+    def __init__(self, num_classes: int = 1000):
+        super().__init__()
+        total = sum(st[-1] for st in self.STAGES)
+        blocks: list[nn.Module] = [_conv_bn_act(3, 32, 3, 2)]
+        done = 0
+        for expand, k, stride, cin, cout, n in self.STAGES:
+            for i in range(n):
+                blocks.append(MBConv(expand, k, stride if i == 0 else 1, cin if i == 0 else cout, cout,
+                                     0.2 * done / total))
+                done += 1
+        blocks.append(_conv_bn_act(320, 1280, 1))
+        self.features = nn.Sequential(*blocks)
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.classifier = nn.Sequential(nn.Dropout(0.2, inplace=True), nn.Linear(1280, num_classes))
+
+    def forward(self, x):
+        return self.classifier(torch.flatten(self.avgpool(self.features(x)), 1))
+
+
 RESNETS = {"resnet18": (BasicBlock, [2, 2, 2, 2]), "resnet34": (BasicBlock, [3, 4, 6, 3]),
            "resnet50": (Bottleneck, [3, 4, 6, 3])}
 
@@ -163,6 +221,8 @@ def build_cnn(arch: str, num_classes: int, cifar_stem: bool) -> nn.Module:
         return MnistNet()
     if arch == "cifar_tutorial":
         return CifarTutorialNet()
+    if arch == "efficientnet_b0":
+        return EfficientNetB0(num_classes)
     block, layers = RESNETS[arch]
     return ResNet(block, layers, num_classes, cifar_stem)
 
