@@ -19,7 +19,11 @@ Accounting modes, each matching a published figure (tests/unit/test_vram_referen
 - the serving rule of thumb (:func:`wizard.core.vram.memory.serving_rule_bytes`): weights × 1.2.
 
 Only :func:`estimate` adds what the others leave out: KV cache, activations, an allocator
-overhead, and (in :func:`usable_vram_bytes`) the CUDA context reserve.
+overhead, and (in :func:`usable_vram_bytes`) the CUDA context reserve. The activations are
+calibrated against measurement (tests/vram_measure.py, benchmarks/vram_calibration.py: the bytes
+autograd saves for one training step in torch): each catalogue CNN's per-image figure is measured,
+and the per-layer tensor count of the transformers was measured in BERT, DistilBERT and GPT-2;
+other families use that count as a rule of thumb (``Estimate.activation_basis`` says which).
 
 The package's parts: inputs (what may be typed, and its errors), units, precisions, catalogue
 (models.json), memory (the formulas), largest (the biggest model that fits), accelerate, and
