@@ -210,6 +210,10 @@ def run(args: argparse.Namespace) -> int:
     if bad:
         return error(bad)
     host = RealHost()
+    if getattr(args, "from_bundle", None):  # the offline bundle: no recommendation, no network
+        from wizard.cli.bundle import run_from_bundle
+
+        return run_from_bundle(args)
     if args.remove or args.restore:
         return _remove_or_restore(args, host, lang)
     resumed = _resume_state(args)
@@ -291,6 +295,10 @@ def _run_request(request: Any, host: Any, args: argparse.Namespace, lang: str) -
         _finish_output(job, args, lang)
         return ExitStatus.CANCELLED
     _finish_output(job, args, lang)
+    if ok and getattr(args, "export_bundle", None):
+        from wizard.cli.bundle import export_after
+
+        return export_after(job, args, lang)
     if ok:
         return ExitStatus.SUCCESS
     if job.failure is not None and job.failure.kind == "confirm":

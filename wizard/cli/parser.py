@@ -19,6 +19,7 @@ import importlib
 from typing import Any, Sequence
 
 from wizard import __version__
+from wizard.cli.bundle import add_bundle_arguments
 from wizard.cli.common import PROG
 from wizard.cli.course import add_course_argument
 from wizard.core.base.i18n import LANGUAGES, detect_lang, normalise_lang, t
@@ -204,6 +205,7 @@ def add_install_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "e
     p.add_argument("--parallel", type=int, default=3, metavar="N", help=t("install.cli.parallel.help", lang))
     p.add_argument("--python-mirror", metavar="URL", help=t("install.cli.python_mirror.help", lang))
     add_course_argument(p, lang)
+    add_bundle_arguments(p, lang)
     what = p.add_mutually_exclusive_group()
     what.add_argument("--remove", action="store_true", help=t("install.cli.remove.help", lang))
     what.add_argument("--restore", action="store_true", help=t("install.cli.restore.help", lang))

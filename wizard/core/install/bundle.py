@@ -1,0 +1,171 @@
+"""The offline classroom bundle: the verified wheels of one install, a manifest, and the offline install.
+
+Why: a lab or a dorm on slow or metered internet downloads PyTorch once; the bundle goes on a
+USB stick or a shared folder, and every other machine installs from it with no network. The
+manifest (``bundle.json``) lists every file with its sha256 and size, the requirements the
+install used, and the wheels' Python/platform tags, so the wizard can say which machines the
+bundle serves before it touches one. Every hash is checked before the offline install starts:
+a changed, missing or extra file refuses the whole bundle.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from wizard.core.base.files import write_atomic
+from wizard.core.base.i18n import MessageError, msg
+from wizard.core.install.cache import sha256_file
+
+MANIFEST = "bundle.json"
+SCHEMA = "gpu-setup-wizard/bundle"
+SCHEMA_VERSION = "1.0"
+
+
+class BundleError(MessageError, ValueError):
+    """A bundle the wizard refuses to write or to install from; the message says why."""
+
+
+@dataclass(frozen=True)
+class BundleFile:
+    filename: str
+    sha256: str
+    size: int
+    name: str = ""
+    version: str = ""
+
+    def tags(self) -> list[str]:
+        """The wheel's tags as ``python-abi-platform`` strings (an sdist has none)."""
+        from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+
+        try:
+            return sorted(str(t) for t in parse_wheel_filename(self.filename)[3])
+        except InvalidWheelFilename:
+            return []
+
+
+@dataclass
+class Manifest:
+    files: list[BundleFile]
+    requirements: list[str]
+    variants: list[str] = field(default_factory=list)
+    python: str = ""
+    platform: str = ""
+    created_by: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"schema": f"{SCHEMA}@{SCHEMA_VERSION}", "requirements": self.requirements, "variants": self.variants,
+                "python": self.python, "platform": self.platform, "created_by": self.created_by,
+                "files": [{"filename": f.filename, "sha256": f.sha256, "size": f.size, "name": f.name,
+                           "version": f.version, "tags": f.tags()} for f in self.files]}
+
+    def total_bytes(self) -> int:
+        return sum(f.size for f in self.files)
+
+
+def export_bundle(dest: str | os.PathLike[str], files: Iterable[tuple[str | os.PathLike[str], Any]],
+                  requirements: list[str], *, variants: list[str] | None = None, python: str = "",
+                  platform: str = "", created_by: str = "") -> Manifest:
+    """Copy each (cached path, planned file) into ``dest`` and write the manifest last (a folder
+    without ``bundle.json`` is no bundle, so an interrupted export is never taken for one).
+    Each copy is hashed again and must equal the plan's sha256."""
+    out = Path(dest)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[BundleFile] = []
+    for src, planned in files:
+        target = out / planned.filename
+        tmp = target.with_name(target.name + ".part")
+        shutil.copyfile(src, tmp)
+        actual = sha256_file(tmp)
+        if planned.sha256 and actual != planned.sha256:
+            tmp.unlink(missing_ok=True)
+            raise BundleError(msg("o.bundle.copy_changed", file=planned.filename))
+        os.replace(tmp, target)
+        written.append(BundleFile(planned.filename, actual, target.stat().st_size, getattr(planned, "name", ""),
+                                  getattr(planned, "version", "")))
+    manifest = Manifest(written, list(requirements), list(variants or []), python, platform, created_by)
+    write_atomic(out / MANIFEST, json.dumps(manifest.to_json(), ensure_ascii=False, indent=2).encode("utf-8"))
+    return manifest
+
+
+def read_manifest(folder: str | os.PathLike[str]) -> Manifest:
+    """The manifest of the bundle at ``folder``; BundleError when there is none or it is not ours."""
+    from wizard.core.base.schema import SchemaError, load_schema_json
+    from wizard.core.base.user_input import read_user_text
+
+    path = Path(folder) / MANIFEST
+    try:
+        text = read_user_text(path).text
+    except OSError as exc:
+        raise BundleError(msg("o.bundle.no_manifest", folder=str(folder), error=exc.strerror or str(exc))) from exc
+    try:
+        doc = load_schema_json(text, SCHEMA, SCHEMA_VERSION)
+        files = [BundleFile(str(f["filename"]), str(f["sha256"]), int(f["size"]), str(f.get("name", "")),
+                            str(f.get("version", ""))) for f in doc["files"]]
+    except SchemaError as exc:
+        raise BundleError(msg("o.bundle.bad_manifest", folder=str(folder), error=exc.text("en"))) from exc
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BundleError(msg("o.bundle.bad_manifest", folder=str(folder), error=str(exc))) from exc
+    for f in files:
+        if os.path.basename(f.filename) != f.filename or f.filename in ("", ".", ".."):
+            raise BundleError(msg("o.bundle.bad_manifest", folder=str(folder), error=f.filename))
+    return Manifest(files, [str(r) for r in doc.get("requirements", [])], list(doc.get("variants", [])),
+                    str(doc.get("python", "")), str(doc.get("platform", "")), str(doc.get("created_by", "")))
+
+
+def check_bundle(folder: str | os.PathLike[str]) -> Manifest:
+    """Every file of the manifest present with its size and sha256, and no wheel the manifest
+    does not list (pip would take it with ``--find-links``). BundleError naming the first file
+    that differs: the whole bundle is refused."""
+    manifest = read_manifest(folder)
+    root = Path(folder)
+    listed = {f.filename for f in manifest.files}
+    for f in manifest.files:
+        path = root / f.filename
+        if not path.is_file():
+            raise BundleError(msg("o.bundle.missing", file=f.filename))
+        if path.stat().st_size != f.size or sha256_file(path) != f.sha256:
+            raise BundleError(msg("o.bundle.tampered", file=f.filename))
+    extra = sorted(p.name for p in root.iterdir() if p.suffix in (".whl", ".gz", ".zip") and p.name not in listed)
+    if extra:
+        raise BundleError(msg("o.bundle.extra_file", file=extra[0]))
+    return manifest
+
+
+def serves(manifest: Manifest, machine_tags: Iterable[str]) -> tuple[bool, list[str]]:
+    """(every wheel installs on a machine with ``machine_tags``, the files that do not)."""
+    supported = set(machine_tags)
+    misfits = [f.filename for f in manifest.files if f.tags() and not supported.intersection(f.tags())]
+    return not misfits, misfits
+
+
+def platforms_served(manifest: Manifest) -> list[str]:
+    """The platform tags every platform-specific wheel of the bundle shares (what machines it serves);
+    [] when all wheels are pure Python (any machine)."""
+    sets = [{t.split("-")[-1] for t in f.tags()} for f in manifest.files if f.tags()]
+    specific = [s for s in sets if "any" not in s]
+    if not specific:
+        return []
+    common = set.intersection(*specific)
+    return sorted(common)
+
+
+def pythons_served(manifest: Manifest) -> list[str]:
+    """The interpreter tags (cp312, ...) every interpreter-specific wheel shares."""
+    sets = [{t.split("-")[0] for t in f.tags()} for f in manifest.files if f.tags()]
+    specific = [s for s in sets if not any(t.startswith("py") for t in s)]
+    return sorted(set.intersection(*specific)) if specific else []
+
+
+def offline_install_argv(python_exe: str, folder: str, requirements: list[str]) -> list[str]:
+    """pip, told to use nothing but the bundle's folder."""
+    return [python_exe, "-m", "pip", "install", "--no-index", "--find-links", str(folder), "--only-binary", ":all:",
+            "--disable-pip-version-check", "--no-input", *requirements]
+
+
+__all__ = ["BundleError", "BundleFile", "MANIFEST", "Manifest", "check_bundle", "export_bundle",
+           "offline_install_argv", "platforms_served", "pythons_served", "read_manifest", "serves"]
