@@ -80,6 +80,9 @@ class EnvironmentPanels:
         self._build_advanced(layout)
         self._build_plan_box(layout)
         self._build_checks_box(layout)
+        from wizard.ui.pages.bundle_panel import add_bundle_row  # an offline bundle instead of a download
+
+        self.bundle_row = add_bundle_row(self, layout)
         layout.addStretch(1)
 
     def _build_advanced(self, layout: QVBoxLayout) -> None:
