@@ -482,11 +482,14 @@ def test_uv_creates_the_venv_and_installs_offline_from_the_cache(index, wheelhou
                    verify_imports=["gsw_demo_a"])
     assert run_steps(job), job.failure and job.failure.message.text()
     s = job.summary()
-    # uv plans (metadata only) and installs: no pip is needed in the venv, so no ensurepip
-    assert s["installer"] == "uv" and "ensurepip" not in s["steps_run"]
+    # uv plans (metadata only) and installs; the venv still gets pip, so the student's own
+    # `pip install` works in it: the Python's bundled pip wheel, installed by uv offline
+    assert s["installer"] == "uv" and "ensurepip" in s["steps_run"]
     assert any(" pip compile " in line and "pylock.toml" in line for line in job.log_lines)
     assert any("--offline" in line and "--no-index" in line for line in job.log_lines)
     assert run_py(env_python(Path(target.path)), "import gsw_demo_a").returncode == 0
+    pip = run_py(env_python(Path(target.path)), "import pip; print(pip.__version__)")
+    assert pip.returncode == 0 and pip.stdout.strip(), pip.stderr
 
 
 def test_pip_installer_keeps_the_pip_path(index, wheelhouse, root, uv_exe):

@@ -20,6 +20,7 @@ from wizard.core.install.download_progress import DownloadProgress
 from wizard.core.install.env_commands import (
     CONDA_CREATE_TIMEOUT,
     UV_PYTHON_INSTALL_TIMEOUT,
+    bundled_pip_wheel,
     conda_env_list_argv,
     create_argvs,
     parse_conda_env_location,
@@ -260,6 +261,14 @@ def create_finish(job: JobState, result: ProcessResult, parser: OutputParser) ->
 
 
 def ensurepip_command(job: JobState) -> ProcessSpec:
+    """pip in a venv uv made: the student's own ``pip install`` must work there afterwards. With
+    uv at hand, the Python's bundled pip wheel is installed by uv offline (well under a second);
+    otherwise ``python -m ensurepip`` (seconds)."""
+    uv = job.target.uv_exe or job.options.uv_exe
+    wheel = bundled_pip_wheel(job.target.path) if (job.installer == INSTALLER_UV and uv) else None
+    if wheel:
+        return ProcessSpec([uv, "pip", "install", "--no-config", "--offline", "--no-index", "--no-deps",
+                            "--python", job.env_python(), wheel], job.child_env(), None, 300.0)
     return ProcessSpec([job.env_python(), "-m", "ensurepip", "--default-pip"], job.child_env(), None, 300.0)
 
 

@@ -93,7 +93,7 @@ class InstallJob(JobState):
                         or (j.done(STEP_CREATE) and os.path.exists(j.target.python_exe))),
             ProcessStep(STEP_ENSUREPIP, build=act.ensurepip_command, finish_on_cancel=True,
                         skip_when=lambda j: not (j.target.creator == CREATOR_UV and j.target.creates_env)
-                        or j.done(STEP_ENSUREPIP) or j.installer == INSTALLER_UV),
+                        or j.done(STEP_ENSUREPIP)),
             PythonStep(STEP_INSPECT, func=act.inspect_env),
             ProcessStep(STEP_RESOLVE, build=act.resolve_command, make_parser=lambda j: ResolveParser(STEP_RESOLVE),
                         on_finish=act.resolve_finish, skip_when=lambda j: j.plan is not None),
