@@ -25,7 +25,8 @@ from wizard.core.base.i18n import t
 
 REPO = Path(__file__).resolve().parents[2]
 CLI = REPO / "wizard" / "cli"
-COMMANDS = {"doctor", "recommend", "verify", "bench", "vram", "install", "report", "colab-cell", "history"}
+COMMANDS = {"doctor", "recommend", "verify", "bench", "vram", "install", "report", "colab-cell", "history",
+            "class", "storage", "kernel"}
 
 
 def test_exit_statuses_keep_their_numbers():

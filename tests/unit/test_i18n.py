@@ -218,7 +218,8 @@ def test_every_help_string_exists_in_both_languages():
 
 
 COMMANDS = [["doctor"], ["recommend"], ["verify"], ["bench"], ["vram"], ["install"], ["report"], ["colab-cell"],
-            ["history"],
+            ["history"], ["class"], ["storage"], ["kernel"], ["kernel", "install"], ["kernel", "list"],
+            ["kernel", "verify"],
             ["history", "list"], ["history", "show"], ["history", "diff"], []]
 
 
