@@ -33,7 +33,15 @@ class _CommandModule:
         self._name = name
 
     def __getattr__(self, attr: str) -> Any:
-        return getattr(importlib.import_module(f"wizard.cli.{self._name}"), attr)
+        """A handler that imports its module when it is called, not when the parser is built:
+        ``doctor`` then loads neither the history store nor any other command's engine."""
+        name = self._name
+
+        def handler(*args: Any, **kwargs: Any) -> Any:
+            return getattr(importlib.import_module(f"wizard.cli.{name}"), attr)(*args, **kwargs)
+
+        handler.__name__ = handler.__qualname__ = f"{name}.{attr}"
+        return handler
 
 
 bench, doctor, history, install, recommend, report, verify, vram = (
