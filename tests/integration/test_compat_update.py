@@ -9,6 +9,7 @@ adds a made-up torch 2.99 that the recommender would pick, so any accepted file 
 from __future__ import annotations
 
 import copy
+import gzip
 import json
 import socket
 import threading
@@ -52,11 +53,25 @@ class Server:
                 if self.path == "/hang":
                     server.release.wait(30)
                     return
+                if self.path == "/trickle":  # a header, then a byte now and then, never the end
+                    self.send_response(200)
+                    self.send_header("Content-Length", "100000")
+                    self.end_headers()
+                    while not server.release.wait(0.1):
+                        try:
+                            self.wfile.write(b" ")
+                            self.wfile.flush()
+                        except OSError:
+                            return
+                    return
                 body = server.routes.get(self.path)
                 if body is None:
                     self.send_error(404)
                     return
                 self.send_response(200)
+                if self.path.endswith(".gz.json"):  # as a static host serves JSON: gzip on the wire
+                    body = gzip.compress(body)
+                    self.send_header("Content-Encoding", "gzip")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
@@ -171,6 +186,20 @@ def test_hung_server_times_out_and_changes_nothing(server, key, tmp_path):
     before = best_torch(cfg)
     result = update.check_for_update(cfg, today="2099-01-02")
     assert result.status == "failed"
+    assert best_torch(cfg) == before
+
+
+def test_gzip_on_the_wire_is_the_signed_file(server, key, tmp_path):
+    url = publish(server, "table.gz", newer_table(), key)
+    result = update.check_for_update(config(tmp_path, url, key), today="2099-01-02")
+    assert result.status == "updated", result.text("en")
+
+
+def test_trickling_server_is_cut_off_and_changes_nothing(server, key, tmp_path):
+    cfg = config(tmp_path, server.url("/trickle"), key, timeout=0.3)
+    before = best_torch(cfg)
+    result = update.check_for_update(cfg, today="2099-01-02")
+    assert result.status == "failed" and "TimeoutError" in result.text("en")
     assert best_torch(cfg) == before
 
 

@@ -252,17 +252,29 @@ def _manifest_fields(payload: bytes) -> Manifest:
 # Checking for an update
 # --------------------------------------------------------------------------------------------
 def http_fetch(url: str, timeout: float, limit: int) -> bytes:
-    """GET ``url`` with ``timeout`` seconds for connect and each read, at most ``limit`` bytes."""
+    """GET ``url`` with ``timeout`` seconds for connect and each read, at most ``limit`` bytes,
+    and at most ``4 × timeout`` in all (a server that trickles a byte at a time is cut off too)."""
+    import time
+
     import requests
 
+    deadline = time.monotonic() + 4 * timeout
     with requests.get(url, timeout=timeout, stream=True) as resp:
         if resp.status_code != 200:
             raise OSError(f"HTTP {resp.status_code}")
         body = b""
-        for chunk in resp.iter_content(65536):
+        # what has arrived, decoded (gzip from a static host), so the deadline is checked often;
+        # urllib3 1.26 has no read1: its read() then waits for each 64 KiB or the read timeout
+        read = getattr(resp.raw, "read1", None) or resp.raw.read
+        while True:
+            chunk = read(65536, decode_content=True)
+            if not chunk:
+                break
             body += chunk
             if len(body) > limit:
                 raise UpdateRefused("too_large")
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{url}: slower than {4 * timeout:.0f} s in all")
         return body
 
 
