@@ -144,14 +144,14 @@ def serves(manifest: Manifest, machine_tags: Iterable[str]) -> tuple[bool, list[
 
 
 def platforms_served(manifest: Manifest) -> list[str]:
-    """The platform tags every platform-specific wheel of the bundle shares (what machines it serves);
-    [] when all wheels are pure Python (any machine)."""
+    """The platform tags of the bundle's platform-specific wheels, for the reader (what machines it
+    serves): the ones they all share, else every one they name (``manylinux_2_28_x86_64`` beside
+    ``linux_x86_64``); [] when all wheels are pure Python (any machine). :func:`serves` is the test."""
     sets = [{t.split("-")[-1] for t in f.tags()} for f in manifest.files if f.tags()]
     specific = [s for s in sets if "any" not in s]
     if not specific:
         return []
-    common = set.intersection(*specific)
-    return sorted(common)
+    return sorted(set.intersection(*specific) or set.union(*specific))
 
 
 def pythons_served(manifest: Manifest) -> list[str]:
