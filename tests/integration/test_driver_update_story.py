@@ -4,7 +4,8 @@
 2. right after the update, before a restart: "Driver/library version mismatch", torch cannot
    start CUDA — the diagnosis says restart, the diff says the new driver waits for a restart;
 3. after the restart: driver 581.15 (CUDA 13.0) — the mismatch is resolved, the installed cu126
-   build still fits, and a newer (cu130) build has become possible.
+   build still fits, and a newer build (torch 2.15.0 cu132, which a CUDA 13.0 driver runs by
+   CUDA's minor-version compatibility) has become possible.
 """
 
 from __future__ import annotations
@@ -124,7 +125,7 @@ def test_driver_update_story(tmp_path, capsys):
         "  * Driver 566.36 → 581.15",
         "  + Highest CUDA the driver supports: 12.7 → 13.0",
         "  * The installed torch 2.6.0+cu126 still fits (driver 581.15 and these GPUs).",
-        f"  + A newer build is now possible: torch {d13.changes[3].data['torch']} (cu130); before: "
+        f"  + A newer build is now possible: torch {d13.changes[3].data['torch']} (cu132); before: "
         f"{d13.changes[3].data['was']['torch']} cu126.",
     ], text  # +2.8% matmul is noise, not news
     assert d13.to_json("ko")["changes"][0]["text"] == "드라이버 566.36 → 581.15"
@@ -143,4 +144,4 @@ def test_driver_update_story(tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     kinds = [c["kind"] for c in doc["changes"]]
     assert kinds[:4] == ["driver", "cuda", "torch_fit", "newer_build"]
-    assert doc["changes"][3]["data"]["variant"] == "cu130" and doc["changes"][3]["data"]["installed"] == "2.6.0+cu126"
+    assert doc["changes"][3]["data"]["variant"] == "cu132" and doc["changes"][3]["data"]["installed"] == "2.6.0+cu126"
