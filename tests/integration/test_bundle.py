@@ -113,3 +113,20 @@ def test_incomplete_padded_and_foreign_bundles_are_refused(tmp_path):
     with pytest.raises(ValueError) as info:
         check_bundle(d)
     assert "bundle.json" in info.value.text("ko") and info.value.message.key == "o.bundle.bad_manifest"
+
+
+def test_a_bundle_for_another_platform_is_refused_before_a_venv_is_made(tmp_path):
+    import hashlib
+
+    d = tmp_path / "mac bundle"
+    d.mkdir()
+    w = make_wheel(d, "gsw-x", "1.0")
+    foreign = d / "gsw_x-1.0-cp39-cp39-macosx_11_0_arm64.whl"  # a wheel for another machine
+    w.rename(foreign)
+    doc = {"schema": "gpu-setup-wizard/bundle@1.0", "requirements": ["gsw-x==1.0"],
+           "files": [{"filename": foreign.name, "sha256": hashlib.sha256(foreign.read_bytes()).hexdigest(),
+                      "size": foreign.stat().st_size}]}
+    (d / MANIFEST).write_text(json.dumps(doc), encoding="utf-8")
+    out = run_cli(tmp_path, "--from-bundle", str(d), "--venv", str(tmp_path / "never"), "--lang", "ko")
+    assert out.returncode == 2 and "이 컴퓨터용이 아닙니다" in out.stderr and foreign.name in out.stderr
+    assert not (tmp_path / "never").exists()

@@ -87,14 +87,16 @@ def install_from_bundle(host: Any, folder: str, venv_path: str, base_python: str
     out = BundleInstall(False, [msg("o.bundle.checked", files=len(manifest.files)), serves_text(manifest)])
     base = base_python or sys.executable
     py = venv_python(venv_path)
-    if not os.path.isfile(os.path.join(venv_path, "pyvenv.cfg")):
+    exists = os.path.isfile(os.path.join(venv_path, "pyvenv.cfg"))
+    # the interpreter the venv is (or will be) made of: a foreign bundle is refused before anything is made
+    fits, misfits = serves(manifest, interpreter_tags(host, py if exists else base))
+    if not fits:
+        raise BundleError(msg("o.bundle.not_for_this", files=", ".join(misfits[:3])))
+    if not exists:
         made = host.run([base, "-m", "venv", venv_path], timeout=300)
         if made.returncode != 0:
             out.messages.append(msg("o.bundle.venv_failed", path=venv_path, error=(made.stderr or made.error or "")[-300:]))
             return out
-    fits, misfits = serves(manifest, interpreter_tags(host, py))
-    if not fits:
-        raise BundleError(msg("o.bundle.not_for_this", files=", ".join(misfits[:3])))
     # the student's pip.conf may name an index: none is read, and none is asked
     env = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": os.path.abspath(folder), "PIP_CONFIG_FILE": os.devnull}
     done = host.run(offline_install_argv(py, os.path.abspath(folder), manifest.requirements),
