@@ -213,3 +213,19 @@ def test_colab_not_allowed_turns_colab_into_cannot(tmp_path):
     s.course = parse_course(text, "x.toml")
     verdicts = {v.lesson.id: v.verdict for v in app_course.judge(s).verdicts}
     assert COLAB not in verdicts.values()
+
+
+def test_the_verify_pages_diagnosis_step_checks_the_extras_too():
+    """The Verify page runs app_verify.diagnose on a worker thread: the course's rows come with it,
+    and the report's Course section lists them."""
+    from wizard.app import verify as app_verify
+    from wizard.core.base.host import RealHost
+
+    s = Session(host=RealHost(), lang="en")
+    app_detect.detect_machine(s, pythons=False, conda=False)
+    app_course.open_course(s, str(DATA / "good.toml"))
+    report = app_verify.new_report(s, sys.executable)
+    app_verify.diagnose(s, report)
+    assert [c.ok for c in s.course_checks] == [True, False]
+    section = next(sec for sec in app_report.build(s).sections if sec.id == "course")
+    assert [i.status for i in section.items if i.id.startswith("course.extra.")] == ["pass", "fail"]

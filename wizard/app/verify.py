@@ -45,7 +45,9 @@ def record_verify(session: Session, report: Any) -> None:
 
 def diagnose(session: Session, report: Any) -> list[Any]:
     """Every failure-mode rule over the detection and this environment's torch facts (runs
-    commands: call it off the GUI thread); recorded as the session's diagnosis."""
+    commands: call it off the GUI thread); recorded as the session's diagnosis. With a course
+    profile, its extra packages are checked in the same interpreter (``session.course_checks``,
+    which the report's Course section lists)."""
     from wizard.core.diagnosis.facts import TorchFacts, gather_env_facts
     from wizard.core.diagnosis.rules import diagnose as core_diagnose
 
@@ -56,6 +58,10 @@ def diagnose(session: Session, report: Any) -> list[Any]:
     env = gather_env_facts(session.host, is_wsl=detection.system.is_wsl, python_exe=report.python_exe)
     found = core_diagnose(detection, torch, env)
     record_diagnosis(session, found)
+    if session.course is not None and report.python_exe:  # the course's extras, on this same worker thread
+        from wizard.app.course import check_extras
+
+        check_extras(session, report.python_exe)
     return found
 
 
