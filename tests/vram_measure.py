@@ -32,6 +32,7 @@ TOLERANCE = 0.25  # issue 13: each catalogue CNN and small transformer within ±
 _BERT = {"config_class": "BertConfig", "model_class": "BertForSequenceClassification", "task": "classification"}
 _DISTIL = {"config_class": "DistilBertConfig", "model_class": "DistilBertForSequenceClassification",
            "task": "classification"}
+_VIT = {"config_class": "ViTConfig", "model_class": "ViTForImageClassification", "task": "classification"}
 _GPT2 = {"config_class": "GPT2Config", "model_class": "GPT2LMHeadModel", "task": "lm"}
 _BERT_BASE_CFG = {"vocab_size": 30522, "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
                   "intermediate_size": 3072, "max_position_embeddings": 512, "type_vocab_size": 2}
@@ -56,7 +57,7 @@ def _cnn(model: str, arch: str, size: int, batches: tuple[int, int], **kw: Any) 
     return Case(model, {"name": model, "kind": "cnn", "arch": arch, "image_size": size, "batches": list(batches), **kw})
 
 
-def _tf(model: str, base: dict, config: dict, seq: int, batches: tuple[int, int], **kw: Any) -> Case:
+def _tf(model: str, base: dict, config: dict, seq: int | None, batches: tuple[int, int], **kw: Any) -> Case:
     mode = "lora" if kw.get("lora") else "train"
     spec = {"name": model, "kind": "transformer", **base, "config": config, "seq": seq, "batches": list(batches),
             "dropout": False, **kw}
@@ -85,6 +86,9 @@ TRANSFORMER_CASES = (
                                              "hidden_dim": 3072, "max_position_embeddings": 512}, 128, (1, 2)),
     _tf("gpt2", _GPT2, {"vocab_size": 50257, "n_embd": 768, "n_layer": 12, "n_head": 12, "n_positions": 1024},
         128, (1, 2)),
+    _tf("vit-b-16", _VIT, {"hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
+                           "intermediate_size": 3072, "image_size": 224, "patch_size": 16, "num_labels": 1000},
+        None, (1, 2), image_size=224),
     _tf("bert-base-uncased", _BERT, _BERT_BASE_CFG, 128, (1, 2), lora=True, lora_rank=8,
         lora_targets=["query", "value"], inference=False),
     _tf("gpt2", _GPT2, {"vocab_size": 50257, "n_embd": 768, "n_layer": 12, "n_head": 12, "n_positions": 1024},

@@ -369,6 +369,13 @@ def measure(spec: dict) -> dict:
 
             def run_loss():
                 return nn.functional.cross_entropy(model(inputs["x"]), labels)
+        elif spec.get("image_size"):  # ViT from transformers: pixels in, 1000 classes
+            size = spec["image_size"]
+            inputs = {"pixel_values": torch.randn(batch, 3, size, size)}
+            labels = torch.randint(0, 1000, (batch,))
+
+            def run_loss():
+                return model(**inputs, labels=labels).loss
         else:
             seq = spec["seq"]
             ids = torch.randint(0, spec["config"]["vocab_size"], (batch, seq))

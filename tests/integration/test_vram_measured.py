@@ -1,7 +1,7 @@
 """The VRAM estimate against what a real torch keeps for one training step (issue 13, item 2).
 
 The catalogue's CNNs (hand-written equivalents of torchvision's ResNets and the tutorials' nets)
-and small transformers (BERT, DistilBERT, GPT-2 from transformers configs, random weights, offline)
+and small transformers (BERT, DistilBERT, GPT-2, ViT-B/16 from transformers configs, random weights, offline)
 are built on the CPU in a venv with torch 2.13.0; autograd's saved tensors are counted with
 ``torch.autograd.graph.saved_tensors_hooks`` at two batch sizes (tests/vram_measure.py), and each
 must be within ±25 % of the estimate's saved-activation bytes. ``benchmarks/vram_calibration.py``
@@ -101,7 +101,7 @@ def test_transformer_activations_within_25_percent(transformer_results):
 
 
 def test_transformers_have_the_catalogue_counts_with_their_head(transformer_results):
-    """BERT/DistilBERT ...ForSequenceClassification and GPT2LMHeadModel: the catalogue's counts."""
+    """BERT/DistilBERT ...ForSequenceClassification, GPT2LMHeadModel, ViTForImageClassification: the catalogue's counts."""
     for case, result in zip(TRANSFORMER_CASES, transformer_results):
         assert result["params"] == find_model(case.model).params, case.model
 

@@ -644,7 +644,7 @@ def test_activation_basis_says_measured_or_rule_of_thumb():
     assert estimate("resnet50", mode="train").activation_basis == "measured"
     assert estimate("bert-base-uncased", mode="train").activation_basis == "measured"
     assert estimate("efficientnet-b0", mode="train").activation_basis == "measured"
-    assert estimate("vit-b-16", mode="train").activation_basis == "rule_of_thumb"
+    assert estimate("vit-b-16", mode="train").activation_basis == "measured"
     assert estimate("llama-3.2-1b", mode="lora").activation_basis == "rule_of_thumb"
     assert estimate("7B").activation_basis == "none"
     doc = estimate("gpt2", mode="train", context=128).to_json("en")

@@ -22,7 +22,7 @@ Only :func:`estimate` adds what the others leave out: KV cache, activations, an 
 overhead, and (in :func:`usable_vram_bytes`) the CUDA context reserve. The activations are
 calibrated against measurement (tests/vram_measure.py, benchmarks/vram_calibration.py: the bytes
 autograd saves for one training step in torch): each catalogue CNN's per-image figure is measured,
-and the per-layer tensor count of the transformers was measured in BERT, DistilBERT and GPT-2;
+and the per-layer tensor count of the transformers was measured in BERT, DistilBERT, GPT-2 and ViT;
 other families use that count as a rule of thumb (``Estimate.activation_basis`` says which).
 
 The package's parts: inputs (what may be typed, and its errors), units, precisions, catalogue
@@ -83,7 +83,7 @@ OVERHEAD_FRACTION = 0.10
 
 # Transformer families whose per-layer activation count was measured with autograd
 # (tests/vram_measure.py, within 25 %); the others use the same count as a rule of thumb.
-MEASURED_FAMILIES = frozenset({"bert", "distilbert", "gpt2"})
+MEASURED_FAMILIES = frozenset({"bert", "distilbert", "gpt2", "vit"})
 
 
 # --------------------------------------------------------------------------------------------
