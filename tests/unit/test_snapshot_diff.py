@@ -48,14 +48,14 @@ def test_driver_update_in_words_and_json():
     assert texts[0] == "Driver 566.36 → 581.15"
     assert texts[1] == "Highest CUDA the driver supports: 12.7 → 13.0"
     assert texts[2] == "The installed torch 2.6.0+cu126 still fits (driver 581.15 and these GPUs)."
-    assert texts[3].startswith("A newer build is now possible: torch ") and "(cu130)" in texts[3]
+    assert texts[3].startswith("A newer build is now possible: torch ") and "(cu132)" in texts[3]  # 2.15.0: its PyPI default
     assert "cu126" in texts[3]  # what was best before
     assert diff.significant
     doc = diff.to_json("ko")
     assert doc["schema"] == "gpu-setup-wizard/diff@1.0" and doc["significant"] is True
     assert doc["changes"][0] == {"kind": "driver", "tone": "neutral", "text": "드라이버 566.36 → 581.15",
                                  "data": {"old": "566.36", "new": "581.15", "pending_restart": False}}
-    assert doc["changes"][3]["data"]["variant"] == "cu130" and doc["changes"][3]["tone"] == TONE_BETTER
+    assert doc["changes"][3]["data"]["variant"] == "cu132" and doc["changes"][3]["tone"] == TONE_BETTER
 
 
 def test_driver_downgrade_the_installed_torch_no_longer_fits():
