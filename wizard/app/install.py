@@ -25,6 +25,10 @@ from wizard.core.install.runner import InstallJob, run_steps
 # of the torch family and running one op of each is Verify's work, which follows an install in
 # both faces -- doing it twice cost the install 2 s (the whole of a warm uv install is 0.4 s).
 VERIFY_IMPORTS: tuple[str, ...] = ()
+# Except in an environment the student already had: there the install changed something that
+# worked, so its last step imports torch, and a torch that no longer imports fails the install
+# while the saved package list can still put the environment back (Restore).
+EXISTING_ENV_IMPORTS: tuple[str, ...] = ("torch",)
 
 
 @dataclass
@@ -248,6 +252,8 @@ def new_job(session: Any, request: InstallRequest, *, on_log: Callable[[str], No
         from wizard.core.course.profile import add_extras
 
         add_extras(session.course, request.options)
+    if not request.target.creates_env and not request.options.verify_imports:
+        request.options.verify_imports = list(EXISTING_ENV_IMPORTS)
     return InstallJob(request.target, request.options, session.host, on_log=on_log)
 
 
