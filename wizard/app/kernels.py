@@ -137,4 +137,10 @@ def register_text(result: RegisterResult, lang: str) -> str:
 
 
 __all__ = ["gpu_machine", "os_name", "display_name", "register", "list_kernels", "find_kernel", "verify_in_kernel",
-           "write_vscode", "jupyter_client_missing", "flag_text", "flag_fix", "kernel_line", "register_text", "KERNEL_VERIFY_TIMEOUT_S"]
+           "write_vscode", "jupyter_client_missing", "remember_verify", "flag_text", "flag_fix", "kernel_line", "register_text", "KERNEL_VERIFY_TIMEOUT_S"]
+
+
+def remember_verify(session: Session, display: str, report: VerifyReport) -> None:
+    """Keep the checklist run inside a kernel for the report's "Jupyter kernel" section
+    (``display``: the kernel's display name, the one the notebook's kernel picker shows)."""
+    session.kernel_verify = (display, report)

@@ -28,7 +28,8 @@ def report_inputs(session: Session) -> Any:
         candidate=session.candidate, install=install_doc(session.install), install_plan=_install_plan(session),
         verify=session.verify,
         bench=session.bench, vram=session.vram if session.vram_chosen else None, diagnosis=session.diagnosis,
-        changes_checked=session.changes_checked, changes=session.changes, remotes=tuple(session.remotes))
+        changes_checked=session.changes_checked, changes=session.changes, remotes=tuple(session.remotes),
+        kernel_verify=session.kernel_verify)
 
 
 def _install_plan(session: Session) -> dict[str, Any] | None:

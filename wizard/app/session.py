@@ -49,6 +49,7 @@ class Session:
     target_python: str | None = None  # the interpreter Verify and Benchmark check
     # verification, benchmark, VRAM
     verify: VerifyReport | None = None
+    kernel_verify: tuple[str, VerifyReport] | None = None  # (kernel display name, its checklist)
     diagnosis: list[Any] | None = None
     bench: BenchReport | None = None
     bench_plots: list[tuple[str, bytes]] | None = None  # (caption, PNG) the window drew

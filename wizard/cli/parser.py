@@ -232,6 +232,7 @@ def add_report_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en
                    help=argparse.SUPPRESS)  # the spelling ``doctor`` uses
     p.add_argument("--add-remote", metavar="[colab:|cloud:]FILE", action="append", default=[],
                    help=t("report.cli.add_remote.help", lang))
+    p.add_argument("--kernel", metavar="NAME", help=t("p.report.kernel.cli.help", lang))
     add_course_argument(p, lang)
     p.set_defaults(handler=report.run)
     return p

@@ -91,18 +91,26 @@ def run(args: argparse.Namespace) -> int:
         remotes = load_remotes(args.add_remote or [], lang)
     except ValueError as exc:
         return error(str(exc))
-    return build_and_write(fmt, args.output, "private" in (args.include or []), remotes, lang, course.course)
+    return build_and_write(fmt, args.output, "private" in (args.include or []), remotes, lang, course.course,
+                           kernel=getattr(args, "kernel", None))
 
 
 def build_and_write(fmt: str, output: str | None, include_private: bool, remotes: list[Any], lang: str,
-                    course: Any = None) -> int:
-    """The command's body: the session, the report, and where it goes (``course``: a course profile)."""
+                    course: Any = None, kernel: str | None = None) -> int:
+    """The command's body: the session, the report, and where it goes (``course``: a course profile;
+    ``kernel``: a Jupyter kernel to verify inside first, for the report's "Jupyter kernel" section)."""
     from wizard.app import report as app_report
     from wizard.core.base.files import write_atomic
     from wizard.core.report.as_json import dumps
     from wizard.core.report.render import render_html, render_markdown
 
     session = headless_session(lang, course=course)
+    if kernel:
+        from wizard.cli.report_kernel import verify_kernel_into
+
+        stopped = verify_kernel_into(session, kernel, lang)
+        if stopped is not None:
+            return stopped
     report = app_report.build(session, lang=lang, include_private=include_private, remotes=remotes)
     if fmt == "pdf":
         from wizard.report_pdf import PdfError, render_pdf

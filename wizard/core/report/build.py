@@ -26,6 +26,7 @@ from wizard.core.report.details import (
 )
 from wizard.core.report.document import MachineRecord, Report
 from wizard.core.report.inputs import ReportContext, ReportInputs, as_doc, inputs_redactor, install_doc, local_machine
+from wizard.core.report.kernel_section import kernel_section
 from wizard.core.report.lesson import benchmark_section, checklist_section, judgment_section
 
 if TYPE_CHECKING:
@@ -49,6 +50,9 @@ def build_report(inputs: ReportInputs, *, lang: str | None = None, include_priva
         system_section(ctx), install_section(ctx), verification_section(ctx), bench_details_section(ctx),
         vram_section(ctx), findings_section(ctx), changes_section(ctx),
     ]
+    kernel = kernel_section(ctx)  # only when the checklist also ran inside a Jupyter kernel
+    if kernel is not None:
+        sections.append(kernel)
     report = Report(lang=lang, generated_at=when, title=ctx.t("report.title"), sections=sections,
                     appendices=appendices(ctx), machines=ctx.machines, private_included=include_private,
                     facts=report_facts(ctx))

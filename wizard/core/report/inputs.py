@@ -52,6 +52,8 @@ class ReportInputs:
     changes_checked: bool = False  # history was compared (``changes`` None: nothing to compare with)
     changes: Any = None  # a SnapshotDiff; history is a later stage, so it is not named here
     remotes: Sequence[MachineRecord] = ()  # Colab/cloud machines added to the report
+    # the checklist run inside a Jupyter kernel: (the kernel's display name, VerifyReport or its JSON)
+    kernel_verify: tuple[str, VerifyReport | Mapping[str, Any]] | None = None
 
 
 def inputs_redactor(inputs: ReportInputs) -> Redactor:

@@ -333,6 +333,8 @@ class KernelDialog(QDialog):
         self._end(f'<span style="color:{colour}">{symbol}</span> '
                   + html.escape(t("j.panel.verified", self.lang, name=name, summary=summary)))
         info = next((k for k in self.kernels if k.name == name), None)
+        # the report's "Jupyter kernel" section reads it from the session
+        app_kernels.remember_verify(self.model.session, info.display_name if info else name, report)
         heading = t("j.kernel.line", self.lang, name=name, display=info.display_name if info else name,
                     python=report.python_exe or "?", build=summary)
         self.output.setPlainText(heading + "\n\n" + report.to_text(self.lang))
