@@ -142,4 +142,15 @@ def compat_data() -> dict:
 
 
 __all__ = ["nvidia_smi_outputs", "pasted_texts", "doctor_documents", "report_documents", "history_snapshots",
-           "compat_data"]
+           "compat_data", "course_profiles"]
+
+
+@lru_cache(maxsize=None)
+def course_profiles() -> list[str]:
+    """The shipped example course profile and the test suite's ones (TOML text)."""
+    root = Path(__file__).resolve().parents[2]
+    files = [root / "wizard" / "resources" / "courses" / "example-course.toml",
+             *sorted((root / "tests").rglob("*.toml"))]
+    texts = [f.read_text(encoding="utf-8") for f in files if f.is_file()]
+    return texts or ['schema = "gpu-setup-wizard/course@1.0"\n[course]\nname = "x"\n']
+

@@ -253,6 +253,25 @@ def _cap_run(case: tuple[int, bytes]) -> str:
     return _outcome("bounded-reader", "result")
 
 
+# --- a course profile (TOML): --course FILE and "Open course profile…" ---------------------------------------------
+def _course_inputs() -> st.SearchStrategy[bytes]:
+    texts = seeds.course_profiles()
+    return saved_bytes(st.one_of(mutated_text(texts), mutated_text(texts, max_edits=30), st.text()))
+
+
+def _course_run(data: bytes) -> str:
+    from wizard.core.course.profile import MAX_COURSE_BYTES, CourseError, parse_course
+
+    try:
+        profile = parse_course(read_capped(data, MAX_COURSE_BYTES), "course.toml")
+        json.dumps(profile.to_json())
+        profile.requirement_names()
+    except CourseError as exc:
+        refused(exc)
+        return _outcome("course", "refused")
+    return _outcome("course", "result")
+
+
 TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("smi-table", "doctor --nvidia-smi-file (default table)", _smi_inputs("table"), _smi_run("smi-table")),
     Target("smi-q", "doctor --nvidia-smi-file (-q)", _smi_inputs("q"), _smi_run("smi-q")),
@@ -263,6 +282,7 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("report-json", "report --add-remote", _report_inputs, _report_run),
     Target("history", "history list/show/diff (snapshots)", _history_inputs, _history_run),
     Target("compat", "compat.parse (compatibility data)", _compat_inputs, _compat_run),
+    Target("course", "--course FILE (course profile, TOML)", _course_inputs, _course_run),
     Target("bounded-reader", "the bounded reader (cap)", _cap_inputs, _cap_run),
 )}
 
