@@ -24,6 +24,7 @@ from wizard.ui.pages.environment.common import (
 )
 from wizard.ui.pages.environment.common import esc as _esc
 from wizard.ui.pages.environment.failure import CONNECTION, describe
+from wizard.ui.widgets.folded_details import show_folded_details
 
 
 class EnvironmentDisplay:
@@ -228,9 +229,7 @@ class EnvironmentDisplay:
 
     def _show_details(self, details: str) -> None:
         """The tool's raw words, folded away under "Details"."""
-        self.details_button.setVisible(bool(details))
-        self.details_label.setText(details)
-        self.details_label.setVisible(bool(details) and self.details_button.isChecked())
+        show_folded_details(self.details_button, self.details_label, details)
 
     def _show_alternatives(self) -> None:
         """The builds the index has (one button each), while the plan says it lacks this one."""

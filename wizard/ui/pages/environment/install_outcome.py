@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QLabel, QToolButton, QVBoxLayout
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QVBoxLayout
 
 from wizard.core.base.i18n import t
 from wizard.core.install.job import STEP_DOWNLOAD
@@ -15,6 +15,7 @@ from wizard.core.install.plan import format_bytes
 from wizard.ui.pages.environment.common import ORANGE, RED
 from wizard.ui.pages.environment.common import esc as _esc
 from wizard.ui.pages.environment.failure import OTHER, describe
+from wizard.ui.widgets.folded_details import build_folded_details, show_folded_details
 
 STATE_IDLE = "idle"
 STATE_RUNNING = "running"
@@ -166,31 +167,11 @@ class InstallOutcome:
 
     def _build_details(self, layout: QVBoxLayout) -> None:
         """The tool's own words under a failure, folded away behind "Details"."""
-        self.details_button = QToolButton()
-        self.details_button.setObjectName("installDetailsButton")
-        self.details_button.setCheckable(True)
-        self.details_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.details_button.setArrowType(Qt.ArrowType.RightArrow)
-        self.details_button.hide()
-        self.details_label = QLabel()
-        self.details_label.setObjectName("installDetails")
-        self.details_label.setWordWrap(True)
-        self.details_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.details_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.details_label.hide()
-
-        def toggle(shown: bool) -> None:
-            self.details_button.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
-            self.details_label.setVisible(shown and bool(self.details_label.text()))
-
-        self.details_button.toggled.connect(toggle)
-        layout.addWidget(self.details_button)
-        layout.addWidget(self.details_label)
+        self.details_button, self.details_label = build_folded_details(
+            layout, "installDetailsButton", "installDetails")
 
     def _show_details(self, details: str) -> None:
-        self.details_button.setVisible(bool(details))
-        self.details_label.setText(details)
-        self.details_label.setVisible(bool(details) and self.details_button.isChecked())
+        show_folded_details(self.details_button, self.details_label, details)
 
 
 __all__ = ["InstallOutcome"]

@@ -34,6 +34,7 @@ from wizard.ui.pages.environment.common import (
     MODE_SKIP,
     MODES,
 )
+from wizard.ui.widgets.folded_details import build_folded_details
 
 
 class EnvironmentPanels:
@@ -166,26 +167,8 @@ class EnvironmentPanels:
 
     def _build_alternatives(self, plan_layout: QVBoxLayout) -> None:
         """Under a failed plan: the raw details (folded) and the builds the index does have."""
-        self.details_button = QToolButton()
-        self.details_button.setObjectName("planDetailsButton")
-        self.details_button.setCheckable(True)
-        self.details_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.details_button.setArrowType(Qt.ArrowType.RightArrow)
-        self.details_button.hide()
-        self.details_label = QLabel()
-        self.details_label.setObjectName("planDetails")
-        self.details_label.setWordWrap(True)
-        self.details_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.details_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.details_label.hide()
-
-        def toggle(shown: bool) -> None:
-            self.details_button.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
-            self.details_label.setVisible(shown and bool(self.details_label.text()))
-
-        self.details_button.toggled.connect(toggle)
-        plan_layout.addWidget(self.details_button)
-        plan_layout.addWidget(self.details_label)
+        self.details_button, self.details_label = build_folded_details(
+            plan_layout, "planDetailsButton", "planDetails")
         self.alt_label = QLabel()
         self.alt_label.setObjectName("altLabel")
         self.alt_label.setWordWrap(True)
