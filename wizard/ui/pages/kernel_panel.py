@@ -17,18 +17,15 @@ The Verify page adds the button with :func:`add_kernel_button` (one line there).
 from __future__ import annotations
 
 import html
-import threading
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
     QBoxLayout,
-    QDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QMessageBox,
-    QPlainTextEdit,
     QPushButton,
     QTreeWidget,
     QTreeWidgetItem,
@@ -39,8 +36,8 @@ from PySide6.QtWidgets import (
 from wizard.app import kernels as app_kernels
 from wizard.core.base.i18n import t
 from wizard.ui import colours
-from wizard.ui.pages.base import busy_bar, status_label
 from wizard.ui.session_model import SessionModel
+from wizard.ui.widgets.task_dialog import OpenerButton, TaskDialog
 from wizard.ui.workers import submit
 
 MARKS = {"pass": ("✔", colours.OK), "warn": ("⚠", colours.WARN), "fail": ("✖", colours.FAIL)}
@@ -70,29 +67,21 @@ class _Relay(QObject):
     progress = Signal(str)
 
 
-class KernelDialog(QDialog):
+class KernelDialog(TaskDialog):
     """The kernels, and the three actions on them."""
 
     def __init__(self, model: SessionModel, python_of: Callable[[], str | None], parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("kernelDialog")
-        self.model = model
+        super().__init__(model, "kernelDialog", parent)
         self.python_of = python_of
         self.kernels: list[Any] = []
         self.report = None  # the last in-kernel VerifyReport
         self.last_register = None
-        self.busy_with: str | None = None
-        self._cancel = threading.Event()
         self._relay = _Relay(self)
         self._relay.progress.connect(self._on_progress)
         self._build()
         self.retranslate()
         model.language_changed.connect(self._on_language_changed)  # bound: dropped with this dialog
         self.refresh()
-
-    @property
-    def lang(self) -> str:
-        return self.model.session.lang
 
     def _build(self) -> None:
         layout = QVBoxLayout(self)
@@ -122,29 +111,7 @@ class KernelDialog(QDialog):
         self.register_button = self._button("kernelRegister", self.register, row)
         self.verify_button = self._button("kernelVerify", self.verify_selected, row)
         self.vscode_button = self._button("kernelVscode", self.write_vscode, row)
-        row.addStretch(1)
-        self.close_button = self._button("kernelClose", self.close, row)
-        layout.addLayout(row)
-        self.busy = busy_bar()
-        layout.addWidget(self.busy)
-        self.status = status_label("kernelStatus")
-        layout.addWidget(self.status)
-        self.output = QPlainTextEdit()
-        self.output.setObjectName("kernelOutput")
-        self.output.setReadOnly(True)
-        self.output.setMinimumHeight(140)
-        layout.addWidget(self.output, 1)
-        self.resize(900, 620)
-
-    def _button(self, name: str, slot: Callable[[], Any], row: QHBoxLayout) -> QPushButton:
-        button = QPushButton()
-        button.setObjectName(name)
-        button.clicked.connect(lambda _checked=False: slot())
-        row.addWidget(button)
-        return button
-
-    def _on_language_changed(self, _lang: str) -> None:
-        self.retranslate()
+        self._add_tail(layout, row, "kernel", 900, 620)
 
     def retranslate(self) -> None:
         lang = self.lang
@@ -365,13 +332,9 @@ class KernelDialog(QDialog):
         self.status.setText(html.escape(text))
         return text
 
-    # ---- closing -------------------------------------------------------------------------
-    def done(self, result: int) -> None:  # noqa: D401 - Qt's name; close, Esc and Close all end here
-        self._cancel.set()  # a verification still running stops; the core shuts its kernel down
-        super().done(result)
-
+    # ---- closing (``done``, in TaskDialog, cancels too) ---------------------------------------
     def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name
-        self._cancel.set()
+        self._cancel.set()  # a verification still running stops; the core shuts its kernel down
         super().closeEvent(event)
 
 
@@ -381,19 +344,10 @@ def _brush(colour: str) -> Any:
     return QBrush(QColor(colour))
 
 
-class KernelButton(QPushButton):
-    """The button, translating itself (a bound slot: Qt drops it with the button)."""
-
-    def on_language_changed(self, lang: str) -> None:
-        self.setText(t("j.panel.button", lang))
-
-
 def add_kernel_button(page: Any, row: QBoxLayout) -> QPushButton:
     """The Verify page's "Jupyter / VS Code…" button, in ``row``; it opens :class:`KernelDialog`
     for the interpreter picked on the page."""
-    button = KernelButton(t("j.panel.button", page.lang))
-    button.setObjectName("openKernelPanel")
-    page.model.language_changed.connect(button.on_language_changed)
+    button = OpenerButton("j.panel.button", "openKernelPanel", page.model)
 
     def open_dialog() -> None:
         dialog = getattr(page, "kernel_dialog", None)

@@ -13,19 +13,16 @@ The System page adds the button with :func:`add_storage_button` (one line there)
 from __future__ import annotations
 
 import html
-import threading
-from typing import Any, Callable
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QBoxLayout,
     QCheckBox,
-    QDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QMessageBox,
-    QPlainTextEdit,
     QPushButton,
     QTreeWidget,
     QTreeWidgetItem,
@@ -36,8 +33,8 @@ from PySide6.QtWidgets import (
 from wizard.app import storage as app_storage
 from wizard.core.base.i18n import t
 from wizard.core.storage.measure import human_size
-from wizard.ui.pages.base import busy_bar, status_label
 from wizard.ui.session_model import SessionModel
+from wizard.ui.widgets.task_dialog import OpenerButton, TaskDialog
 from wizard.ui.workers import submit
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
@@ -53,25 +50,17 @@ def ask_confirm(parent: QWidget, title: str, text: str, lang: str) -> bool:
     return box.clickedButton() is yes
 
 
-class StorageDialog(QDialog):
+class StorageDialog(TaskDialog):
     """The table of sizes, the cache box, the environments' checkboxes, and the cleanup."""
 
     def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("storageDialog")
-        self.model = model
+        super().__init__(model, "storageDialog", parent)
         self.report: app_storage.StorageReport | None = None
         self.last_plan: Any = None
-        self.busy_with: str | None = None
-        self._cancel = threading.Event()
         self._build()
         self.retranslate()
         model.language_changed.connect(self._on_language_changed)  # bound: dropped with this dialog
         self.refresh()
-
-    @property
-    def lang(self) -> str:
-        return self.model.session.lang
 
     def _build(self) -> None:
         layout = QVBoxLayout(self)
@@ -95,29 +84,7 @@ class StorageDialog(QDialog):
         self.refresh_button = self._button("storageRefresh", self.refresh, row)
         self.preview_button = self._button("storagePreview", self.preview, row)
         self.clean_button = self._button("storageClean", self.clean, row)
-        row.addStretch(1)
-        self.close_button = self._button("storageClose", self.close, row)
-        layout.addLayout(row)
-        self.busy = busy_bar()
-        layout.addWidget(self.busy)
-        self.status = status_label("storageStatus")
-        layout.addWidget(self.status)
-        self.output = QPlainTextEdit()
-        self.output.setObjectName("storageOutput")
-        self.output.setReadOnly(True)
-        self.output.setMinimumHeight(140)
-        layout.addWidget(self.output, 1)
-        self.resize(960, 620)
-
-    def _button(self, name: str, slot: Callable[[], Any], row: QHBoxLayout) -> QPushButton:
-        button = QPushButton()
-        button.setObjectName(name)
-        button.clicked.connect(lambda _checked=False: slot())
-        row.addWidget(button)
-        return button
-
-    def _on_language_changed(self, _lang: str) -> None:
-        self.retranslate()
+        self._add_tail(layout, row, "storage", 960, 620)
 
     def retranslate(self) -> None:
         lang = self.lang
@@ -251,23 +218,10 @@ class StorageDialog(QDialog):
         self._end("")
         self.refresh()
 
-    def done(self, result: int) -> None:  # noqa: D401 - Qt's name; close, Esc and Close all end here
-        self._cancel.set()  # a walk still running stops between entries
-        super().done(result)
-
-
-class StorageButton(QPushButton):
-    """The System page's button, translating itself (a bound slot: Qt drops it with the button)."""
-
-    def on_language_changed(self, lang: str) -> None:
-        self.setText(t("storage.ui.button", lang))
-
 
 def add_storage_button(page: Any, layout: QBoxLayout) -> QPushButton:
     """The "Storage…" button, in ``layout``; it opens :class:`StorageDialog`."""
-    button = StorageButton(t("storage.ui.button", page.lang))
-    button.setObjectName("openStoragePanel")
-    page.model.language_changed.connect(button.on_language_changed)
+    button = OpenerButton("storage.ui.button", "openStoragePanel", page.model)
 
     def open_dialog() -> None:
         dialog = getattr(page, "storage_dialog", None)
