@@ -11,9 +11,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from PySide6.QtWidgets import QBoxLayout, QFileDialog, QHBoxLayout, QLabel, QPushButton
+from PySide6.QtWidgets import QBoxLayout, QFileDialog
 
 from wizard.core.base.i18n import t
+from wizard.ui.widgets.button_row import ButtonRow
 from wizard.ui.workers import submit
 
 
@@ -29,29 +30,13 @@ def _work(host: Any, folder: str, venv: str) -> tuple[bool, list[Any], str | Non
     return result.ok, list(result.messages), result.env_python
 
 
-class BundleRow:
+class BundleRow(ButtonRow):
     def __init__(self, page: Any, layout: QBoxLayout) -> None:
-        self.page = page
-        self.button = QPushButton()
-        self.button.setObjectName("installFromBundle")
-        self.label = QLabel()
-        self.label.setObjectName("bundleStatus")
-        self.label.setWordWrap(True)
         self.messages: list[Any] = []
         self.running = False
         self.task: Any = None
         self.env_python: str | None = None
-        row = QHBoxLayout()
-        row.addWidget(self.button)
-        row.addWidget(self.label, 1)
-        layout.addLayout(row)
-        self.button.clicked.connect(lambda _checked=False: self.choose())
-        page.model.language_changed.connect(lambda _lang: self.retranslate())
-        self.retranslate()
-
-    @property
-    def lang(self) -> str:
-        return self.page.model.session.lang
+        super().__init__(page, layout, "installFromBundle", "bundleStatus")
 
     def choose(self) -> None:
         folder = QFileDialog.getExistingDirectory(self.page, t("o.bundle.ui.pick_folder", self.lang))

@@ -10,33 +10,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QBoxLayout, QFileDialog, QHBoxLayout, QLabel, QPushButton
+from PySide6.QtWidgets import QBoxLayout, QFileDialog
 
 from wizard.core.base.i18n import t
+from wizard.ui.widgets.button_row import ButtonRow
 
 
-class CourseRow:
+class CourseRow(ButtonRow):
     """The button and the line saying which course is open (or why the last one was refused)."""
 
     def __init__(self, page: Any, layout: QBoxLayout) -> None:
-        self.page = page
-        self.button = QPushButton()
-        self.button.setObjectName("openCourseProfile")
-        self.label = QLabel()
-        self.label.setObjectName("courseProfileStatus")
-        self.label.setWordWrap(True)
         self.refusal: str | None = None
-        row = QHBoxLayout()
-        row.addWidget(self.button)
-        row.addWidget(self.label, 1)
-        layout.addLayout(row)
-        self.button.clicked.connect(lambda _checked=False: self.choose())
-        page.model.language_changed.connect(lambda _lang: self.retranslate())
-        self.retranslate()
-
-    @property
-    def lang(self) -> str:
-        return self.page.model.session.lang
+        super().__init__(page, layout, "openCourseProfile", "courseProfileStatus")
 
     def choose(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self.page, t("o.course.open", self.lang), "",
