@@ -24,7 +24,8 @@ requests apart.
 
 Any path whose last segment is a known project answers that project's page, so an index URL
 such as ``<base>/whl/cpu`` (the shape :func:`wizard.core.recommend.commands.mirror_index_url`
-builds) works as well as ``<base>/simple``.
+builds) works as well as ``<base>/simple``. A file added with ``folder="cu126"`` is listed only
+on pages under that folder (``<base>/whl/cu126/torch/``): a variant folder can have its own files.
 """
 
 from __future__ import annotations
@@ -119,6 +120,7 @@ class ServedFile:
     data: bytes
     sha256: str
     metadata: bytes | None
+    folder: str | None = None  # listed only on pages under this index folder (``/whl/cu126/...``)
 
     @property
     def size(self) -> int:
@@ -147,18 +149,20 @@ class LoopbackIndex:
         self._thread: threading.Thread | None = None
 
     # --- content --------------------------------------------------------------------------
-    def add_wheel(self, path: str | os.PathLike[str]) -> ServedFile:
+    def add_wheel(self, path: str | os.PathLike[str], folder: str | None = None) -> ServedFile:
+        """Serve ``path``; with ``folder`` (a variant such as ``cu126``) its project page lists it only
+        under that folder (``<base>/whl/cu126/torch/``), beside the files added without one."""
         path = Path(path)
         data = path.read_bytes()
         name, _version, _build, _tags = parse_wheel_filename(path.name)
         served = ServedFile(path.name, str(name), data, hashlib.sha256(data).hexdigest(),
-                            wheel_metadata(path) if path.suffix == ".whl" else None)
+                            wheel_metadata(path) if path.suffix == ".whl" else None, folder)
         with self.lock:
             self.files[path.name] = served
         return served
 
-    def add_wheels(self, paths: Iterable[str | os.PathLike[str]]) -> list[ServedFile]:
-        return [self.add_wheel(p) for p in paths]
+    def add_wheels(self, paths: Iterable[str | os.PathLike[str]], folder: str | None = None) -> list[ServedFile]:
+        return [self.add_wheel(p, folder) for p in paths]
 
     def projects(self) -> set[str]:
         with self.lock:
@@ -252,10 +256,12 @@ class LoopbackIndex:
         self.stop()
 
     # --- pages ----------------------------------------------------------------------------
-    def project_page(self, project: str) -> bytes:
+    def project_page(self, project: str, folder: str | None = None) -> bytes:
+        """The page of ``project`` as seen under index folder ``folder``: the files added without a
+        folder, and those added for this one."""
         with self.lock:
-            files = sorted((f for f in self.files.values() if canonicalize_name(f.project) == project),
-                           key=lambda f: f.filename)
+            files = sorted((f for f in self.files.values() if canonicalize_name(f.project) == project
+                            and f.folder in (None, folder)), key=lambda f: f.filename)
         rows = []
         for f in files:
             href = f"{self.base}/files/{html.escape(f.filename)}"
@@ -319,7 +325,9 @@ def _make_handler(index: LoopbackIndex):
                 return self._plain(200, index.root_page(), None, "text/html; charset=utf-8", head=head)
             project = canonicalize_name(parts[-1])
             if project in {canonicalize_name(p) for p in index.projects()}:
-                return self._plain(200, index.project_page(project), None, "text/html; charset=utf-8", head=head)
+                folder = parts[-2] if len(parts) >= 2 else None
+                return self._plain(200, index.project_page(project, folder), None, "text/html; charset=utf-8",
+                                   head=head)
             return self._plain(404, b"not found", None)
 
         def _plain(self, status: int, body: bytes, file: str | None, ctype: str = "text/plain",

@@ -24,8 +24,9 @@ _TAGS_PROBE = ("import json\n"
                "print(json.dumps([str(t) for t in tags.sys_tags()]))\n")
 
 
-def export_from_job(job: Any, dest: str) -> Any:
-    """The finished ``job``'s wheels (from the download cache) and a manifest, written to ``dest``."""
+def export_from_job(job: Any, dest: str, variants: list[str] | None = None) -> Any:
+    """The finished ``job``'s wheels (from the download cache) and a manifest, written to ``dest``;
+    with ``variants``, the torch-family wheels of each of those builds too (:func:`variant_sets`)."""
     from wizard.core.install.bundle import BundleError, export_bundle
 
     plan = job.plan
@@ -38,9 +39,65 @@ def export_from_job(job: Any, dest: str) -> Any:
             raise BundleError(msg("o.bundle.not_cached", file=f.filename))
         pairs.append((path, f))
     from wizard import __version__
+    from wizard.core.install.bundle_variants import SHARED_DEPENDENCIES
 
-    return export_bundle(dest, pairs, [f.pin for f in plan.files if f.requested] or list(job.options.requirements),
-                         python=getattr(job.target, "python_version", "") or "", created_by=f"gpu-setup-wizard {__version__}")
+    requirements = [f.pin for f in plan.files if f.requested] or list(job.options.requirements)
+    sets: dict[str, dict[str, list[str]]] = {}
+    if variants:
+        extra, sets = variant_sets(job, plan.files, requirements, variants)
+        pairs += extra
+    return export_bundle(dest, pairs, requirements, variants=list(variants or []),
+                         python=getattr(job.target, "python_version", "") or "", created_by=f"gpu-setup-wizard {__version__}",
+                         variant_sets=sets, variant_dependencies=SHARED_DEPENDENCIES if sets else "")
+
+
+def variant_sets(job: Any, planned: list[Any], requirements: list[str],
+                 variants: list[str]) -> tuple[list[tuple[Any, Any]], dict[str, dict[str, list[str]]]]:
+    """For each variant: the installed family's versions with that variant's label, from that
+    variant's folder of the install's index (a mirror included), downloaded and hash-checked by
+    the engine's downloader into the cache. Returns the (path, file) pairs to copy and the
+    manifest's per-variant files and requirements; BundleError when one cannot be had."""
+    from wizard.core.install.bundle import BundleError
+    from wizard.core.install.bundle_variants import VariantError, family_of, local_label, variant_files
+    from wizard.core.install.download import Downloader
+    from wizard.core.install.download_errors import DownloadError
+    from wizard.core.recommend.commands import mirror_index_url
+    from wizard.core.recommend.wheel_index import (
+        IndexHTTPError,
+        IndexPageError,
+        IndexUnreachable,
+        IndexURLError,
+        WheelIndex,
+    )
+
+    family = family_of(planned)
+    if not family or not job.options.index_url:
+        raise BundleError(msg("p.bundle.variant_no_family"))
+    own = local_label(family[0].version)
+    index = WheelIndex()
+    pairs: list[tuple[Any, Any]] = []
+    sets: dict[str, dict[str, list[str]]] = {}
+    family_names = {f.name for f in family}
+    for variant in variants:
+        if variant == own:
+            files = list(family)
+        else:
+            url = mirror_index_url(job.options.index_url, variant)
+            try:
+                files = variant_files(family, variant, lambda project, url=url: index.fetch(url, project).files)
+            except VariantError as exc:
+                raise BundleError(exc.message) from exc
+            except (IndexUnreachable, IndexHTTPError, IndexPageError, IndexURLError, OSError) as exc:
+                raise BundleError(msg("p.bundle.variant_index", url=url, error=str(exc) or type(exc).__name__)) from exc
+            try:
+                got = Downloader(job.cache).fetch(files)
+            except DownloadError as exc:
+                raise BundleError(msg("p.bundle.variant_download", variant=variant, error=str(exc))) from exc
+            pairs += [(got.paths[f.filename], f) for f in files]
+        pins = {f.name: f.pin for f in files}
+        reqs = [pins[r.split("==")[0]] if r.split("==")[0] in family_names else r for r in requirements]
+        sets[variant] = {"files": [f.filename for f in files], "requirements": reqs}
+    return pairs, sets
 
 
 def interpreter_tags(host: Any, python_exe: str) -> list[str]:
@@ -61,6 +118,7 @@ class BundleInstall:
     messages: list[Message] = field(default_factory=list)
     env_python: str | None = None
     log: list[str] = field(default_factory=list)
+    variant: str | None = None  # the build chosen from a bundle of several
 
 
 def serves_text(manifest: Any) -> Message:
@@ -77,14 +135,47 @@ def venv_python(path: str) -> str:
     return os.path.join(path, "Scripts", "python.exe") if os.name == "nt" else os.path.join(path, "bin", "python")
 
 
-def install_from_bundle(host: Any, folder: str, venv_path: str, base_python: str | None = None) -> BundleInstall:
-    """Check the bundle, make ``venv_path`` (``base_python -m venv``; an existing venv is used as
-    it is) and install the bundle's requirements from its folder alone. BundleError (raised
-    before anything is made) for a tampered or foreign bundle; a failure later is in the result."""
-    from wizard.core.install.bundle import BundleError, check_bundle, offline_install_argv, serves
+def choose_variant_for(manifest: Any, detection: Any, requested: str | None = None) -> str | None:
+    """Which of the bundle's builds to install: ``requested`` (``--variant``) when the bundle has
+    it, else the CPU build without an NVIDIA GPU, else the newest CUDA build this driver runs
+    (the recommender's driver bar). None for a bundle of one build. BundleError when none fits."""
+    from wizard.core.install.bundle import BundleError
+    from wizard.core.install.bundle_variants import VariantError, choose_variant
+    from wizard.core.recommend import compat
 
-    manifest = check_bundle(folder)
-    out = BundleInstall(False, [msg("o.bundle.checked", files=len(manifest.files)), serves_text(manifest)])
+    sets = manifest.variant_sets
+    if not sets:
+        return None
+    if requested:
+        if requested not in sets:
+            raise BundleError(msg("p.bundle.variant_not_in", variant=requested, variants=", ".join(sets)))
+        return requested
+    nvidia = getattr(detection, "nvidia", None)
+    system = getattr(detection, "system", None)
+    driver_os = "windows" if system is not None and (system.os == "windows" or system.is_wsl) else "linux"
+    torch = next((f.version for f in manifest.files if f.name == "torch"), None)
+    try:
+        return choose_variant(list(sets), bool(nvidia is not None and nvidia.gpus), getattr(nvidia, "driver_version", None),
+                              driver_os, torch, compat.load().driver_bars)
+    except VariantError as exc:
+        raise BundleError(exc.message) from exc
+
+
+def install_from_bundle(host: Any, folder: str, venv_path: str, base_python: str | None = None,
+                        variant: str | None = None, detection: Any = None) -> BundleInstall:
+    """Check the bundle, make ``venv_path`` (``base_python -m venv``; an existing venv is used as
+    it is) and install the bundle's requirements from its folder alone (for a bundle of several
+    builds, the one :func:`choose_variant_for` picks). BundleError (raised
+    before anything is made) for a tampered or foreign bundle; a failure later is in the result."""
+    from wizard.core.install.bundle import BundleError, Manifest, check_bundle, offline_install_argv, serves
+
+    checked = check_bundle(folder)
+    chosen = choose_variant_for(checked, detection, variant)
+    out = BundleInstall(False, [msg("o.bundle.checked", files=len(checked.files))], variant=chosen)
+    manifest = Manifest(checked.files_for(chosen), checked.requirements_for(chosen))
+    out.messages.append(serves_text(manifest))
+    if chosen is not None:
+        out.messages.append(msg("p.bundle.variant_chosen", variant=chosen, variants=", ".join(checked.variant_sets)))
     base = base_python or sys.executable
     py = venv_python(venv_path)
     exists = os.path.isfile(os.path.join(venv_path, "pyvenv.cfg"))

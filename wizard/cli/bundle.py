@@ -19,6 +19,7 @@ from wizard.core.base.i18n import t
 def add_bundle_arguments(p: argparse.ArgumentParser, lang: str) -> None:
     p.add_argument("--export-bundle", metavar="DIR", help=t("o.bundle.cli.export.help", lang))
     p.add_argument("--from-bundle", metavar="DIR", help=t("o.bundle.cli.from.help", lang))
+    p.add_argument("--variants", metavar="cpu,cu126,...", help=t("p.bundle.cli.variants.help", lang))
 
 
 def run_from_bundle(args: argparse.Namespace) -> int:
@@ -31,9 +32,17 @@ def run_from_bundle(args: argparse.Namespace) -> int:
     if not args.venv:
         return error(t("o.bundle.cli.needs_venv", lang))
     python = args.python if args.python and os.path.isfile(args.python) else None
+    variant = (args.variant or "").strip().lower() or None
+    detection = None
+    if variant is None:  # a bundle of several builds: the one this machine runs
+        from wizard.app import detect as app_detect
+        from wizard.app.session import Session
+
+        session = Session(host=RealHost(), lang=lang)
+        detection = app_detect.detect_machine(session, pythons=False, conda=False)
     try:
         result = install_from_bundle(RealHost(), args.from_bundle, os.path.abspath(os.path.expanduser(args.venv)),
-                                     python)
+                                     python, variant=variant, detection=detection)
     except BundleError as exc:
         return error(exc.text(lang))
     for m in result.messages:
@@ -43,7 +52,7 @@ def run_from_bundle(args: argparse.Namespace) -> int:
             say("    " + line)
         return ExitStatus.FAILED
     if args.json:
-        print(json.dumps({"ok": True, "env_python": result.env_python}, ensure_ascii=False))
+        print(json.dumps({"ok": True, "env_python": result.env_python, "variant": result.variant}, ensure_ascii=False))
     return ExitStatus.SUCCESS
 
 
@@ -53,7 +62,10 @@ def export_after(job: Any, args: argparse.Namespace, lang: str) -> int:
     from wizard.core.install.bundle import BundleError
 
     try:
-        manifest = export_from_job(job, os.path.abspath(os.path.expanduser(args.export_bundle)))
+        from wizard.core.install.bundle_variants import parse_variants
+
+        manifest = export_from_job(job, os.path.abspath(os.path.expanduser(args.export_bundle)),
+                                   parse_variants(getattr(args, "variants", None)))
     except BundleError as exc:
         return error(exc.text(lang), ExitStatus.FAILED)
     except OSError as exc:

@@ -56,10 +56,28 @@ class Manifest:
     python: str = ""
     platform: str = ""
     created_by: str = ""
+    # --variants: per build, its torch-family files and requirements; the other files are shared
+    # dependencies (``variant_dependencies``: wizard.core.install.bundle_variants.SHARED_DEPENDENCIES)
+    variant_sets: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    variant_dependencies: str = ""
+
+    def files_for(self, variant: str | None) -> list[BundleFile]:
+        """The files one build installs: its own family wheels and the shared ones."""
+        if not variant or variant not in self.variant_sets:
+            return list(self.files)
+        others = {n for v, s in self.variant_sets.items() if v != variant for n in s.get("files", [])}
+        mine = set(self.variant_sets[variant].get("files", []))
+        return [f for f in self.files if f.filename in mine or f.filename not in others]
+
+    def requirements_for(self, variant: str | None) -> list[str]:
+        if not variant or variant not in self.variant_sets:
+            return list(self.requirements)
+        return list(self.variant_sets[variant].get("requirements", []))
 
     def to_json(self) -> dict[str, Any]:
         return {"schema": f"{SCHEMA}@{SCHEMA_VERSION}", "requirements": self.requirements, "variants": self.variants,
                 "python": self.python, "platform": self.platform, "created_by": self.created_by,
+                "variant_sets": self.variant_sets, "variant_dependencies": self.variant_dependencies,
                 "files": [{"filename": f.filename, "sha256": f.sha256, "size": f.size, "name": f.name,
                            "version": f.version, "tags": f.tags()} for f in self.files]}
 
@@ -69,7 +87,8 @@ class Manifest:
 
 def export_bundle(dest: str | os.PathLike[str], files: Iterable[tuple[str | os.PathLike[str], Any]],
                   requirements: list[str], *, variants: list[str] | None = None, python: str = "",
-                  platform: str = "", created_by: str = "") -> Manifest:
+                  platform: str = "", created_by: str = "",
+                  variant_sets: dict[str, dict[str, list[str]]] | None = None, variant_dependencies: str = "") -> Manifest:
     """Copy each (cached path, planned file) into ``dest`` and write the manifest last (a folder
     without ``bundle.json`` is no bundle, so an interrupted export is never taken for one).
     Each copy is hashed again and must equal the plan's sha256."""
@@ -87,7 +106,8 @@ def export_bundle(dest: str | os.PathLike[str], files: Iterable[tuple[str | os.P
         os.replace(tmp, target)
         written.append(BundleFile(planned.filename, actual, target.stat().st_size, getattr(planned, "name", ""),
                                   getattr(planned, "version", "")))
-    manifest = Manifest(written, list(requirements), list(variants or []), python, platform, created_by)
+    manifest = Manifest(written, list(requirements), list(variants or []), python, platform, created_by,
+                        dict(variant_sets or {}), variant_dependencies)
     write_atomic(out / MANIFEST, json.dumps(manifest.to_json(), ensure_ascii=False, indent=2).encode("utf-8"))
     return manifest
 
@@ -106,6 +126,9 @@ def read_manifest(folder: str | os.PathLike[str]) -> Manifest:
         doc = load_schema_json(text, SCHEMA, SCHEMA_VERSION)
         files = [BundleFile(str(f["filename"]), str(f["sha256"]), int(f["size"]), str(f.get("name", "")),
                             str(f.get("version", ""))) for f in doc["files"]]
+        sets = {str(v): {"files": [str(x) for x in s.get("files", [])],
+                         "requirements": [str(x) for x in s.get("requirements", [])]}
+                for v, s in dict(doc.get("variant_sets") or {}).items()}
     except SchemaError as exc:
         raise BundleError(msg("o.bundle.bad_manifest", folder=str(folder), error=exc.text("en"))) from exc
     except (KeyError, TypeError, ValueError) as exc:
@@ -113,8 +136,14 @@ def read_manifest(folder: str | os.PathLike[str]) -> Manifest:
     for f in files:
         if os.path.basename(f.filename) != f.filename or f.filename in ("", ".", ".."):
             raise BundleError(msg("o.bundle.bad_manifest", folder=str(folder), error=f.filename))
+    listed = {f.filename for f in files}
+    for s in sets.values():
+        stray = [x for x in s["files"] if x not in listed]
+        if stray:
+            raise BundleError(msg("o.bundle.bad_manifest", folder=str(folder), error=stray[0]))
     return Manifest(files, [str(r) for r in doc.get("requirements", [])], list(doc.get("variants", [])),
-                    str(doc.get("python", "")), str(doc.get("platform", "")), str(doc.get("created_by", "")))
+                    str(doc.get("python", "")), str(doc.get("platform", "")), str(doc.get("created_by", "")),
+                    sets, str(doc.get("variant_dependencies", "")))
 
 
 def check_bundle(folder: str | os.PathLike[str]) -> Manifest:

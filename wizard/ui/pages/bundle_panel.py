@@ -18,13 +18,13 @@ from wizard.ui.widgets.button_row import ButtonRow
 from wizard.ui.workers import submit
 
 
-def _work(host: Any, folder: str, venv: str) -> tuple[bool, list[Any], str | None]:
+def _work(host: Any, folder: str, venv: str, detection: Any = None) -> tuple[bool, list[Any], str | None]:
     """(ok, messages, env python); a refused bundle is a message, not a failure of the thread."""
     from wizard.app.bundle import install_from_bundle
     from wizard.core.install.bundle import BundleError
 
     try:
-        result = install_from_bundle(host, folder, venv)
+        result = install_from_bundle(host, folder, venv, detection=detection)  # a several-build bundle: this PC's
     except BundleError as exc:
         return False, [exc.message], None
     return result.ok, list(result.messages), result.env_python
@@ -52,7 +52,8 @@ class BundleRow(ButtonRow):
         self.running, self.messages, self.env_python = True, [], None
         self.button.setEnabled(False)
         self.retranslate()
-        self.task = submit(_work, self.page.model.session.host, folder, venv, on_done=self._done,
+        session = self.page.model.session
+        self.task = submit(_work, session.host, folder, venv, session.detection, on_done=self._done,
                            on_failed=self._failed)
 
     def _done(self, outcome: tuple[bool, list[Any], str | None]) -> None:
