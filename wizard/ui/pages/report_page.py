@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QGuiApplication, QImage
+from PySide6.QtGui import QFont, QGuiApplication
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -57,17 +57,6 @@ PLOT_COLOURS = ("#1565c0", "#2e7d32", "#ef6c00", "#6a1b9a")
 # ---------------------------------------------------------------------------------------------
 # The benchmark plot embedded in the report
 # ---------------------------------------------------------------------------------------------
-def _image_png(image: QImage) -> bytes:
-    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
-
-    data = QByteArray()
-    buffer = QBuffer(data)
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, "PNG")
-    buffer.close()
-    return bytes(data)
-
-
 def sweep_plot_png(bench: Any, lang: str | None, width: int = 640, height: int = 300) -> bytes | None:
     """The matmul sweep (GFLOP/s against N, CPU and each GPU) drawn as a PNG for the report, or
     None when the benchmark has no sweep. Drawn with QPainter on an image: no window needed,
