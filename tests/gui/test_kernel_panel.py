@@ -67,6 +67,7 @@ def test_kernel_dialog_registers_lists_verifies_inside_and_writes_vscode(qtbot, 
     assert report is not None and report.check("torch.import").status == "pass"
     assert report.check("cuda.build").status == "fail"  # the RTX 3060 is there; this build cannot use it
     assert f"커널 {name} 안에서" in dialog.status.text()
+    assert dialog.model.session.kernel_verify[1] is report  # kept for the report's "Jupyter kernel" section
     from tests.gui import layout_check
 
     dialog.select(name)  # its problems shown whole under the list
