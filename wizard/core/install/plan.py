@@ -288,13 +288,20 @@ def resolve_argv(pip_cmd: Sequence[str], requirements: Sequence[str], index_url:
     """
     argv = pip_argv(pip_cmd, "install", "--dry-run", "--ignore-installed", "--report", report_path,
                     "--no-input", "--progress-bar", "off", "--retries", str(retries), "--timeout", str(timeout_s))
-    if index_url:
-        argv += ["--index-url", index_url]
-    for url in extra_index_urls:
-        argv += ["--extra-index-url", url]
-    if only_binary:
-        argv += ["--only-binary", ":all:"]
+    argv += index_args(index_url, extra_index_urls, only_binary)
     return argv + list(extra_args) + list(requirements)
+
+
+def index_args(index_url: str | None, extra_index_urls: Sequence[str] = (), only_binary: bool = True) -> list[str]:
+    """Where to look and what to take, in the words pip and ``uv pip`` share: ``--index-url``,
+    each ``--extra-index-url``, ``--only-binary :all:`` (one place, so both resolvers see the
+    same indexes)."""
+    args: list[str] = ["--index-url", index_url] if index_url else []
+    for url in extra_index_urls:
+        args += ["--extra-index-url", url]
+    if only_binary:
+        args += ["--only-binary", ":all:"]
+    return args
 
 
 def installed_argv(env_python: str) -> list[str]:
@@ -483,7 +490,7 @@ def format_bytes(n: int | float | None) -> str:
 
 __all__ = [
     "InstallPlan", "PLAN_SCHEMA", "PlanError", "PlannedFile", "classify_pip_failure", "fill_sizes", "format_bytes",
-    "inspect_installed", "installed_argv", "mark_satisfied", "parse_installed", "parse_pip_report",
+    "index_args", "inspect_installed", "installed_argv", "mark_satisfied", "parse_installed", "parse_pip_report",
     "parse_pip_version", "pip_argv", "pip_child_env", "pip_command", "pip_isolation_args", "pip_version_argv",
     "bundled_pip_wheel", "resolve_argv", "wizard_pip", "WIZARD_PIP_MIN", "WIZARD_PIP_REQUIREMENT",
 ]

@@ -25,7 +25,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from wizard.core.base.i18n import msg
-from wizard.core.install.plan import PlanError, PlannedFile, pip_child_env
+from wizard.core.install.plan import PlanError, PlannedFile, index_args, pip_child_env
 
 PYLOCK_NAME = "pylock.toml"
 # uv variables that choose what is installed or from where: never inherited by the wizard's runs
@@ -67,12 +67,7 @@ def uv_resolve_argv(uv: str, env_python: str, requirements: Sequence[str], index
     :func:`write_requirements_in`)."""
     argv = [uv, "pip", "compile", "--no-config", "--quiet", "--no-header", "--format", "pylock.toml",
             "--python", env_python, "-o", out_path]
-    if index_url:
-        argv += ["--index-url", index_url]
-    for url in extra_index_urls:
-        argv += ["--extra-index-url", url]
-    if only_binary:
-        argv += ["--only-binary", ":all:"]
+    argv += index_args(index_url, extra_index_urls, only_binary)
     argv += uv_network_args(environ)
     return argv + [requirements_in_path(out_path)]
 
