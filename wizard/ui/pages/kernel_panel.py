@@ -36,8 +36,8 @@ from PySide6.QtWidgets import (
 from wizard.app import kernels as app_kernels
 from wizard.core.base.i18n import t
 from wizard.ui import colours
+from wizard.ui.pages.task_dialog import OpenerButton, TaskDialog
 from wizard.ui.session_model import SessionModel
-from wizard.ui.widgets.task_dialog import OpenerButton, TaskDialog
 from wizard.ui.workers import submit
 
 MARKS = {"pass": ("✔", colours.OK), "warn": ("⚠", colours.WARN), "fail": ("✖", colours.FAIL)}

@@ -33,8 +33,8 @@ from PySide6.QtWidgets import (
 from wizard.app import storage as app_storage
 from wizard.core.base.i18n import t
 from wizard.core.storage.measure import human_size
+from wizard.ui.pages.task_dialog import OpenerButton, TaskDialog
 from wizard.ui.session_model import SessionModel
-from wizard.ui.widgets.task_dialog import OpenerButton, TaskDialog
 from wizard.ui.workers import submit
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
