@@ -27,9 +27,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMessageBox,
     QPushButton,
-    QTreeWidget,
     QTreeWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -78,19 +76,10 @@ class KernelDialog(TaskDialog):
         self.last_register = None
         self._relay = _Relay(self)
         self._relay.progress.connect(self._on_progress)
-        self._build()
-        self.retranslate()
-        model.language_changed.connect(self._on_language_changed)  # bound: dropped with this dialog
-        self.refresh()
+        self._start_up()
 
     def _build(self) -> None:
-        layout = QVBoxLayout(self)
-        self.intro = QLabel()
-        self.intro.setWordWrap(True)
-        layout.addWidget(self.intro)
-        self.tree = QTreeWidget()
-        self.tree.setObjectName("kernelTree")
-        self.tree.setColumnCount(4)
+        layout = self._add_head("kernelTree", 4)
         self.tree.setWordWrap(True)
         header = self.tree.header()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)

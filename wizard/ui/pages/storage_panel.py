@@ -21,12 +21,9 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QMessageBox,
     QPushButton,
-    QTreeWidget,
     QTreeWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -57,19 +54,10 @@ class StorageDialog(TaskDialog):
         super().__init__(model, "storageDialog", parent)
         self.report: app_storage.StorageReport | None = None
         self.last_plan: Any = None
-        self._build()
-        self.retranslate()
-        model.language_changed.connect(self._on_language_changed)  # bound: dropped with this dialog
-        self.refresh()
+        self._start_up()
 
     def _build(self) -> None:
-        layout = QVBoxLayout(self)
-        self.intro = QLabel()
-        self.intro.setWordWrap(True)
-        layout.addWidget(self.intro)
-        self.tree = QTreeWidget()
-        self.tree.setObjectName("storageTree")
-        self.tree.setColumnCount(3)
+        layout = self._add_head("storageTree", 3)
         self.tree.setRootIsDecorated(False)
         header = self.tree.header()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)

@@ -11,7 +11,17 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-from PySide6.QtWidgets import QBoxLayout, QDialog, QHBoxLayout, QPlainTextEdit, QPushButton, QWidget
+from PySide6.QtWidgets import (
+    QBoxLayout,
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QTreeWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from wizard.core.base.i18n import t
 from wizard.ui.pages.base import busy_bar, status_label
@@ -21,8 +31,8 @@ from wizard.ui.session_model import SessionModel
 class TaskDialog(QDialog):
     """A dialog with ``busy_with`` (the job running, or None) and ``_cancel`` (set on close).
 
-    A subclass builds its own top part and action row, then calls :meth:`_add_tail`, and
-    defines :meth:`retranslate`.
+    A subclass's ``_build`` starts with :meth:`_add_head`, adds its own parts and action row,
+    then calls :meth:`_add_tail`; it defines ``retranslate`` and ``refresh`` (the first job).
     """
 
     def __init__(self, model: SessionModel, object_name: str, parent: QWidget | None = None) -> None:
@@ -35,6 +45,25 @@ class TaskDialog(QDialog):
     @property
     def lang(self) -> str:
         return self.model.session.lang
+
+    def _start_up(self) -> None:
+        """Build, translate, follow the language, and start the first job (``refresh``); a
+        subclass calls it last in its ``__init__``, once its own state is set."""
+        self._build()
+        self.retranslate()
+        self.model.language_changed.connect(self._on_language_changed)  # bound: dropped with this dialog
+        self.refresh()
+
+    def _add_head(self, tree_name: str, columns: int) -> QVBoxLayout:
+        """The dialog's layout with its intro line and its tree (``intro``, ``tree``) at the top."""
+        layout = QVBoxLayout(self)
+        self.intro = QLabel()
+        self.intro.setWordWrap(True)
+        layout.addWidget(self.intro)
+        self.tree = QTreeWidget()
+        self.tree.setObjectName(tree_name)
+        self.tree.setColumnCount(columns)
+        return layout
 
     def _button(self, name: str, slot: Callable[[], Any], row: QHBoxLayout) -> QPushButton:
         button = QPushButton()
@@ -63,7 +92,13 @@ class TaskDialog(QDialog):
     def _on_language_changed(self, _lang: str) -> None:
         self.retranslate()
 
+    def _build(self) -> None:
+        raise NotImplementedError
+
     def retranslate(self) -> None:
+        raise NotImplementedError
+
+    def refresh(self) -> None:
         raise NotImplementedError
 
     def done(self, result: int) -> None:  # noqa: D401 - Qt's name; close, Esc and Close all end here
