@@ -260,7 +260,9 @@ def summary_table(outcomes: list[Outcome]) -> str:
 def write_index_md(outcomes: list[Outcome]) -> str:
     rows = ["# Real error texts", "",
             "Each file is an error text copied as posted from the public thread named below (the error",
-            "output only: the poster's prose and markdown code fences left out). `index.json` is the",
+            "output only: the poster's prose and markdown code fences left out; folders under /root and /opt",
+            "and the posters' home folders are rewritten to /home/student/..., so no file names a folder a",
+            "test machine has). `index.json` is the",
             "machine-readable index (with notes, held-out first runs and known misses); this page is rewritten by",
             "`python -m tests.unit.test_explain_real_errors`.", "", summary_table(outcomes), "",
             "| file | source | OS | language | family | in scope | explainer gives |", "|---|---|---|---|---|---|---|"]
