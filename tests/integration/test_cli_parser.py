@@ -20,7 +20,7 @@ import pytest
 from tests.conftest import reference_file
 from wizard.cli import main
 from wizard.cli.exit_status import ExitStatus
-from wizard.cli.parser import build_parser, prescan_lang
+from wizard.cli.parser import build_parser, command_named, prescan_lang
 from wizard.core.base.i18n import t
 
 REPO = Path(__file__).resolve().parents[2]
@@ -42,6 +42,41 @@ def test_every_command_is_in_the_one_parser():
     window_only = next(a for a in build_parser("en", with_commands=False)._actions
                        if isinstance(a, argparse._SubParsersAction))
     assert not window_only.choices  # opening the window builds no command's options
+
+
+def _sub_actions(parser: argparse.ArgumentParser) -> dict[str, list[tuple]]:
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return {name: [(tuple(a.option_strings), a.dest, a.default, a.help, str(a.choices)) for a in p._actions]
+            for name, p in sub.choices.items()}
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_one_command_alone_parses_exactly_as_in_the_whole_parser(lang):
+    """``build_parser(only=NAME)`` (what a command line that names a command gets) builds that
+    command's options and no other's, and they are the whole parser's, option for option."""
+    whole = _sub_actions(build_parser(lang))
+    for name in COMMANDS:
+        alone = _sub_actions(build_parser(lang, only=name))
+        assert alone == {name: whole[name]}
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["doctor", "--json"], "doctor"), (["--lang", "ko", "install", "--yes"], "install"),
+    (["--lang", "doctor", "verify"], "verify"),  # "doctor" is --lang's value here (argparse rejects it later)
+    (["colab-cell"], "colab-cell"), (["doctr"], None), (["--help", "doctor"], None), ([], None),
+    (["--smoke-test"], None), (["-h"], None), (["doctor", "-h"], "doctor"),
+])
+def test_the_command_named_is_the_first_word_that_is_no_option(argv, expected):
+    assert command_named(argv) == expected
+
+
+def test_a_misspelt_command_still_lists_every_command(capsys):
+    """An unknown word gets the whole parser, so argparse's message names the real commands."""
+    with pytest.raises(SystemExit) as raised:
+        main(["doctr", "--lang", "en"])
+    assert raised.value.code == 2
+    err = capsys.readouterr().err
+    assert "doctr" in err and "doctor" in err and "storage" in err
 
 
 def _calls(path: Path, name: str) -> list[int]:

@@ -16,14 +16,16 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
-from wizard.cli import window
 from wizard.cli.common import error, setup_streams
 from wizard.cli.exit_status import ExitStatus
-from wizard.cli.parser import build_parser, prescan_lang
+from wizard.cli.parser import build_parser, command_named, prescan_lang
 from wizard.core.base.i18n import t
 from wizard.core.base.interrupt import stop_children
+
+if TYPE_CHECKING:  # the window's module (the Qt platform check, ctypes) loads only to open it
+    from wizard.cli.window import WindowLauncher
 
 # What a shell reports for a program ended by SIGPIPE (128 + 13); Python ignores SIGPIPE, so the
 # closed pipe arrives as BrokenPipeError instead and is turned into the same status.
@@ -38,7 +40,7 @@ def _wants_commands(args_list: list[str]) -> bool:
     return bool(positional) or any(a in ("-h", "--help") for a in args_list)
 
 
-def main(argv: Sequence[str] | None = None, open_window: window.WindowLauncher | None = None) -> int:
+def main(argv: Sequence[str] | None = None, open_window: WindowLauncher | None = None) -> int:
     """The ``gpu-setup-wizard`` command (``python -m wizard`` too). Returns the exit status.
 
     ``open_window`` opens the Qt wizard when no command is given; :mod:`wizard.__main__` passes
@@ -47,11 +49,13 @@ def main(argv: Sequence[str] | None = None, open_window: window.WindowLauncher |
     args_list = list(sys.argv[1:] if argv is None else argv)
     lang = prescan_lang(args_list)
     setup_streams()
-    parser = build_parser(lang, with_commands=_wants_commands(args_list))
+    parser = build_parser(lang, with_commands=_wants_commands(args_list), only=command_named(args_list))
     args = parser.parse_args(args_list)
     args.lang = lang  # a sub-parser's default (None) may have overwritten a --lang given before the command
     handler = getattr(args, "handler", None)
     if handler is None:
+        from wizard.cli import window
+
         return int(window.run(args, open_window))
     return run_guarded(lambda: int(handler(args)), lang)
 

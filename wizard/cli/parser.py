@@ -101,9 +101,14 @@ def _command(sub: Any, name: str, common: argparse.ArgumentParser, lang: str, he
                 description=t(description_key or help_key, lang))
 
 
-def build_parser(lang: str = "en", with_commands: bool = True) -> argparse.ArgumentParser:
+def build_parser(lang: str = "en", with_commands: bool = True, only: str | None = None) -> argparse.ArgumentParser:
     """The argument parser, its help in ``lang``. Without ``with_commands`` it knows only the
-    window's own options, so opening the wizard builds no command's options (start-up time)."""
+    window's own options, so opening the wizard builds no command's options (start-up time).
+
+    ``only`` (a command's name, see :func:`command_named`) builds that one command's options
+    and no other's: what ``doctor --json`` parses is the same, and building the other eleven
+    commands' ~100 translated options cost more than the detection itself (issue 17). An unknown
+    name, ``--help`` and a bare ``--version`` still get the whole parser, which lists them all."""
     common = common_parent(lang)
     parser = _new(argparse.ArgumentParser, lang, prog=PROG, description=t("cli.description", lang),
                   parents=[common])
@@ -113,11 +118,31 @@ def build_parser(lang: str = "en", with_commands: bool = True) -> argparse.Argum
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title=t("cli.argparse.commands", lang))
     if not with_commands:
         return parser
-    for add in (add_doctor_parser, add_recommend_parser, add_verify_parser, add_bench_parser, add_vram_parser,
-                add_install_parser, add_report_parser, add_colab_cell_parser, add_history_parser,
-                add_kernel_parser, add_class_parser, add_storage_parser):
+    adders = _command_adders()
+    for add in ([adders[only]] if only in adders else adders.values()):
         add(sub, common, lang)
     return parser
+
+
+def _command_adders() -> dict[str, Any]:
+    """Each command's name and the function that adds its sub-parser, in the help's order."""
+    return {"doctor": add_doctor_parser, "recommend": add_recommend_parser, "verify": add_verify_parser,
+            "bench": add_bench_parser, "vram": add_vram_parser, "install": add_install_parser,
+            "report": add_report_parser, "colab-cell": add_colab_cell_parser, "history": add_history_parser,
+            "kernel": add_kernel_parser, "class": add_class_parser, "storage": add_storage_parser}
+
+
+def command_named(argv: Sequence[str]) -> str | None:
+    """The command this command line runs, when that alone decides how it is parsed: the first
+    word that is not an option (nor ``--lang``'s value), if it names a command and no ``-h``
+    comes before it (top-level help lists every command). None otherwise."""
+    for i, arg in enumerate(argv):
+        if arg in ("-h", "--help"):
+            return None
+        if arg.startswith("-") or (i and argv[i - 1] == "--lang"):
+            continue
+        return arg if arg in _command_adders() else None
+    return None
 
 
 def add_doctor_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:

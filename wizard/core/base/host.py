@@ -145,6 +145,12 @@ class RealHost(Host):
         return facts
 
     def resources(self) -> dict[str, Any]:
+        if self.os_name in ("linux", "wsl"):
+            from wizard.core.base import linux_facts
+
+            facts = linux_facts.resources()  # psutil's own files, without its import (issue 17)
+            if facts is not None:
+                return facts
         import psutil
 
         vm = psutil.virtual_memory()

@@ -25,9 +25,10 @@ import os
 import signal
 import threading
 import time
-from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:  # concurrent.futures (and logging under it) only when a command waits on one
+    from concurrent.futures import Future
 
 STOP_GRACE_S = 1.0  # terminate → this long → kill: a hung nvidia-smi dies on the first signal
 WAKE_S = 0.1  # how often a waiting main thread looks for a Ctrl+C another thread received
@@ -71,6 +72,8 @@ def stop_children(grace_s: float = STOP_GRACE_S) -> int:
 
 def wait_result(future: "Future[T]") -> T:
     """``future.result()`` that a Ctrl+C interrupts at once on the main thread (see the module docstring)."""
+    from concurrent.futures import TimeoutError as FutureTimeout
+
     while True:
         try:
             return future.result(timeout=WAKE_S)

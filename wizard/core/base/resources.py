@@ -1,8 +1,12 @@
 """The data under ``wizard/resources/`` (tables, catalogues, translations, icons) and the probes.
 
-Both are package data, found with :func:`importlib.resources.files` — the same call works from a
-checkout, an installed wheel and a PyInstaller bundle (which collects them under
-``<_MEIPASS>/wizard``). ``GSW_RESOURCES`` points the wizard at another copy of the data, for a
+Both are package data beside this package's modules: a checkout, an installed wheel and a
+PyInstaller bundle (which collects them under ``<_MEIPASS>/wizard`` and gives its modules a
+``__file__`` there) all have ``wizard/resources`` next to ``wizard/core``. The folder is found from
+this module's own path first; :func:`importlib.resources.files` is asked only when that path
+has no resources (an unusual importer), because importing it costs 4-6 ms of every start-up
+(tempfile, zipfile, shutil), a fifth of what ``doctor --json`` may spend beyond the interpreter's
+own start (issue 17). ``GSW_RESOURCES`` points the wizard at another copy of the data, for a
 test or for a support engineer trying a corrected table without a new release.
 """
 
@@ -11,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 from functools import lru_cache
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +25,17 @@ class ResourceError(RuntimeError):
     """The resources cannot be found or a file in them cannot be read."""
 
 
+#: the ``wizard`` package's folder, from this file's path (wizard/core/base/resources.py)
+_PACKAGE = Path(__file__).resolve().parents[2]
+
+
 def _package_dir(name: str) -> Path:
-    # files() of a regular package on disk is a pathlib.Path; the wizard never ships zipped.
+    """``wizard/<name>``: beside the modules when it is there, else where the importer says."""
+    here = _PACKAGE / name
+    if here.is_dir():
+        return here
+    from importlib.resources import files  # files() of a package on disk is a pathlib.Path
+
     return Path(str(files("wizard") / name))
 
 

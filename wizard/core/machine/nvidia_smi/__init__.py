@@ -36,7 +36,6 @@ from wizard.core.machine.models import (
     SourceResult,
 )
 from wizard.core.machine.nvidia_smi import text as _text
-from wizard.core.machine.nvidia_smi import xml_log as _xml
 from wizard.core.machine.nvidia_smi.values import (
     clean,
     name_is_truncated,
@@ -241,7 +240,15 @@ def _csv_identity(gpu: GpuInfo, has_index: bool) -> str | None:
 
 def parse_xml(text: str) -> SourceResult:
     """Parse ``nvidia-smi -q -x`` (DTD v10–v13). Entity declarations are refused."""
-    return _or_failure(_xml.parse_xml_document(normalise_text(text)), text)
+    return _or_failure(_parse_xml_document(normalise_text(text)), text)
+
+
+def _parse_xml_document(text: str) -> SourceResult:
+    """The XML reader, imported when there is XML to read: xml.etree is a tenth of what a
+    detection without a GPU loads (issue 17), and only a pasted ``-q -x`` log needs it."""
+    from wizard.core.machine.nvidia_smi import xml_log
+
+    return xml_log.parse_xml_document(text)
 
 
 def parse_q_text(text: str) -> SourceResult:
@@ -359,7 +366,7 @@ _VERSION_LINES = {
     "driver_version": re.compile(r"^\s*DRIVER version\s*:\s*(\S+)", re.MULTILINE),
 }
 _PARSERS: dict[str, Callable[[str], SourceResult]] = {
-    "xml": _xml.parse_xml_document, "q": _text.parse_q_block,
+    "xml": _parse_xml_document, "q": _text.parse_q_block,
     "csv": lambda text: parse_csv(text, _headerless_csv(text.split("\n"))), "table": _text.parse_table_text,
 }
 
