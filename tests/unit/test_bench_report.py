@@ -293,6 +293,24 @@ def test_every_skip_reason_the_probe_can_emit_is_translated():
     assert not [i for i in ids if f"bench.result.{i}" not in catalogue()]
 
 
+def test_every_probe_module_the_probes_import_travels_with_them():
+    """The Colab/SSH cell carries the probe files by a list (PROBE_FILES): a module split out of
+    bench.py or verify.py that is missing there fails in the cloud with ModuleNotFoundError."""
+    from wizard.core.report.colab_cell import PROBE_FILES
+
+    probe = REPO / "wizard" / "probe"
+    local = {p.stem for p in probe.glob("*.py")}
+    needed = set()
+    for script in ("verify.py", "bench.py"):
+        needed.add(script)
+        for node in ast.walk(ast.parse((probe / script).read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                needed.update(a.name + ".py" for a in node.names if a.name in local)
+    assert "_timing.py" in needed and "_common.py" in needed
+    assert needed <= set(PROBE_FILES), needed - set(PROBE_FILES)
+    assert all((probe / name).is_file() for name in PROBE_FILES)
+
+
 # --------------------------------------------------------------------------- NVML sampling
 class FakeSampler:
     """Stands in for wizard.core.machine.nvml.NvmlSampler (its interface: open/sample/close)."""

@@ -5,13 +5,11 @@ verify.py for the line kinds). Each measurement is a ``{"event": "result", "type
 "measurement", "id", "device", "dtype", "size", "median_s", "iqr_s", "value", "unit", ...}``
 line; a part that cannot run here is a ``"type": "skip"`` line with a ``reason`` message id.
 
-Timing method (torch.utils.benchmark's blocked_autorange and triton's do_bench, see
-bench-vram.md): inputs are allocated before timing; a time-based warm-up (at least two calls)
-also estimates the cost of one call; blocks of ``k`` calls are sized to take ``--block-s``
-seconds; GPU blocks are timed with CUDA events and a synchronize, CPU blocks with
-``perf_counter`` around the block; several blocks give a median and an IQR. The CPU runs with
-all of torch's threads (``torch.get_num_threads()``), reported with the results - the torch
-Timer's default of one thread under-reports a CPU by its core count.
+Timing: ``_timing.measure`` (torch.utils.benchmark's blocked_autorange method, see that
+module): inputs are allocated before timing, a time-based warm-up, blocks of calls sized to
+``--block-s``, several blocks give a median and an IQR. The CPU runs with all of torch's threads
+(``torch.get_num_threads()``), reported with the results - the torch Timer's default of one
+thread under-reports a CPU by its core count.
 """
 
 import argparse
@@ -23,6 +21,7 @@ import time
 sys.dont_write_bytecode = True  # leave no __pycache__ in the wizard's (maybe read-only) folder
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common as C  # noqa: E402
+import _timing as T  # noqa: E402
 
 MIB = 1024 * 1024
 COURSE_N = 5000  # the course's "5000 x 5000 matmul, CPU vs GPU" line
@@ -131,80 +130,9 @@ class Bench(object):
     def skip(self, id_, device, dtype, reason, **params):
         self.ch.result("skip", id=id_, device=device, dtype=dtype, reason=reason, params=params)
 
-    def sync_for(self, dev):
-        torch = self.torch
-        if dev.type == "cuda":
-            return lambda: torch.cuda.synchronize(dev)
-        if dev.type == "mps":
-            return torch.mps.synchronize
-        if dev.type == "xpu":
-            return torch.xpu.synchronize
-        return lambda: None
-
     def measure(self, fn, dev):
-        """Time ``fn``: warm-up, block sizing, several blocks; per-call seconds."""
-        cfg = self.cfg
-        sync = self.sync_for(dev)
-        now = time.perf_counter
-        start = now()
-        fn()
-        sync()
-        first = now() - start
-        # Time-based warm-up: clocks ramp, caches and kernels load; at least one more call.
-        # The fastest warm-up call sizes the blocks: one call delayed by the OS (another process
-        # took a core) must not shrink every block to a couple of calls.
-        n = 0
-        t0 = now()
-        fastest = None
-        # On the CPU, a call that alone takes half the budget (the course's 5000x5000 on a laptop:
-        # seconds) was its own warm-up; another untimed call would only cost the student time.
-        # A GPU always warms up: its first call also pays one-time costs (cuBLAS, clocks ramping).
-        while dev.type != "cpu" or first < cfg["max_s"] / 2.0:
-            c = now()
-            fn()
-            sync()
-            c = now() - c
-            fastest = c if fastest is None else min(fastest, c)
-            n += 1
-            spent = now() - t0
-            if (n >= 2 and spent >= cfg["warmup_s"]) or spent + first >= cfg["max_s"] / 3.0:
-                break
-        est = fastest if fastest is not None else first
-        k = max(1, min(100000, int(round(cfg["block_s"] / est)))) if est > 0 else 1
-        remaining = cfg["max_s"] - (now() - start)
-        blocks = cfg["blocks"]
-        if k * est > 0:
-            blocks = max(3, min(blocks, int(remaining / (k * est))))
-        use_events = dev.type == "cuda"
-        times = []
-        own_warmup = dev.type == "cpu" and n == 0  # the long first CPU call was its own warm-up
-        if own_warmup:
-            # It ran right after the sweep (threads up, caches warm): it counts as the first of the
-            # three samples instead of costing the student a fourth multi-second call.
-            times.append(first)
-            blocks = max(2, blocks - 1)
-        for _ in range(blocks):
-            if use_events:
-                begin = self.torch.cuda.Event(enable_timing=True)
-                end = self.torch.cuda.Event(enable_timing=True)
-                begin.record()
-                for _ in range(k):
-                    fn()
-                end.record()
-                end.synchronize()
-                times.append(begin.elapsed_time(end) / 1000.0 / k)
-            else:
-                sync()
-                b = now()
-                for _ in range(k):
-                    fn()
-                sync()
-                times.append((now() - b) / k)
-        stats = C.summarise_times(times)
-        stats.update({"iters_per_block": k, "blocks": len(times), "warmup_calls": 0 if own_warmup else n + 1,
-                      "first_call_s": first,
-                      "times_s": times, "timer": "cuda_events" if use_events else "perf_counter+sync"})
-        return stats
+        """Time ``fn`` on ``dev`` with this suite's settings (see _timing.measure)."""
+        return T.measure(self.torch, fn, dev, self.cfg)
 
     def emit(self, id_, dev, dtype, size, stats, value, unit, **extra):
         fields = dict(stats)
@@ -245,7 +173,8 @@ class Bench(object):
         def run(size):
             a = torch.randn(size, size, device=dev, dtype=tdtype)
             b = torch.randn(size, size, device=dev, dtype=tdtype)
-            out = torch.empty(size, size, device=dev, dtype=tdtype)
+            # zeros, not empty: the first call must not pay the page faults of a fresh buffer
+            out = torch.zeros(size, size, device=dev, dtype=tdtype)
             previous = torch.get_float32_matmul_precision()
             # "highest" = IEEE fp32, "high" = TF32 allowed; the one switch that works on torch
             # 2.0 through the newer fp32_precision API without mixing the two.
@@ -589,6 +518,7 @@ def main(argv=None):
     if torch is None:
         ch.done(aborted=True)
         return 0  # the error line says why; the probe itself did its job
+    T.freeze_imported()  # every later collection (and the exit) skips torch's own objects
     try:
         Bench(ch, args, torch).run()
     except SystemExit:
