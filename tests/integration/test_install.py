@@ -27,6 +27,7 @@ from wizard.core.base.process import ProcessSpec
 from wizard.core.install.cache import WheelCache
 from wizard.core.install.download import Downloader
 from wizard.core.install.download_errors import DownloadCancelled, HttpStatusError, NetworkError
+from wizard.core.install.env_commands import bundled_pip_wheel
 from wizard.core.install.environments import (
     KIND_NEW_VENV,
     EnvTarget,
@@ -483,10 +484,13 @@ def test_uv_creates_the_venv_and_installs_offline_from_the_cache(index, wheelhou
     assert run_steps(job), job.failure and job.failure.message.text()
     s = job.summary()
     # uv plans (metadata only) and installs; the venv still gets pip, so the student's own
-    # `pip install` works in it: the Python's bundled pip wheel, installed by uv offline
-    assert s["installer"] == "uv" and "ensurepip" in s["steps_run"]
+    # `pip install` works in it: the Python's bundled pip wheel, one more argument of the
+    # offline install (no step of its own)
+    assert s["installer"] == "uv" and "ensurepip" not in s["steps_run"]
     assert any(" pip compile " in line and "pylock.toml" in line for line in job.log_lines)
-    assert any("--offline" in line and "--no-index" in line for line in job.log_lines)
+    installs = [line for line in job.log_lines if "--offline" in line and "--no-index" in line]
+    wheel = bundled_pip_wheel(target.path)
+    assert wheel and len(installs) == 1 and wheel in installs[0]
     assert run_py(env_python(Path(target.path)), "import gsw_demo_a").returncode == 0
     pip = run_py(env_python(Path(target.path)), "import pip; print(pip.__version__)")
     assert pip.returncode == 0 and pip.stdout.strip(), pip.stderr

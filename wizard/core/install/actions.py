@@ -1,9 +1,11 @@
 """What each install step does: the bodies of the Python steps, and the command, parser and
 reading of the outcome of each process step. :meth:`JobState.steps` puts them in order:
-prepare → python (uv python install, when needed) → create → ensurepip (uv venvs) → inspect
-(what is installed; ``pip freeze`` of an existing env saved) → resolve (pip's dry-run report) →
-plan (sizes, space check) → download → install (offline from the cache: ``--no-index
---find-links``, pip or uv) → verify → finish.
+prepare → python (uv python install, when needed) → create → ensurepip (a uv venv whose pip
+the install does not bring) → inspect (what is installed; ``pip freeze`` of an existing env
+saved) → resolve (uv's plan, or pip's dry-run report: :mod:`~wizard.core.install.resolve_step`,
+with the plan cache) → plan (sizes, space check) → download → install (offline from the cache:
+``--no-index --find-links``, pip or uv; uv adds the Python's bundled pip to a new uv venv) →
+verify → finish.
 """
 
 from __future__ import annotations
@@ -38,18 +40,17 @@ from wizard.core.install.environments import (
     remove_incomplete_marker,
     write_incomplete_marker,
 )
-from wizard.core.install.family import family_problem
 from wizard.core.install.job import (
     INSTALLER_UV,
     STEP_CREATE,
     STEP_DOWNLOAD,
+    STEP_ENSUREPIP,
     STEP_FINISH,
     STEP_INSPECT,
     STEP_INSTALL,
     STEP_PLAN,
     STEP_PREPARE,
     STEP_PYTHON,
-    STEP_RESOLVE,
     STEP_VERIFY,
     JobCancelled,
     JobState,
@@ -66,35 +67,26 @@ from wizard.core.install.plan import (
     MIN_PIP,
     PIP_ENV,
     InstallPlan,
-    PlanError,
-    classify_pip_failure,
     fill_sizes,
     format_bytes,
     installed_argv,
     mark_satisfied,
     parse_installed,
-    parse_pip_report,
     parse_pip_version,
     pip_argv,
     pip_command,
-    resolve_argv,
 )
-from wizard.core.install.preflight import (
-    CHECK_EXTERNALLY_MANAGED,
-    SEVERITY_CONFIRM,
-    SEVERITY_OK,
-    UNPACK_FACTOR,
-    preflight,
-    unpacked_size,
-)
+from wizard.core.install.preflight import SEVERITY_CONFIRM, SEVERITY_OK, UNPACK_FACTOR, preflight, unpacked_size
 from wizard.core.install.recovery import STATUS_COMPLETE, STATUS_RUNNING, EnvState
-from wizard.core.install.uv_plan import (
-    PYLOCK_NAME,
-    classify_uv_failure,
-    parse_pylock,
-    uv_child_env,
-    uv_resolve_argv,
-    write_requirements_in,
+from wizard.core.install.resolve_step import (  # noqa: F401 - the runner's names for the resolve step
+    _extra_pip_args,
+    _mark,
+    _uv,
+    resolve_command,
+    resolve_finish,
+    resolve_from_cache,
+    resolve_parser,
+    uv_env_for,
 )
 
 # Runs in the target environment after the install: versions of everything, and imports.
@@ -260,16 +252,35 @@ def create_finish(job: JobState, result: ProcessResult, parser: OutputParser) ->
     write_incomplete_marker(t.path, {"requirements": job.options.requirements})
 
 
+def pip_wheel_with_install(job: JobState) -> str | None:
+    """The Python's bundled pip wheel when it goes into a new uv venv with the install itself.
+
+    A venv uv makes has no pip, and the student's own ``pip install`` (a course's requirements,
+    Jupyter's ``%pip``) must work in it afterwards; no step of the wizard needs it (uv plans,
+    installs and lists; a resume plans with uv again). So where uv installs, the wheel is one
+    more argument of the offline install -- the same uv run, no step of its own (a separate
+    ``uv pip install`` of pip cost a warm run 80-100 ms, a fifth of it). None where the
+    ensurepip step does the work: pip installs, no bundled wheel (then ``python -m
+    ensurepip``), or an earlier run already gave the venv its pip."""
+    t = job.target
+    if not (job.installer == INSTALLER_UV and t.creator == CREATOR_UV and t.creates_env):
+        return None
+    if job.done(STEP_ENSUREPIP) or not (t.uv_exe or job.options.uv_exe or find_uv()):
+        return None
+    return bundled_pip_wheel(t.path)
+
+
 def ensurepip_command(job: JobState) -> ProcessSpec:
-    """pip in a venv uv made: the student's own ``pip install`` must work there afterwards. With
-    uv at hand, the Python's bundled pip wheel is installed by uv offline (well under a second);
-    otherwise ``python -m ensurepip`` (seconds)."""
-    uv = job.target.uv_exe or job.options.uv_exe
-    wheel = bundled_pip_wheel(job.target.path) if (job.installer == INSTALLER_UV and uv) else None
-    if wheel:
-        return ProcessSpec([uv, "pip", "install", "--no-config", "--offline", "--no-index", "--no-deps",
-                            "--python", job.env_python(), wheel], job.child_env(), None, 300.0)
+    """pip in a venv uv made, where the install does not bring it (:func:`pip_wheel_with_install`):
+    ``python -m ensurepip`` (seconds)."""
     return ProcessSpec([job.env_python(), "-m", "ensurepip", "--default-pip"], job.child_env(), None, 300.0)
+
+
+def ensurepip_skipped(job: JobState) -> bool:
+    """No ensurepip step: not a new uv venv, done by an earlier run, or the install brings pip."""
+    t = job.target
+    return not (t.creator == CREATOR_UV and t.creates_env) or job.done(STEP_ENSUREPIP) \
+        or pip_wheel_with_install(job) is not None
 
 
 def _fresh_uv_venv_version(job: JobState) -> str | None:
@@ -328,81 +339,6 @@ def inspect_env(ctx: StepContext) -> None:
             ctx.log(msg("install.freeze_saved", path=str(path)).text(ctx.job.lang))
         else:
             raise StepError(STEP_INSPECT, msg("install.error.freeze", detail=(freeze.stderr or "")[-300:]), "failed")
-
-
-def _mark(job: JobState, files: list) -> None:
-    """What is already installed -- nothing, after an installer was killed mid-write."""
-    mark_satisfied(files, job.installed)
-    if job.reinstall:
-        for f in files:
-            f.satisfied = False
-
-
-def _report_path(job: JobState) -> str:
-    return str(job.work_dir / "pip-report.json")
-
-
-def _extra_pip_args(job: JobState) -> list[str]:
-    return ["--break-system-packages"] if CHECK_EXTERNALLY_MANAGED in job.options.confirmed else []
-
-
-def _lock_path(job: JobState) -> str:
-    return str(job.work_dir / PYLOCK_NAME)
-
-
-def _uv(job: JobState) -> str:
-    return job.options.uv_exe or job.target.uv_exe or find_uv() or "uv"
-
-
-def uv_env_for(job: JobState) -> dict[str, str]:
-    """The child environment of the job's uv runs (isolated; the job's uv cache; its proxy)."""
-    return job.child_env(uv_child_env(None, job.options.uv_cache_dir))
-
-
-def resolve_command(job: JobState) -> ProcessSpec:
-    """The plan from metadata only: ``uv pip compile`` (default) or pip's dry-run report."""
-    if job.installer == INSTALLER_UV:
-        lock = _lock_path(job)
-        Path(lock).unlink(missing_ok=True)  # uv would prefer the versions of an old lock file
-        write_requirements_in(lock, job.options.requirements)
-        argv = uv_resolve_argv(_uv(job), job.env_python(), job.options.requirements, job.options.index_url, lock,
-                               job.options.extra_index_urls, job.options.only_binary)
-        return ProcessSpec(argv, uv_env_for(job), str(job.work_dir), 900.0)
-    report = _report_path(job)
-    Path(report).unlink(missing_ok=True)
-    argv = resolve_argv(job.pip_or_default(), job.options.requirements, job.options.index_url, report,
-                        job.options.extra_index_urls, job.options.only_binary, extra_args=_extra_pip_args(job))
-    return ProcessSpec(argv, job.child_env(), str(job.work_dir), 900.0)
-
-
-def _read_resolution(job: JobState) -> list:
-    """The planned files from uv's lock file or pip's report."""
-    if job.installer == INSTALLER_UV:
-        with open(_lock_path(job), encoding="utf-8") as fh:
-            return parse_pylock(fh.read(), job.options.requirements)
-    with open(_report_path(job), encoding="utf-8") as fh:
-        return parse_pip_report(fh.read())[0]
-
-
-def resolve_finish(job: JobState, result: ProcessResult, parser: OutputParser) -> None:
-    if not result.ok:
-        if result.timed_out or result.error:
-            raise job.process_failure(STEP_RESOLVE, result, parser)
-        classify = classify_uv_failure if job.installer == INSTALLER_UV else classify_pip_failure
-        err = classify(parser.tail_text(), job.options.index_url)
-        raise StepError(STEP_RESOLVE, err.message, err.kind, err.detail or parser.tail_text(), err.host)
-    try:
-        files = _read_resolution(job)
-    except OSError as exc:
-        raise StepError(STEP_RESOLVE, msg("install.plan.error.bad_report", detail=str(exc)), "bad-report") from exc
-    except PlanError as exc:
-        raise StepError(STEP_RESOLVE, exc.message, exc.kind, exc.detail) from exc
-    problem = family_problem(files)
-    if problem is not None:  # never pair a torch with a torchvision of another build
-        raise StepError(STEP_RESOLVE, problem.message, problem.kind, problem.detail)
-    _mark(job, files)
-    job.plan = InstallPlan(job.env_python(), list(job.options.requirements), job.options.index_url, files,
-                           python_version=job.python_version, installed_before=dict(job.installed))
 
 
 def plan_step(ctx: StepContext) -> None:
@@ -503,11 +439,20 @@ def install_argv(job: JobState) -> list[str]:
     find_links = str(job.cache.files_dir)
     if job.installer == INSTALLER_UV:
         again = ["--reinstall"] if job.reinstall else []
+        pip = _pip_wheel_arg(job)
         return [_uv(job), "pip", "install", "--no-config", "--python", job.env_python(), "--offline", "--no-index",
-                "--find-links", find_links, "--no-deps", *again, *_extra_pip_args(job), *plan.pins()]
+                "--find-links", find_links, "--no-deps", *again, *_extra_pip_args(job), *plan.pins(), *pip]
     again = ["--force-reinstall"] if job.reinstall else []
     return pip_argv(job.pip_or_default(), "install", "--no-index", "--find-links", find_links, "--no-deps",
                     "--no-input", "--progress-bar", "off", *again, *_extra_pip_args(job), *plan.pins())
+
+
+def _pip_wheel_arg(job: JobState) -> list[str]:
+    """The bundled pip wheel as an argument of the install (none when the plan pins pip itself)."""
+    wheel = pip_wheel_with_install(job)
+    if wheel is None or (job.plan is not None and any(f.name == "pip" for f in job.plan.files)):
+        return []
+    return [wheel]
 
 
 def install_command(job: JobState) -> ProcessSpec:
@@ -571,6 +516,8 @@ def verify_finish(job: JobState, result: ProcessResult, parser: OutputParser) ->
     if plan is not None:
         mark_satisfied(plan.files, job.installed)
         wrong = [f"{f.name} {f.installed_version or '-'} ≠ {f.version}" for f in plan.files if not f.satisfied]
+    if _pip_wheel_arg(job) and "pip" not in job.installed:  # the install brought it: it must be there
+        wrong.append("pip -")
     bad_imports = [f"{m}: {r}" for m, r in job.imports.items() if r != "ok"]
     if wrong or bad_imports:
         raise StepError(STEP_VERIFY, msg("install.error.verify", detail="; ".join(wrong + bad_imports)), "verify",

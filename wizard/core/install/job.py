@@ -99,6 +99,10 @@ class OutputParser:
     def parse(self, line: str) -> StepProgress | None:
         return None
 
+    def shows(self, line: str) -> bool:
+        """Does the student's log get this line? (A tool's debug lines feed the parser only.)"""
+        return True
+
     def tail_text(self) -> str:
         return "\n".join(self.tail)
 
@@ -157,6 +161,9 @@ class ProcessStep(Step):
     # A step that writes the environment: a cancel lets it finish (the run stops after it);
     # only job.force_stop() kills it, and the state then says it was killed mid-write.
     finish_on_cancel: bool = False
+    # A way to the step's result without the child (a kept plan the index still confirms):
+    # called first; True means done, and the process is not started.
+    attempt: Callable[["StepContext"], bool] | None = None
 
     def command(self, job: "JobState") -> ProcessSpec:
         return self.build(job)

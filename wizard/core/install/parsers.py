@@ -63,6 +63,31 @@ class ResolveParser(OutputParser):
         return None
 
 
+class UvResolveParser(ResolveParser):
+    """``uv pip compile -v``: its ``DEBUG`` lines name every URL it read (for the plan cache,
+    :class:`~wizard.core.install.plan_cache.ConsultedUrls`); they stay out of the log and of
+    the failure's tail, which keep uv's own words."""
+
+    def __init__(self, step_id: str) -> None:
+        super().__init__(step_id)
+        from wizard.core.install.plan_cache import ConsultedUrls
+
+        self.urls = ConsultedUrls()
+
+    def feed_line(self, line: str) -> StepProgress | None:
+        if _is_debug(line):
+            self.urls.feed(line)
+            return None
+        return super().feed_line(line)
+
+    def shows(self, line: str) -> bool:
+        return not _is_debug(line)
+
+
+def _is_debug(line: str) -> bool:
+    return line.lstrip().startswith(("DEBUG ", "TRACE "))
+
+
 class CondaCreateParser(OutputParser):
     def parse(self, line: str) -> StepProgress | None:
         for phase, frac in CONDA_PHASES:
@@ -81,4 +106,5 @@ class UvPythonParser(OutputParser):
         return None
 
 
-__all__ = ["CondaCreateParser", "PipInstallParser", "PrefixParser", "ResolveParser", "UvInstallParser", "UvPythonParser"]
+__all__ = ["CondaCreateParser", "PipInstallParser", "PrefixParser", "ResolveParser", "UvInstallParser", "UvPythonParser",
+           "UvResolveParser"]

@@ -41,7 +41,7 @@ from wizard.core.base.process import LineDecoder, ProcessResult, ProcessSpec, ch
 from wizard.core.base.process import run_process as _run_child
 from wizard.core.install import actions as act
 from wizard.core.install.download_http import short
-from wizard.core.install.environments import CREATOR_UV, EnvTarget
+from wizard.core.install.environments import EnvTarget
 from wizard.core.install.job import (
     INSTALLER_UV,
     STEP_CREATE,
@@ -66,7 +66,7 @@ from wizard.core.install.job import (
     StepProgress,
 )
 from wizard.core.install.locks import InstallBusy
-from wizard.core.install.parsers import ResolveParser, UvPythonParser
+from wizard.core.install.parsers import UvPythonParser
 from wizard.core.install.plan import InstallPlan, installed_argv, parse_installed
 from wizard.core.install.recovery import STATUS_COMPLETE
 
@@ -92,11 +92,11 @@ class InstallJob(JobState):
                         skip_when=lambda j: not j.target.creates_env
                         or (j.done(STEP_CREATE) and os.path.exists(j.target.python_exe))),
             ProcessStep(STEP_ENSUREPIP, build=act.ensurepip_command, finish_on_cancel=True,
-                        skip_when=lambda j: not (j.target.creator == CREATOR_UV and j.target.creates_env)
-                        or j.done(STEP_ENSUREPIP)),
+                        skip_when=act.ensurepip_skipped),
             PythonStep(STEP_INSPECT, func=act.inspect_env),
-            ProcessStep(STEP_RESOLVE, build=act.resolve_command, make_parser=lambda j: ResolveParser(STEP_RESOLVE),
-                        on_finish=act.resolve_finish, skip_when=lambda j: j.plan is not None),
+            ProcessStep(STEP_RESOLVE, build=act.resolve_command, make_parser=act.resolve_parser,
+                        on_finish=act.resolve_finish, skip_when=lambda j: j.plan is not None,
+                        attempt=act.resolve_from_cache),
             PythonStep(STEP_PLAN, func=act.plan_step),
             PythonStep(STEP_DOWNLOAD, func=act.download, skip_when=lambda j: j.nothing_to_do),
             ProcessStep(STEP_INSTALL, build=act.install_command, make_parser=act.install_parser,
@@ -215,24 +215,8 @@ def _run_one(job: InstallJob, step: Step, report: Callable[[StepProgress | None]
         hooks.start(step)
         report(None)
         if isinstance(step, ProcessStep):
-            spec = step.command(job)
-            job.log("$ " + " ".join(_quote(a) for a in spec.argv))
-            parser = step.parser(job)
-
-            def on_line(line: str) -> None:
-                job.log(line)
-                p = parser.feed_line(line)
-                if p is not None:
-                    report(p)
-
-            # a step writing the environment hears only force_stop(); a cancel waits for it
-            waits = step.finish_on_cancel
-            result = run_step_process(spec, on_line, job.kill_event if waits else cancel)
-            if waits and result.cancelled:
-                job.killed_mid_write = True
-            elif waits and cancel.is_set():
-                job.log(msg("install.cancel.step_finished", step=step.title).text(job.lang))
-            step.finish(job, result, parser)
+            if step.attempt is None or not step.attempt(StepContext(job, report, job.log, cancel)):
+                _run_child_step(job, step, report, cancel)
         elif isinstance(step, PythonStep):
             step.run(StepContext(job, report, job.log, cancel))
         job.step_succeeded(step)
@@ -256,6 +240,30 @@ def _run_one(job: InstallJob, step: Step, report: Callable[[StepProgress | None]
         hooks.end(step, "failed")
         raise
     return "succeeded"
+
+
+def _run_child_step(job: InstallJob, step: ProcessStep, report: Callable[[StepProgress | None], None],
+                    cancel: threading.Event) -> None:
+    """A process step's child: the command in the log, its lines to the log and the parser."""
+    spec = step.command(job)
+    job.log("$ " + " ".join(_quote(a) for a in spec.argv))
+    parser = step.parser(job)
+
+    def on_line(line: str) -> None:
+        p = parser.feed_line(line)
+        if parser.shows(line):
+            job.log(line)
+        if p is not None:
+            report(p)
+
+    # a step writing the environment hears only force_stop(); a cancel waits for it
+    waits = step.finish_on_cancel
+    result = run_step_process(spec, on_line, job.kill_event if waits else cancel)
+    if waits and result.cancelled:
+        job.killed_mid_write = True
+    elif waits and cancel.is_set():
+        job.log(msg("install.cancel.step_finished", step=step.title).text(job.lang))
+    step.finish(job, result, parser)
 
 
 def os_failure(step_id: str, exc: OSError) -> StepError:
