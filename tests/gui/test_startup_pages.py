@@ -74,3 +74,26 @@ def test_smoke_test_window_imports_no_later_page():
                          env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_the_first_paint_creates_no_qt_enum_namespace():
+    """PySide creates all ~90 enums of the ``Qt`` namespace (15-20 ms) the first time one is
+    touched; the first page paints without any (its boxes come after: SetupWizard.after_first_paint),
+    in Korean and English, and the boxes then arrive with the namespace. A bare QWizard's paint
+    creates none either, so a change that touches ``Qt.*`` on the way to the first paint fails here."""
+    code = ("import sys\nfrom PySide6 import QtCore\nfrom wizard.ui import app\n"
+            "from wizard.ui.main_wizard import SetupWizard\n"
+            "qapp = app.create_app(lang=sys.argv[1])\n"
+            "w = SetupWizard(app.Session(lang=sys.argv[1]), defer_pages=True)\n"
+            "def painted():\n"
+            "    print('at first paint', 'Qt' in vars(QtCore), w.system_page.built)\n"
+            "    w.system_page.ensure_built()\n"
+            "    print('after', 'Qt' in vars(QtCore), w.system_page.python_tree.isVisible())\n"
+            "    qapp.exit(0)\n"
+            "f = app._FirstPaint(painted); w.page(w.startId()).installEventFilter(f); w.show()\n"
+            "sys.exit(qapp.exec())")
+    for lang in ("ko", "en"):
+        out = subprocess.run([sys.executable, "-c", code, lang], cwd=REPO, capture_output=True, text=True, timeout=120,
+                             env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.split("\n")[:2] == ["at first paint False False", "after True True"], (lang, out.stdout)

@@ -110,7 +110,7 @@ def run(smoke_test: bool = False, lang: str | None = None) -> int:
                                           app.exit(1)))
         window.show()
         return app.exec()
-    loader = _FirstPaint(window.add_pages_in_background)
+    loader = _FirstPaint(window.after_first_paint)
     window.page(window.startId()).installEventFilter(loader)
     updater = _FirstPaint(_check_compat_update)  # a newer signed compatibility table, on a worker
     window.page(window.startId()).installEventFilter(updater)

@@ -117,6 +117,12 @@ class SetupWizard(QWizard):
                 lambda: put(PageId.VRAM, "vram_page", VramPage),
                 lambda: register_report_page(self)]
 
+    def after_first_paint(self) -> None:
+        """What the window does once it is on screen: the System page's boxes (see
+        :meth:`SystemPage._build`), then the later pages, loaded on a worker thread."""
+        self.system_page.ensure_built()
+        self.add_pages_in_background()
+
     def add_pages_in_background(self) -> None:
         """Load the later pages' modules on a worker thread, then add the pages one per turn
         of the event loop (GUI thread): the window stays live meanwhile, detection alongside."""

@@ -1,10 +1,15 @@
-"""What every page shares: access to the session model and re-translation on demand."""
+"""What every page shares: access to the session model and re-translation on demand.
+
+``Qt`` is reached as ``QtCore.Qt`` inside the functions, never imported at the top: PySide creates
+the namespace's ~90 enums when it is first touched (15-20 ms), and the first page paints
+without it (see :meth:`wizard.ui.pages.system_page.SystemPage._build`).
+"""
 
 from __future__ import annotations
 
 from enum import IntEnum
 
-from PySide6.QtCore import Qt
+from PySide6 import QtCore
 from PySide6.QtWidgets import QFormLayout, QLabel, QProgressBar, QScrollArea, QVBoxLayout, QWidget, QWizardPage
 
 from wizard.core.base.i18n import t
@@ -111,7 +116,7 @@ def scroll_body(page: QWidget) -> QVBoxLayout:
     scroll.setObjectName("pageScroll")
     scroll.setWidgetResizable(True)
     scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-    scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     body = QWidget()
     layout = QVBoxLayout(body)
     layout.setContentsMargins(0, 0, 6, 0)
@@ -136,13 +141,13 @@ def status_label(object_name: str, rich: bool = True) -> QLabel:
     label.setObjectName(object_name)
     label.setWordWrap(True)
     if rich:
-        label.setTextFormat(Qt.TextFormat.RichText)
+        label.setTextFormat(QtCore.Qt.TextFormat.RichText)
     return label
 
 
 def value_label() -> QLabel:
     label = QLabel()
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
     label.setWordWrap(True)
     return label
 
@@ -153,7 +158,7 @@ class InfoForm(QFormLayout):
     def __init__(self, lang_of: LangOf = english) -> None:
         super().__init__()
         self.lang_of = lang_of
-        self.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        self.setLabelAlignment(QtCore.Qt.AlignmentFlag.AlignRight)
         self.setHorizontalSpacing(14)
         self.setVerticalSpacing(5)
         self._rows: dict[str, tuple[QLabel, QLabel]] = {}

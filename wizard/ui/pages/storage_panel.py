@@ -7,7 +7,7 @@ its own row is ticked *and* the confirmation that names it is accepted. What a c
 is shown first ("Preview cleanup": the same plan as ``storage --dry-run``, sizes before and
 after); files an unfinished install needs stay, and the dialog says so.
 
-The System page adds the button with :func:`add_storage_button` (one line there).
+The System page's button calls :func:`open_storage_dialog`, importing this module on the first click.
 """
 
 from __future__ import annotations
@@ -16,21 +16,12 @@ import html
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (
-    QBoxLayout,
-    QCheckBox,
-    QHBoxLayout,
-    QHeaderView,
-    QMessageBox,
-    QPushButton,
-    QTreeWidgetItem,
-    QWidget,
-)
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QHeaderView, QMessageBox, QTreeWidgetItem, QWidget
 
 from wizard.app import storage as app_storage
 from wizard.core.base.i18n import t
 from wizard.core.storage.measure import human_size
-from wizard.ui.pages.task_dialog import OpenerButton, TaskDialog
+from wizard.ui.pages.task_dialog import TaskDialog
 from wizard.ui.session_model import SessionModel
 from wizard.ui.workers import submit
 
@@ -207,24 +198,17 @@ class StorageDialog(TaskDialog):
         self.refresh()
 
 
-def add_storage_button(page: Any, layout: QBoxLayout) -> QPushButton:
-    """The "Storage…" button, in ``layout``; it opens :class:`StorageDialog`."""
-    button = OpenerButton("storage.ui.button", "openStoragePanel", page.model)
-
-    def open_dialog() -> None:
-        dialog = getattr(page, "storage_dialog", None)
-        if dialog is None or not dialog.isVisible():
-            dialog = StorageDialog(page.model, page)
-            page.storage_dialog = dialog
-        dialog.show()
-        dialog.raise_()
-
-    button.clicked.connect(lambda _checked=False: open_dialog())
-    row = QHBoxLayout()
-    row.addWidget(button)
-    row.addStretch(1)
-    layout.addLayout(row)
-    return button
+def open_storage_dialog(page: Any) -> StorageDialog:
+    """Show the page's Storage dialog (the same one again while it is open). The System page's
+    "Storage…" button calls this, importing this module only then: its engine (the cleanup plan,
+    hashing, the size walk) is not on the path to the window's first paint (issue 17)."""
+    dialog = getattr(page, "storage_dialog", None)
+    if dialog is None or not dialog.isVisible():
+        dialog = StorageDialog(page.model, page)
+        page.storage_dialog = dialog
+    dialog.show()
+    dialog.raise_()
+    return dialog
 
 
-__all__ = ["StorageDialog", "add_storage_button", "ask_confirm"]
+__all__ = ["StorageDialog", "ask_confirm", "open_storage_dialog"]

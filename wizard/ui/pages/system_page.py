@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6 import QtCore
 from PySide6.QtWidgets import (
     QComboBox,
     QGroupBox,
@@ -76,7 +76,8 @@ class SystemPage(BasePage):
         self.rerun.hide()
         changes_row = QHBoxLayout()
         changes_row.addWidget(self.changes, 1)
-        changes_row.addWidget(self.rerun, 0, Qt.AlignmentFlag.AlignTop)
+        changes_row.addWidget(self.rerun)  # AlignTop is set with the boxes (_build): no Qt enum before the first paint
+        self._changes_row = changes_row
         outer.addLayout(changes_row)
         self._diff = None
 
@@ -84,7 +85,27 @@ class SystemPage(BasePage):
         outer.addWidget(self.busy)
         self.status = status_label("systemStatus", rich=False)
         outer.addWidget(self.status)
+        self._outer = outer
 
+        model.detection_started.connect(self._on_started)
+        model.detection_finished.connect(self._on_finished)
+        model.detection_failed.connect(self._on_failed)
+        model.changes_found.connect(self._on_changes)
+        self.retranslate()
+
+    def _build(self) -> None:
+        """The boxes detection fills: built after the window's first paint (or when something
+        reaches for them first), not in ``__init__``.
+
+        Why: they are the first widgets to use an enum of PySide's ``Qt`` namespace, and PySide
+        creates all ~90 of those Python enums the first time any one is touched -- 15-20 ms, an
+        eighth of a bare QWizard's whole start-up (issue 17). Until detection ends they are empty,
+        so the first paint shows what there is to see then: the welcome line, the language menu,
+        the busy bar and "Checking this PC…"; :meth:`SetupWizard.after_first_paint` builds them
+        a moment later, before detection can answer.
+        """
+        Qt = QtCore.Qt  # noqa: N806 - the namespace, touched here for the first time
+        outer = self._outer
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
@@ -128,23 +149,36 @@ class SystemPage(BasePage):
         self.conda_label.setWordWrap(True)
         python_layout.addWidget(self.conda_label)
         body_layout.addWidget(self.python_box)
-        from wizard.ui.pages.storage_panel import add_storage_button  # the Storage dialog (disk space)
-
-        self.storage_button = add_storage_button(self, body_layout)
+        self.storage_button = self._add_storage_button(body_layout)
         from wizard.ui.pages.course_panel import add_course_row  # the course profile the run honours
 
         self.course_row = add_course_row(self, body_layout)
         body_layout.addStretch(1)
         scroll.setWidget(body)
         outer.addWidget(scroll, 1)
-
-        model.detection_started.connect(self._on_started)
-        model.detection_finished.connect(self._on_finished)
-        model.detection_failed.connect(self._on_failed)
-        model.changes_found.connect(self._on_changes)
-        self.retranslate()
+        scroll.show()  # the page may be on screen already: at once, not on the next turn of the loop
+        self._changes_row.setAlignment(self.rerun, Qt.AlignmentFlag.AlignTop)
 
     # QWizardPage -----------------------------------------------------------------
+    def _add_storage_button(self, layout: QVBoxLayout) -> QPushButton:
+        """The "Storage…" button (the disk-space dialog), alone on its row; the dialog's module
+        loads on the first click, not before the window's first paint."""
+        from wizard.ui.pages.task_dialog import OpenerButton
+
+        button = OpenerButton("storage.ui.button", "openStoragePanel", self.model)
+
+        def open_dialog() -> None:
+            from wizard.ui.pages.storage_panel import open_storage_dialog
+
+            open_storage_dialog(self)
+
+        button.clicked.connect(lambda _checked=False: open_dialog())
+        row = QHBoxLayout()
+        row.addWidget(button)
+        row.addStretch(1)
+        layout.addLayout(row)
+        return button
+
     def isComplete(self) -> bool:  # noqa: N802 - Qt's name
         return not self.model.detecting and (self.model.session.detection is not None
                                              or self.model.session.detection_error is not None)
@@ -181,10 +215,8 @@ class SystemPage(BasePage):
         self.rerun.show()
 
     # content ----------------------------------------------------------------------------
-    def fill(self) -> None:
+    def _fill(self) -> None:
         d = self.model.session.detection
-        if d is None:
-            return
         s = d.system
         self.status.setText(t("page.system.done", self.lang, seconds=f"{d.duration_s or 0:.1f}"))
         os_text = s.os_pretty or s.os
@@ -241,17 +273,35 @@ class SystemPage(BasePage):
         self.broken_details.setVisible(shown and self.broken_button.isVisible())
         self.broken_button.setText(t("h.system.hide_details" if shown else "h.system.show_details", self.lang))
 
+    def initializePage(self) -> None:  # noqa: N802 - Qt's name
+        """Shown: the boxes stay for :meth:`SetupWizard.after_first_paint` (see :meth:`_build`)."""
+
+    def _on_language_changed(self, _lang: str) -> None:
+        self.retranslate()  # the top is always there; the boxes only once built
+
+    def fill(self) -> None:
+        """Detection's answer into the boxes (built now if the first paint has not come yet)."""
+        if self.model.session.detection is None:
+            return
+        if not self.built:
+            self.ensure_built()  # builds, translates and so fills
+            return
+        self._fill()
+
     def retranslate(self) -> None:
         super().retranslate()
         self.welcome.setText(t("page.system.welcome", self.lang))
         self.rerun.setText(t("changes.rerun", self.lang))
         self._show_changes()
+        session = self.model.session
+        if self.model.detecting or (session.detection is None and session.detection_error is None):
+            self.status.setText(t("page.system.detecting", self.lang))  # the busy bar runs from the start
+        if not self.built:
+            return
         self.system_box.setTitle(t("page.system.box", self.lang))
         self.python_box.setTitle(t("page.system.python_box", self.lang))
         self.python_tree.setHeaderLabels([t("page.system.col.version", self.lang), t("page.system.col.arch", self.lang),
                                           t("page.system.col.source", self.lang), t("page.system.col.path", self.lang),
                                           t("page.system.col.notes", self.lang)])
-        if self.model.detecting:
-            self.status.setText(t("page.system.detecting", self.lang))
         self.form.retranslate()
         self.fill()
