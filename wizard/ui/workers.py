@@ -13,13 +13,26 @@ from __future__ import annotations
 
 import threading
 import traceback
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import shiboken6
 from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
 
-_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="wizard-worker")
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
+_POOL: "ThreadPoolExecutor | None" = None  # made by the first submit: concurrent.futures (and
+_POOL_LOCK = threading.Lock()  # logging under it) is not on the way to the first paint
+
+
+def _pool() -> "ThreadPoolExecutor":
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="wizard-worker")
+        return _POOL
 _ACTIVE: set["Task"] = set()
 
 
@@ -58,7 +71,7 @@ def submit(fn: Callable[..., Any], *args: Any, on_done: Callable[[Any], None] | 
     task.done.connect(task._release)  # connected last, so it runs after the caller's slots
     task.failed.connect(task._release)
     _ACTIVE.add(task)
-    _POOL.submit(task._run)
+    _pool().submit(task._run)
     return task
 
 

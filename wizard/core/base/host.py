@@ -12,20 +12,34 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from wizard.core.base.process import ProcessResult, ProcessSpec, child_env, decode_bytes, locale_fallbacks, run_process
+if TYPE_CHECKING:
+    from wizard.core.base.process import ProcessResult as CommandResult
 
 DEFAULT_TIMEOUT = 10.0
 
+# ``CommandResult`` (what a child process did: the one result type of
+# :mod:`wizard.core.base.process`) and ``child_env`` are that module's, handed out by
+# :func:`__getattr__`: the process runner (subprocess, selectors, queue, signal) is imported when
+# something runs, not when the window's session makes its RealHost -- a sixth of what the first
+# paint spent beyond a bare QWizard's (issue 17).
+_FROM_PROCESS = {"CommandResult": "ProcessResult", "child_env": "child_env"}
 
-# What a child process did: the one result type of :mod:`wizard.core.base.process`.
-CommandResult = ProcessResult
+
+def __getattr__(name: str) -> Any:
+    if name in _FROM_PROCESS:
+        from wizard.core.base import process
+
+        return getattr(process, _FROM_PROCESS[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def decode_output(data: bytes) -> str:
     """Decode captured output: UTF-8 first (we force it), else the locale's code page, then
     cp949 (Korean Windows tools that ignore PYTHONUTF8 write it). Never raises."""
+    from wizard.core.base.process import decode_bytes, locale_fallbacks
+
     return decode_bytes(data, locale_fallbacks())
 
 
@@ -98,6 +112,8 @@ class RealHost(Host):
     def run(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT,
             env: Mapping[str, str] | None = None) -> CommandResult:
         """Run through the one process runner: output captured whole, decoded line by line."""
+        from wizard.core.base.process import ProcessSpec, child_env, run_process
+
         return run_process(ProcessSpec([str(a) for a in argv], child_env(extra=env), None, timeout))
 
     def read_text(self, path: str | os.PathLike[str]) -> str | None:

@@ -2,7 +2,10 @@
 
 ``Qt`` is reached as ``QtCore.Qt`` inside the functions, never imported at the top: PySide creates
 the namespace's ~90 enums when it is first touched (15-20 ms), and the first page paints
-without it (see :meth:`wizard.ui.pages.system_page.SystemPage._build`).
+without it (see :meth:`wizard.ui.pages.system_page.SystemPage._build`). Likewise a Qt class is
+created when a module first names it (``from PySide6.QtWidgets import QScrollArea``), so what only
+later pages use is imported where they use it, and the label/value form is in
+:mod:`wizard.ui.widgets.info_form`.
 """
 
 from __future__ import annotations
@@ -10,10 +13,9 @@ from __future__ import annotations
 from enum import IntEnum
 
 from PySide6 import QtCore
-from PySide6.QtWidgets import QFormLayout, QLabel, QProgressBar, QScrollArea, QVBoxLayout, QWidget, QWizardPage
+from PySide6.QtWidgets import QLabel, QProgressBar, QVBoxLayout, QWidget, QWizardPage
 
 from wizard.core.base.i18n import t
-from wizard.ui.language import LangOf, english
 from wizard.ui.session_model import SessionModel
 
 
@@ -110,6 +112,8 @@ def scroll_body(page: QWidget) -> QVBoxLayout:
     Every page scrolls vertically and never horizontally: long values wrap instead, so a
     small laptop screen (1366×768) still shows the whole width.
     """
+    from PySide6.QtWidgets import QScrollArea  # a later page's: not created before the first paint
+
     outer = QVBoxLayout(page)
     outer.setContentsMargins(0, 0, 0, 0)
     scroll = QScrollArea()
@@ -143,47 +147,3 @@ def status_label(object_name: str, rich: bool = True) -> QLabel:
     if rich:
         label.setTextFormat(QtCore.Qt.TextFormat.RichText)
     return label
-
-
-def value_label() -> QLabel:
-    label = QLabel()
-    label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-    label.setWordWrap(True)
-    return label
-
-
-class InfoForm(QFormLayout):
-    """Label/value rows keyed by message key, re-translatable, values selectable."""
-
-    def __init__(self, lang_of: LangOf = english) -> None:
-        super().__init__()
-        self.lang_of = lang_of
-        self.setLabelAlignment(QtCore.Qt.AlignmentFlag.AlignRight)
-        self.setHorizontalSpacing(14)
-        self.setVerticalSpacing(5)
-        self._rows: dict[str, tuple[QLabel, QLabel]] = {}
-
-    @property
-    def lang(self) -> str:
-        return self.lang_of()
-
-    def set_row(self, key: str, value: str, tooltip: str | None = None) -> QLabel:
-        if key not in self._rows:
-            name, val = QLabel(), value_label()
-            name.setStyleSheet("color: #4a4a4a;")  # readable: palette(mid) was light grey on grey (16.12)
-            self.addRow(name, val)
-            self._rows[key] = (name, val)
-        name, val = self._rows[key]
-        name.setText(t(key, self.lang) + ":")
-        val.setText(value)
-        val.setToolTip(tooltip or "")
-        return val
-
-    def retranslate(self) -> None:
-        for key, (name, _val) in self._rows.items():
-            name.setText(t(key, self.lang) + ":")
-
-    def clear_rows(self) -> None:
-        while self.rowCount():
-            self.removeRow(0)
-        self._rows.clear()

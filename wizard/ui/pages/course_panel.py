@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QBoxLayout, QFileDialog
+from PySide6.QtWidgets import QBoxLayout
 
 from wizard.core.base.i18n import t
 from wizard.ui.widgets.button_row import ButtonRow
@@ -24,6 +24,8 @@ class CourseRow(ButtonRow):
         super().__init__(page, layout, "openCourseProfile", "courseProfileStatus")
 
     def choose(self) -> None:
+        from PySide6.QtWidgets import QFileDialog  # created on the first click, not at start-up
+
         path, _ = QFileDialog.getOpenFileName(self.page, t("o.course.open", self.lang), "",
                                               t("o.course.open.filter", self.lang))
         if path:

@@ -21,9 +21,10 @@ from PySide6.QtWidgets import (
 
 from wizard.core.base.i18n import t
 from wizard.core.machine.models import STATUS_OK, Detection, GpuInfo
-from wizard.ui.pages.base import BasePage, InfoForm, PageId
+from wizard.ui.pages.base import BasePage, PageId
 from wizard.ui.session_model import SessionModel
 from wizard.ui.widgets.findings_view import FindingsView
+from wizard.ui.widgets.info_form import InfoForm
 from wizard.ui.workers import submit
 
 SAMPLE_INTERVAL_MS = 1000

@@ -5,23 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6 import QtCore
-from PySide6.QtWidgets import (
-    QComboBox,
-    QGroupBox,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QPushButton,
-    QScrollArea,
-    QToolButton,
-    QTreeWidget,
-    QTreeWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from wizard.core.base.i18n import t
-from wizard.ui.pages.base import BasePage, InfoForm, PageId, busy_bar, status_label
+from wizard.ui.pages.base import BasePage, PageId, busy_bar, status_label
 from wizard.ui.session_model import SessionModel
 
 if TYPE_CHECKING:  # the models load with detection, on its worker thread
@@ -104,6 +91,11 @@ class SystemPage(BasePage):
         the busy bar and "Checking this PC…"; :meth:`SetupWizard.after_first_paint` builds them
         a moment later, before detection can answer.
         """
+        # PySide creates each Qt class when a module first names it: the boxes' classes here
+        from PySide6.QtWidgets import QGroupBox, QHeaderView, QScrollArea, QToolButton, QTreeWidget
+
+        from wizard.ui.widgets.info_form import InfoForm
+
         Qt = QtCore.Qt  # noqa: N806 - the namespace, touched here for the first time
         outer = self._outer
         scroll = QScrollArea()
@@ -244,6 +236,8 @@ class SystemPage(BasePage):
 
     def _fill_pythons(self, d: Detection) -> None:
         """The interpreters that run, as `doctor` lists them; the ones that do not, one line."""
+        from PySide6.QtWidgets import QTreeWidgetItem
+
         lang = self.lang
         working = [p for p in d.pythons if not p.error]
         broken = [p for p in d.pythons if p.error]

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from wizard.core.install.job import INSTALLER_AUTO, INSTALLER_PIP, INSTALLER_UV
-from wizard.ui.pages.base import InfoForm, scroll_body
+from wizard.ui.pages.base import scroll_body
 from wizard.ui.pages.environment.common import (
     DEFAULT_CONDA_NAME,
     MODE_EXISTING,
@@ -35,6 +35,7 @@ from wizard.ui.pages.environment.common import (
     MODES,
 )
 from wizard.ui.widgets.folded_details import build_folded_details
+from wizard.ui.widgets.info_form import InfoForm
 
 
 class EnvironmentPanels:
