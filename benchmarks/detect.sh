@@ -19,7 +19,10 @@ prepare=()
 if [ "${COLD:-0}" = 1 ]; then
   prepare=(--prepare "rm -f '$cache_dir/pythons.json'")
 fi
-commands=(-n python-baseline "$PY -c pass" -n doctor-json "$WIZARD doctor --json")
+# The floor any Python program doing doctor's job pays: the standard-library modules it imports
+# (measured beside it, so the note can say how much of the ratio is the interpreter's own).
+STDLIB="import argparse, concurrent.futures, dataclasses, json, platform, subprocess"
+commands=(-n python-baseline "$PY -c pass" -n stdlib-floor "$PY -c '$STDLIB'" -n doctor-json "$WIZARD doctor --json")
 if smi=$(command -v nvidia-smi); then
   commands+=(-n nvidia-smi "$smi --query-gpu=index,name,memory.total --format=csv")
 fi
@@ -30,10 +33,12 @@ path = pathlib.Path(sys.argv[1])
 doc = json.loads(path.read_text())
 res = {r["command"]: r for r in doc["results"]}
 base, doctor = res["python-baseline"]["median"], res["doctor-json"]["median"]
+floor = res["stdlib-floor"]["median"]
 smi = res["nvidia-smi"]["median"] if "nvidia-smi" in res else 0.0
 target = 2 * base + smi
 doc["summary"] = {"python_ms": round(base * 1000, 1), "doctor_ms": round(doctor * 1000, 1),
                   "nvidia_smi_ms": round(smi * 1000, 1), "ratio_to_python": round(doctor / base, 2),
+                  "stdlib_floor_ms": round(floor * 1000, 1), "stdlib_floor_ratio": round(floor / base, 2),
                   "ratio_to_target": round(doctor / target, 2), "target": "2x python -c pass + nvidia-smi"}
 path.write_text(json.dumps(doc, indent=2))
 s = doc["summary"]

@@ -117,6 +117,9 @@ def detection(table: Table, out: Path, runs: int) -> None:
                                                       if s.get("nvidia_smi_ms") else "")
     table.add("detection: doctor --json (median)", f"{s['doctor_ms']:.0f} ms", base, f"{s['ratio_to_python']:.2f}×",
               "≤ 2× python + nvidia-smi", s["ratio_to_target"] <= 1.0)
+    if "stdlib_floor_ms" in s:  # context: the standard-library modules doctor imports, nothing else
+        table.add("detection context: python importing doctor's stdlib modules only", f"{s['stdlib_floor_ms']:.0f} ms",
+                  f"{s['python_ms']:.0f} ms python -c pass", f"{s['stdlib_floor_ratio']:.2f}×", "(no target)", None)
 
 
 def install(table: Table, out: Path, quick: bool) -> None:
