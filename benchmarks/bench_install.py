@@ -155,7 +155,12 @@ def wizard(env_dir: Path, index_url: str, reqs: list[str], imports: list[str], c
 
 
 def measure(idx: LoopbackIndex, fn: Callable[[], object]) -> dict:
+    """One scenario, timed. The disk is synced first: a cold run writes ~100-700 MB (the
+    installer's cache and the venv), and without it the next scenario in line pays for the
+    write-back of the one before (seen here: the same offline install 0.5-4 s)."""
     idx.reset_counters()
+    if hasattr(os, "sync"):
+        os.sync()
     start = time.perf_counter()
     extra = fn()
     seconds = time.perf_counter() - start
