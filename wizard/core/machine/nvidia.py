@@ -18,7 +18,7 @@ from typing import Any
 
 from wizard.core.base import interrupt
 from wizard.core.base.host import Host
-from wizard.core.machine import nvidia_smi, nvml_guard
+from wizard.core.machine import nvml_guard
 from wizard.core.machine.models import (
     STATUS_DRIVER_NOT_LOADED,
     STATUS_ERROR,
@@ -99,6 +99,8 @@ def query_smi(host: Host, exe: str) -> tuple[SourceResult, str | None]:
 
     Returns the parsed CSV result and the raw default table (for the report appendix).
     """
+    from wizard.core.machine import nvidia_smi  # its readers, only where there is an nvidia-smi to read
+
     result = host.run(nvidia_smi.query_argv(exe), timeout=SMI_TIMEOUT_S)
     if result.ok and "not a valid field" not in result.stdout.lower():
         parsed = nvidia_smi.parse_csv(result.stdout, nvidia_smi.QUERY_FIELDS)
