@@ -98,13 +98,58 @@ def test_duplicate_key_across_files_is_an_error(tmp_path, monkeypatch):
     (folder / "a.json").write_text('{"x": {"en": "a", "ko": "가"}}', encoding="utf-8")
     (folder / "b.json").write_text('{"x": {"en": "b", "ko": "나"}}', encoding="utf-8")
     monkeypatch.setattr(i18n, "resource_path", lambda *parts: tmp_path.joinpath(*parts))
-    i18n.catalogue.cache_clear()
+    i18n.reload_catalogue()
     try:
         with pytest.raises(i18n.CatalogueError):
             i18n.catalogue()
+        i18n.reload_catalogue()
+        assert i18n.t("x", "en") == "a"  # the first file answers; the second is not read yet
+        with pytest.raises(i18n.CatalogueError):
+            i18n.t("y", "en")  # a key neither has: both are read, and b.json's "x" is caught
     finally:
         monkeypatch.undo()
-        i18n.catalogue.cache_clear()
+        i18n.reload_catalogue()
+
+
+def test_messages_are_read_file_by_file_in_start_up_order(tmp_path, monkeypatch):
+    """t() reads only the files it needs, the start-up ones first; catalogue() reads them all."""
+    folder = tmp_path / "i18n"
+    folder.mkdir()
+    (folder / "a.json").write_text('{"a.key": {"en": "A", "ko": "에이"}}', encoding="utf-8")
+    (folder / "cli.json").write_text('{"cli.key": {"en": "C", "ko": "씨"}}', encoding="utf-8")
+    (folder / "z.json").write_text('{"z.key": {"en": "Z", "ko": "제트"}}', encoding="utf-8")
+    monkeypatch.setattr(i18n, "resource_path", lambda *parts: tmp_path.joinpath(*parts))
+    i18n.reload_catalogue()
+    try:
+        assert i18n.t("cli.key", "ko") == "씨"
+        assert [p.name for p in i18n._store().pending] == ["a.json", "z.json"]
+        assert i18n.t("z.key", "en") == "Z" and i18n._store().pending == []
+        i18n.reload_catalogue()
+        assert i18n.has("a.key") and not i18n.has("no.such")
+        assert set(i18n.catalogue()) == {"a.key", "cli.key", "z.key"}
+    finally:
+        monkeypatch.undo()
+        i18n.reload_catalogue()
+
+
+def test_the_catalogue_is_read_safely_from_two_threads():
+    """The window's later pages load on a worker thread while the GUI thread renders."""
+    import threading
+
+    i18n.reload_catalogue()
+    keys = sorted(i18n.catalogue())
+    i18n.reload_catalogue()
+    results: dict[int, list[str]] = {}
+
+    def read(n: int) -> None:
+        results[n] = [i18n.t(k, "en") for k in (keys if n else list(reversed(keys)))]
+
+    threads = [threading.Thread(target=read, args=(n,)) for n in (0, 1)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert results[0] == list(reversed(results[1])) and "" not in results[0]
 
 
 def test_message_families_built_at_run_time_are_complete():

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import locale
 import os
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping
@@ -31,21 +32,78 @@ class CatalogueError(RuntimeError):
     """The catalogue is malformed (duplicate key, missing language)."""
 
 
-@lru_cache(maxsize=1)
-def catalogue() -> dict[str, dict[str, str]]:
-    """All messages, merged from every ``resources/i18n/*.json``; duplicates are an error."""
-    merged: dict[str, dict[str, str]] = {}
-    folder = resource_path("i18n")
-    for path in sorted(folder.glob("*.json")):
+#: The files the window's first page and ``doctor`` take their messages from, read first. Only
+#: an order: a key that is not in them is looked for in the other files (sorted by name).
+FIRST_FILES = ("cli.json", "common.json", "ui.json", "doctor.json", "diagnose.json", "findings_detect.json")
+
+
+class _Catalogue:
+    """The merged messages of ``resources/i18n/*.json``, read file by file as keys are asked for.
+
+    Why not all at once: the files hold ~2000 messages (490 kB); parsing them all was a tenth of
+    what the first paint spends beyond a bare QWizard and of what ``doctor --json`` spends beyond
+    the interpreter (issue 17), and start-up needs the messages of five files. A key another file
+    defines too is an error (:class:`CatalogueError`) when the second file is read; reading
+    everything (:func:`catalogue`, or a key no file has) therefore checks every file.
+    Worker threads ask for messages too (the later pages load on one): reading is locked.
+    """
+
+    def __init__(self, folder: Any) -> None:
+        self.folder = folder
+        self.messages: dict[str, dict[str, str]] = {}
+        self.pending: list[Any] | None = None  # the files not read yet, in reading order
+        self.lock = threading.Lock()
+
+    def entry(self, key: str) -> dict[str, str] | None:
+        found = self.messages.get(key)
+        if found is not None or self.pending == []:
+            return found
+        with self.lock:
+            if self.pending is None:
+                self.pending = self._order()
+            while key not in self.messages and self.pending:
+                self._read(self.pending.pop(0))
+        return self.messages.get(key)
+
+    def everything(self) -> dict[str, dict[str, str]]:
+        self.entry("\0 a key no file has")  # reads every file left
+        return self.messages
+
+    def _order(self) -> list[Any]:
+        names = sorted(n for n in os.listdir(self.folder) if n.endswith(".json"))
+        first = [n for n in FIRST_FILES if n in names]
+        return [self.folder / n for n in first + [n for n in names if n not in first]]
+
+    def _read(self, path: Any) -> None:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
         for key, value in data.items():
             if key.startswith("_"):
                 continue  # "_comment" and the like
-            if key in merged:
+            if key in self.messages:
                 raise CatalogueError(f"duplicate message key {key!r} in {path.name}")
-            merged[key] = value
-    return merged
+            self.messages[key] = value
+
+
+@lru_cache(maxsize=1)
+def _store() -> _Catalogue:
+    return _Catalogue(resource_path("i18n"))
+
+
+def catalogue() -> dict[str, dict[str, str]]:
+    """All messages, merged from every ``resources/i18n/*.json``; duplicates are an error."""
+    return _store().everything()
+
+
+def has(key: str) -> bool:
+    """Is there a message ``key``? (Reads the files it needs, every one when there is none.)"""
+    return _store().entry(key) is not None
+
+
+def reload_catalogue() -> None:
+    """Forget what was read: the next message is read again from the resources (for a test that
+    points them elsewhere)."""
+    _store.cache_clear()
 
 
 def normalise_lang(lang: str | None) -> str:
@@ -83,7 +141,7 @@ def t(key: str, lang: str | None, /, **params: object) -> str:
     There is no current language: whoever renders passes it. An unknown key returns the key itself, so a missing translation shows up in the UI and
     in tests instead of crashing a student's run.
     """
-    entry = catalogue().get(key)
+    entry = _store().entry(key)
     if entry is None:
         return key
     text = entry.get(normalise_lang(lang)) or entry.get("en") or key

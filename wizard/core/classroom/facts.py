@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from wizard.core.base.i18n import catalogue
+from wizard.core.base.i18n import has
 from wizard.core.report.document import FAIL, NOT_RUN, PASS, SKIP, WARN, Report
 
 
@@ -121,7 +121,7 @@ def _findings_from_sections(report: Report) -> list[FindingFact]:
     for item in sec.items if sec is not None else []:
         if item.status not in (FAIL, WARN):
             continue
-        known = f"finding.{item.id}.title" in catalogue()
+        known = has(f"finding.{item.id}.title")
         fix = next((d for d in item.details if d.strip()), None)
         out.append(FindingFact(id=item.id, family=item.id if known else f"verify:{item.id}",
                                severity="error" if item.status == FAIL else "warning",

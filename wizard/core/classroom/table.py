@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from wizard.core.base.i18n import catalogue, t
+from wizard.core.base.i18n import has, t
 from wizard.core.classroom.facts import FindingFact
 from wizard.core.classroom.roster import Roster, Student
 
@@ -153,9 +153,9 @@ def family_title(group: Group, lang: str) -> str:
         return t(f"k.class.family.{fam.split(':')[1]}", lang)
     variant = group.finding.variant if group.finding else None
     for key in ([f"finding.{fam}.{variant}.title"] if variant else []) + [f"finding.{fam}.title"]:
-        if key in catalogue():
+        if has(key):
             return _fill(t(key, lang))
-    if fam.startswith("verify:") and f"verify.cause.{fam[7:]}" in catalogue():
+    if fam.startswith("verify:") and has(f"verify.cause.{fam[7:]}"):
         return _fill(t(f"verify.cause.{fam[7:]}", lang))
     return fam
 
@@ -168,14 +168,14 @@ def family_fix(group: Group, lang: str) -> str | None:
     f = group.finding
     if f is None:
         return t("k.class.fix.verify_failed", lang) if group.family == VERIFY_FAILED else None
-    if f.fix_key and _FIX_KEY.match(f.fix_key) and f.fix_key in catalogue():
+    if f.fix_key and _FIX_KEY.match(f.fix_key) and has(f.fix_key):
         return _fill(t(f.fix_key, lang))
     return f.fix_text
 
 
 def lesson_title(lesson_id: str, lang: str) -> str:
     key = f"vram.workload.{lesson_id}.title"
-    return t(key, lang) if key in catalogue() else lesson_id
+    return t(key, lang) if has(key) else lesson_id
 
 
 __all__ = ["Row", "Group", "ClassTable", "class_table", "tier_ids", "tier_of", "tier_text", "family_title",

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from wizard.core.base.i18n import Message, catalogue, is_message_json, t
+from wizard.core.base.i18n import Message, has, is_message_json, t
 
 
 def to_jsonable(obj: Any) -> Any:
@@ -253,7 +253,7 @@ class Finding:
 
     def _text(self, part: str, lang: str | None) -> str:
         key = f"finding.{self.id}.{part}"
-        if self.variant and f"finding.{self.id}.{self.variant}.{part}" in catalogue():
+        if self.variant and has(f"finding.{self.id}.{self.variant}.{part}"):
             key = f"finding.{self.id}.{self.variant}.{part}"
         return t(key, lang, **self._params(lang))
 
@@ -293,4 +293,4 @@ class Detection:
 
 
 __all__ = [name for name in dir() if not name.startswith("_")
-           and name not in ("Message", "catalogue", "is_message_json", "t")] + ["asdict"]
+           and name not in ("Message", "has", "is_message_json", "t")] + ["asdict"]

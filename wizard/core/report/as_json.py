@@ -122,7 +122,7 @@ def _finding_facts(ctx: ReportContext) -> list[dict[str, Any]]:
     """The findings section's items as ids: a failure mode's ``family`` is its id in
     failure-modes.json (verify's own causes, which have none, are ``verify:<cause>``), and
     ``fix_key`` is the catalogue key of its fix, so a reader renders it in any language."""
-    from wizard.core.base.i18n import catalogue
+    from wizard.core.base.i18n import has
     from wizard.core.report.document import CPU_BUILD_RIGHT_HERE
     from wizard.core.report.inputs import checks_of
 
@@ -136,7 +136,7 @@ def _finding_facts(ctx: ReportContext) -> list[dict[str, Any]]:
             continue
         seen.add(f.id)
         key = f"finding.{f.id}.fix"
-        if f.variant and f"finding.{f.id}.{f.variant}.fix" in catalogue():
+        if f.variant and has(f"finding.{f.id}.{f.variant}.fix"):
             key = f"finding.{f.id}.{f.variant}.fix"
         out.append({"id": f.id, "family": f.id, "severity": f.severity, "variant": f.variant, "fix_key": key})
     for c in checks_of(ctx.verify):

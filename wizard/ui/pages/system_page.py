@@ -18,9 +18,9 @@ if TYPE_CHECKING:  # the models load with detection, on its worker thread
 def source_text(source: str, lang: str) -> str:
     """Where an interpreter was found, in the page's language (the detector's word as tooltip)."""
     key = f"h.system.source.{source}"
-    from wizard.core.base.i18n import catalogue
+    from wizard.core.base.i18n import has
 
-    return t(key, lang) if key in catalogue() else source
+    return t(key, lang) if has(key) else source
 
 
 def _gib(nbytes: int | None, lang: str) -> str:

@@ -56,11 +56,11 @@ def plain_title(check, lang: str) -> tuple[str, str | None]:
 def plain_detail(check, lang: str) -> tuple[str, str | None]:
     """(the result in plain words, the technical one) where the page has a plainer version
     (``h.verify.detail.<detail>``: no ``torch.version.cuda is None``); else (the result, None)."""
-    from wizard.core.base.i18n import catalogue
+    from wizard.core.base.i18n import has
 
     technical = check.detail_text(lang)
     key = f"h.verify.detail.{check.detail}"
-    if not check.detail or key not in catalogue():
+    if not check.detail or not has(key):
         return technical, None
     return t(key, lang, **{k: ("" if v is None else v) for k, v in check.params.items()}), technical
 
