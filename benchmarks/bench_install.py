@@ -17,7 +17,9 @@ it serves (wheels, pages, ``.metadata`` files), so "served" is measured at the s
 * plain uv + import -- the same, then ``python -c "import torch, torchvision"``: the check the
                  wizard's own last step makes (it imports what it installed), so equal work;
 * wizard      -- the wizard's job as both faces run it by default: installer "auto" (uv when
-                 found), a uv venv, plan from metadata (``uv pip compile``), the wizard's
+                 found), a uv venv, plan from metadata (``uv pip compile``; warm: the plan
+                 kept from the cold run, once the index has answered every URL uv read
+                 exactly as then -- the same requests plain uv makes), the wizard's
                  downloader (hash-checked, resumable) into its cache, offline install, and its
                  check of the exact installed versions (importing is Verify's step, after it).
                  It runs on a worker thread while a heartbeat thread asks to run every 10 ms,

@@ -239,8 +239,8 @@ def bundled_pip_wheel(venv_path: str) -> str | None:
     starting any interpreter; None when there is none (then ensurepip does the work).
 
     Why: a venv uv makes has no pip, and a student's next ``pip install`` (a course's
-    requirements, Jupyter's ``%pip``) must work in it. uv installs this one file offline in a
-    fraction of a second, where ``python -m ensurepip`` takes seconds."""
+    requirements, Jupyter's ``%pip``) must work in it. uv installs this one file offline with
+    the install itself (one more argument), where ``python -m ensurepip`` takes seconds."""
     home = version = None
     try:
         with open(os.path.join(venv_path, "pyvenv.cfg"), encoding="utf-8") as fh:
