@@ -10,15 +10,17 @@ size of the quick sweep):
 * inputs exist before the first call; nothing but the operation is inside a timed block;
 * a time-based warm-up (the first call and at least one more) also estimates one call's cost;
 * blocks of ``k`` calls sized to take ``block_s`` seconds, so that the clock's resolution and
-  the loop's own cost vanish (a 256 x 256 CPU matmul takes ~0.2 ms: a block is ~150 calls);
-* several blocks give a median and an IQR -- a block that the OS delayed (another process
-  took a core) moves the median little;
+  the loop's own cost vanish (a 256 x 256 CPU matmul takes ~0.2 ms: a block is ~90 calls);
+* blocks until ``run_s`` seconds are timed (the Timer's ``min_run_time``) and at least
+  ``blocks`` of them: a fast call gets ~10 blocks, a median of many; a block that the OS
+  delayed (another process took a core) moves the median little;
 * GPU blocks are timed with CUDA events and a synchronize, CPU blocks with ``perf_counter``;
 * Python's cyclic garbage collector is off inside the blocks, as ``timeit`` (and so the
   Timer) keeps it off: one collection with torch imported takes ~80 ms, longer than a block.
 """
 
 import gc
+import math
 import time
 
 import _common as C
@@ -113,7 +115,7 @@ def timed_blocks(torch, fn, sync, k, blocks, use_events):
 
 def measure(torch, fn, dev, cfg):
     """Time ``fn`` on ``dev``: warm-up, block sizing, several blocks; per-call seconds and how
-    they were taken. ``cfg``: ``warmup_s``, ``block_s``, ``blocks`` (>= 3), ``max_s``."""
+    they were taken. ``cfg``: ``warmup_s``, ``block_s``, ``run_s``, ``blocks`` (>= 3), ``max_s``."""
     sync = sync_for(torch, dev)
     on_cpu = dev.type == "cpu"
     start = time.perf_counter()
@@ -123,10 +125,14 @@ def measure(torch, fn, dev, cfg):
     n, fastest = warm_up(fn, sync, first, cfg, on_cpu)
     est = fastest if fastest is not None else first
     k = max(1, min(100000, int(round(cfg["block_s"] / est)))) if est > 0 else 1
-    remaining = cfg["max_s"] - (time.perf_counter() - start)
+    per_block = k * est
     blocks = cfg["blocks"]
-    if k * est > 0:
-        blocks = max(3, min(blocks, int(remaining / (k * est))))
+    if per_block > 0:
+        # as many blocks as fill run_s (the Timer's min_run_time), at least `blocks`, and as
+        # many as still fit in the soft limit max_s (never fewer than three)
+        blocks = max(blocks, int(math.ceil(cfg.get("run_s", 0.0) / per_block)))
+        remaining = cfg["max_s"] - (time.perf_counter() - start)
+        blocks = max(3, min(blocks, int(remaining / per_block)))
     use_events = dev.type == "cuda"
     times = []
     own_warmup = on_cpu and n == 0  # the long first CPU call was its own warm-up

@@ -30,12 +30,14 @@ MLP_LAYERS = (1000, 2000, 1000, 10)  # the course's small MLP
 SUITES = {
     # sizes: matrix sizes of the GFLOP/s-vs-size sweep; dtype_n: size of the dtype comparison
     # (doubled once when an fp32 call takes under 5 ms); bytes: device copy; transfer: host<->device.
+    # Timing (_timing.measure): blocks of block_s seconds until run_s seconds and at least `blocks`
+    # blocks are timed (a fast call: ~10 blocks of ~100 calls, a median of many), max_s a soft cap.
     "quick": {"cpu_sweep": [256, 512, 1024, 2048], "gpu_sweep": [256, 512, 1024, 2048, 4096],
               "dtype_n": 4096, "d2d_bytes": 256 * MIB, "transfer_bytes": 64 * MIB, "mlp_batch": 512,
-              "warmup_s": 0.03, "block_s": 0.03, "blocks": 5, "max_s": 1.5, "budget_s": 90.0},
+              "warmup_s": 0.03, "block_s": 0.015, "run_s": 0.15, "blocks": 5, "max_s": 1.5, "budget_s": 90.0},
     "full": {"cpu_sweep": [256, 512, 1024, 2048, 4096], "gpu_sweep": [256, 512, 1024, 2048, 4096, 8192],
              "dtype_n": 8192, "d2d_bytes": 1024 * MIB, "transfer_bytes": 256 * MIB, "mlp_batch": 512,
-             "warmup_s": 0.05, "block_s": 0.05, "blocks": 7, "max_s": 4.0, "budget_s": 300.0},
+             "warmup_s": 0.05, "block_s": 0.025, "run_s": 0.35, "blocks": 7, "max_s": 4.0, "budget_s": 300.0},
 }
 PARTS = ("cpu_matmul", "gpu_init", "gpu_matmul", "course", "copy", "transfer", "mlp")
 # Why a part did not run: message ids the wizard translates (bench.skip.<reason>).
@@ -55,7 +57,8 @@ def parse_args(argv):
     p.add_argument("--max-bytes", type=int, default=None, help="cap copy and transfer buffer sizes")
     p.add_argument("--mlp-batch", type=int, default=None)
     p.add_argument("--block-s", type=float, default=None, help="seconds per timed block")
-    p.add_argument("--blocks", type=int, default=None, help="timed blocks per measurement (>= 3)")
+    p.add_argument("--blocks", type=int, default=None, help="at least this many timed blocks per measurement (>= 3)")
+    p.add_argument("--run-s", type=float, default=None, help="seconds of timed blocks per measurement")
     p.add_argument("--max-s", type=float, default=None, help="soft time limit of one measurement")
     p.add_argument("--budget-s", type=float, default=None, help="stop starting new parts after this")
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: torch's own)")
@@ -95,7 +98,7 @@ class Bench(object):
         self.args = args
         self.torch = torch
         cfg = dict(SUITES[args.suite])
-        for key, value in (("block_s", args.block_s), ("blocks", args.blocks), ("max_s", args.max_s),
+        for key, value in (("block_s", args.block_s), ("run_s", args.run_s), ("blocks", args.blocks), ("max_s", args.max_s),
                            ("budget_s", args.budget_s), ("mlp_batch", args.mlp_batch)):
             if value is not None:
                 cfg[key] = value
