@@ -17,8 +17,8 @@ Rows (each measured now, never copied from an earlier run; a part that cannot ru
 * live plot      -- benchmarks/gui_bench.py liveplot: CPU of the 1 Hz plot, % of one core.
 
 ``--quick`` (a few minutes on a 2-core machine): 10 start-up runs per side, generated wheels
-for the install, one round of the quick suite, small sizes for the bench stall, a 10 s live
-plot. The load average before and after is printed with the table: on a busy machine the
+for the install, three rounds of the quick suite (~7 s each), small sizes for the bench stall,
+a 10 s live plot. The load average before and after is printed with the table: on a busy machine the
 ratios move, and the table says so rather than hiding it.
 """
 
@@ -160,7 +160,7 @@ def bench(table: Table, out: Path, torch_python: str | None, quick: bool) -> Non
         return
     path = out / "bench_probe.json"
     res = sh([PY, "benchmarks/bench_probe.py", "--torch-python", torch_python, "--out", str(path),
-              "--rounds", "1" if quick else "3", "--repeats", "2" if quick else "3"], 2400)
+              "--rounds", "3", "--repeats", "3" if quick else "5"], 2400)
     if res.returncode != 0:
         table.missing("bench quick suite", "≤ 8 s", res.stderr[-200:])
         return
