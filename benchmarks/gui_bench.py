@@ -125,7 +125,7 @@ def stall_detection(beat_into: dict) -> None:
     wait_until(lambda: window.isVisible(), 30)
     app().processEvents()
     phase["name"] = "detection"
-    window.add_pages_in_background()  # what the real window does after its first paint
+    window.after_first_paint()  # what the real window does after its first paint (the System page's boxes, the later pages)
     window.start()
     wait_until(lambda: window.pages_ready and window.model.session.detection is not None
                and not window.model.detecting, 120)
