@@ -12,11 +12,13 @@ accuracy -- the probe's CPU matmul GFLOP/s at each size of the quick sweep, meas
 own ``Bench.measure`` with the quick suite's settings, against
 ``torch.utils.benchmark.Timer(...).blocked_autorange(min_run_time=0.3)`` of the same
 ``torch.matmul(a, b, out=out)`` on the same tensors with the same thread count (the Timer's
-default of one thread would under-report a CPU by its core count). The two are timed
-alternately in one process, --repeats pairs per size, the order swapped every pair (ABBA:
-a load that rises or falls during a pair favours neither side); the figure is the ratio of the
-two medians, with the median and range of the per-pair ratios beside it. Target: within 3 % at
-every size. The load average before and after is recorded: on a shared machine read it first.
+default of one thread would under-report a CPU by its core count). They are timed in turn
+in one process, --repeats rounds per size, each round the probe, the Timer and the Timer again
+(a control), the order rotating every round (a load that rises or falls during a round favours
+no side); the figure is the ratio of the probe's median to the Timer's, with the median and range
+of the per-round ratios beside it. Target: within 3 % at every size. The control's ratio (the
+Timer against itself) is the noise floor of this machine at this moment: where it is off by
+more than 3 %, so is any comparison, and the load average (before and after) says why.
 """
 
 from __future__ import annotations
@@ -63,20 +65,23 @@ for n in B.SUITES["quick"]["cpu_sweep"]:
     def theirs():
         return flops / timer.blocked_autorange(min_run_time=0.3).median / 1e9
 
-    pairs = []
+    # Each round: the probe, the Timer, and the Timer again as a control, in an order that
+    # rotates every round. The control (Timer against Timer) is the noise floor: where it is off
+    # by more than the target, the machine is too busy to judge the probe by that target.
+    rounds = []
     for i in range(repeats):
-        if i % 2 == 0:
-            o = ours(); t = theirs()
-        else:
-            t = theirs(); o = ours()
-        pairs.append((o, t))
-    o = statistics.median(p[0] for p in pairs)
-    t = statistics.median(p[1] for p in pairs)
-    ratios = [p[0] / p[1] for p in pairs]
+        got = {}
+        for name in ("ours", "theirs", "control")[i % 3:] + ("ours", "theirs", "control")[:i % 3]:
+            got[name] = ours() if name == "ours" else theirs()
+        rounds.append((got["ours"], got["theirs"], got["control"]))
+    o = statistics.median(r[0] for r in rounds)
+    t = statistics.median(r[1] for r in rounds)
+    c = statistics.median(r[2] for r in rounds)
+    ratios = [r[0] / r[1] for r in rounds]
     rows.append({"size": n, "probe_gflops": round(o, 2), "torch_benchmark_gflops": round(t, 2),
                  "ratio": round(o / t, 4), "pair_ratio_median": round(statistics.median(ratios), 4),
                  "pair_ratio_range": [round(min(ratios), 4), round(max(ratios), 4)],
-                 "pairs": [[round(x, 2) for x in p] for p in pairs]})
+                 "control_ratio": round(c / t, 4), "rounds": [[round(x, 2) for x in r] for r in rounds]})
 print(json.dumps({"threads": threads, "torch": torch.__version__, "repeats": repeats, "rows": rows}))
 '''
 
@@ -141,6 +146,7 @@ def accuracy(python: str, repeats: int) -> dict:
         raise RuntimeError(out.stderr[-800:])
     result = json.loads(out.stdout.strip().splitlines()[-1])
     result["worst_deviation_percent"] = round(max(abs(r["ratio"] - 1) for r in result["rows"]) * 100, 2)
+    result["control_worst_deviation_percent"] = round(max(abs(r["control_ratio"] - 1) for r in result["rows"]) * 100, 2)
     return result
 
 
@@ -148,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     ap.add_argument("--torch-python", default=os.environ.get("GSW_TEST_TORCH_PYTHON"), required=False)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--repeats", type=int, default=5, help="accuracy: alternating pairs per size (medians)")
+    ap.add_argument("--repeats", type=int, default=5, help="accuracy: rounds per size (medians)")
     ap.add_argument("--accuracy-only", action="store_true")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
