@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from tests.integration.index_server import LoopbackIndex, make_wheel
 from wizard.core.base.host import RealHost
+from wizard.core.install.download import _default_session
 from wizard.core.install.env_commands import bundled_pip_wheel
 from wizard.core.install.environments import find_uv, new_uv_venv
 from wizard.core.install.job import InstallOptions
-from wizard.core.install.plan_cache import ConsultedUrls, PlanCache, plan_key
+from wizard.core.install.plan_cache import CachedPlan, ConsultedUrls, PlanCache, fetch_answers, plan_key
 from wizard.core.install.runner import InstallJob, run_steps
 
 pytestmark = pytest.mark.slow  # real uv, venvs and downloads against a loopback index
@@ -179,3 +182,44 @@ def test_a_damaged_entry_is_no_plan(tmp_path):
     assert cache.load("k") is None
     (tmp_path / "k.json").write_text('{"schema": "gpu-setup-wizard/plan-cache@1", "lock": 1}', encoding="utf-8")
     assert cache.load("k") is None
+
+
+class _EtagPages(BaseHTTPRequestHandler):
+    """A page with an ETag that answers ``If-None-Match`` with 304, as PyPI does."""
+
+    body = b"<a href='x-1.0-py3-none-any.whl'>x</a>"
+    statuses: list[int] = []
+
+    def log_message(self, fmt: str, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        etag = '"v-%d"' % len(self.body)
+        status = 304 if self.headers.get("If-None-Match") == etag else 200
+        self.statuses.append(status)
+        self.send_response(status)
+        self.send_header("ETag", etag)
+        self.send_header("Content-Length", "0" if status == 304 else str(len(self.body)))
+        self.end_headers()
+        if status == 200:
+            self.wfile.write(self.body)
+
+
+def test_a_server_with_etags_is_asked_conditionally_and_a_change_is_seen(tmp_path):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _EtagPages)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/simple/x/"
+    try:
+        first = fetch_answers([url], _default_session)
+        assert first is not None and first[url].etag
+        cache = PlanCache(tmp_path)
+        assert cache.store("k", CachedPlan("lock", first))
+        kept = cache.load("k")
+        _EtagPages.statuses.clear()
+        assert cache.still_valid(kept, _default_session)
+        assert _EtagPages.statuses == [304]  # the body was not sent again
+        _EtagPages.body = b"<a href='x-2.0-py3-none-any.whl'>x</a> (a new release)"
+        assert not cache.still_valid(kept, _default_session)
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -20,7 +20,8 @@ when uv really sent a request for every URL it used (not an answer from its own 
 which may be older than the index) and read no wheel itself (no PEP 658 metadata: a range
 request into the wheel, which this check would have to download in full). The answers are
 fetched once more right after uv (a few kB of pages); the window between the two is
-milliseconds, and a later change of any page is seen the next time.
+milliseconds, and a later change of any page is seen the next time. Where the index gives an
+``ETag`` (PyPI does), the check asks conditionally, as uv does, and a 304 counts as the same.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from wizard.core.base.files import write_atomic
 
@@ -109,28 +110,52 @@ class ConsultedUrls:
             u.split("#", 1)[0].split("?", 1)[0].endswith(_ARCHIVES) for u in self.used)
 
 
-def fetch_digests(urls: Sequence[str], session_factory: Callable[[], Any],
-                  parallel: int = 4) -> dict[str, str] | None:
-    """The SHA-256 of the body of each URL, or None when any fails.
+@dataclass(frozen=True)
+class Answer:
+    """One URL's answer: the SHA-256 of its body and the server's ``ETag`` for it (if any)."""
 
-    A few threads, each asking for its share of the URLs one after another, each request on a
-    connection of its own: a burst of many new connections overflows a small server's listen
-    queue (five in Python's own; a dropped SYN costs a second), and on a kept-alive connection
-    a server that writes its headers and body apart meets the client's delayed ACK (40 ms a
-    request)."""
+    sha256: str
+    etag: str = ""
+
+
+def fetch_answers(urls: Sequence[str], session_factory: Callable[[], Any], known: Mapping[str, Answer] | None = None,
+                  parallel: int = 4) -> dict[str, Answer] | None:
+    """Each URL's :class:`Answer`, or None when any request fails.
+
+    Where ``known`` has an ETag for the URL the request is conditional (``If-None-Match``), as
+    uv's own revalidation is: a 304 says the body is the one that ETag named, so PyPI's large
+    pages are not sent again. A few threads, each asking for its share of the URLs one after
+    another, each request on a connection of its own: a burst of many new connections
+    overflows a small server's listen queue (five in Python's own; a dropped SYN costs a
+    second), and on a kept-alive connection a server that writes its headers and body apart
+    meets the client's delayed ACK (40 ms a request)."""
     import requests
 
-    def share(part: Sequence[str]) -> list[str | None]:
-        out: list[str | None] = []
+    before = dict(known or {})
+
+    def ask(sess: Any, url: str) -> Answer | None:
+        headers = {"Accept": ACCEPT}
+        old = before.get(url)
+        if old is not None and old.etag:
+            headers["If-None-Match"] = old.etag
+        try:
+            resp = sess.get(url, headers=headers, timeout=FETCH_TIMEOUT)
+        except requests.RequestException:
+            return None
+        if resp.status_code == 304 and old is not None and old.etag:
+            return old
+        if resp.status_code != 200:
+            return None
+        return Answer(hashlib.sha256(resp.content).hexdigest(), resp.headers.get("ETag", ""))
+
+    def share(part: Sequence[str]) -> list[Answer | None]:
+        out: list[Answer | None] = []
         for url in part:
             with session_factory() as sess:
-                try:
-                    resp = sess.get(url, headers={"Accept": ACCEPT}, timeout=FETCH_TIMEOUT)
-                except requests.RequestException:
-                    return [None]
-            if resp.status_code != 200:
+                got = ask(sess, url)
+            if got is None:
                 return [None]
-            out.append(hashlib.sha256(resp.content).hexdigest())
+            out.append(got)
         return out
 
     if not urls:
@@ -139,12 +164,12 @@ def fetch_digests(urls: Sequence[str], session_factory: Callable[[], Any],
     parts = [list(urls[i::n]) for i in range(n)]
     with ThreadPoolExecutor(max_workers=n) as pool:
         results = list(pool.map(share, parts))
-    digests: dict[str, str] = {}
+    answers: dict[str, Answer] = {}
     for part, got in zip(parts, results):
-        if len(got) != len(part) or any(d is None for d in got):
+        if len(got) != len(part) or any(a is None for a in got):
             return None
-        digests.update(zip(part, got))  # type: ignore[arg-type]
-    return digests
+        answers.update(zip(part, got))  # type: ignore[arg-type]
+    return answers
 
 
 @dataclass
@@ -152,7 +177,7 @@ class CachedPlan:
     """A kept ``pylock.toml`` and the answers it was made from."""
 
     lock_text: str
-    responses: dict[str, str]
+    responses: dict[str, Answer]
 
 
 class PlanCache:
@@ -175,10 +200,16 @@ class PlanCache:
         lock, responses = data.get("lock"), data.get("responses")
         if not isinstance(lock, str) or not isinstance(responses, dict) or not responses:
             return None
-        return CachedPlan(lock, {str(k): str(v) for k, v in responses.items()})
+        answers = {}
+        for url, entry in responses.items():
+            if not isinstance(entry, dict) or not isinstance(entry.get("sha256"), str):
+                return None
+            answers[str(url)] = Answer(entry["sha256"], str(entry.get("etag") or ""))
+        return CachedPlan(lock, answers)
 
     def store(self, key: str, plan: CachedPlan) -> bool:
-        doc = {"schema": SCHEMA, "lock": plan.lock_text, "responses": plan.responses}
+        responses = {url: {"sha256": a.sha256, "etag": a.etag} for url, a in plan.responses.items()}
+        doc = {"schema": SCHEMA, "lock": plan.lock_text, "responses": responses}
         try:
             write_atomic(self._path(key), json.dumps(doc), suffix=".tmp", mkdir=True)
         except OSError:
@@ -192,9 +223,11 @@ class PlanCache:
             pass
 
     def still_valid(self, plan: CachedPlan, session_factory: Callable[[], Any]) -> bool:
-        """The index answers every URL exactly as when the plan was made."""
-        now = fetch_digests(list(plan.responses), session_factory)
-        return now is not None and now == plan.responses
+        """The index answers every URL exactly as when the plan was made (same body, or a 304
+        for the ETag it gave then)."""
+        now = fetch_answers(list(plan.responses), session_factory, plan.responses)
+        return now is not None and {u: a.sha256 for u, a in now.items()} == \
+            {u: a.sha256 for u, a in plan.responses.items()}
 
 
-__all__ = ["ACCEPT", "CachedPlan", "ConsultedUrls", "PlanCache", "fetch_digests", "plan_key"]
+__all__ = ["ACCEPT", "Answer", "CachedPlan", "ConsultedUrls", "PlanCache", "fetch_answers", "plan_key"]

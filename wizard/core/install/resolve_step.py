@@ -33,7 +33,7 @@ from wizard.core.install.plan import (
     parse_pip_report,
     resolve_argv,
 )
-from wizard.core.install.plan_cache import CachedPlan, ConsultedUrls, PlanCache, fetch_digests, plan_key
+from wizard.core.install.plan_cache import CachedPlan, ConsultedUrls, PlanCache, fetch_answers, plan_key
 from wizard.core.install.preflight import CHECK_EXTERNALLY_MANAGED
 from wizard.core.install.uv_plan import (
     PYLOCK_NAME,
@@ -149,15 +149,15 @@ def _keep_plan(job: JobState, parser: OutputParser) -> None:
     urls = getattr(parser, "urls", None)
     if not isinstance(urls, ConsultedUrls) or not urls.cacheable():
         return
-    digests = fetch_digests(urls.used, _page_session(job))
-    if digests is None:
+    answers = fetch_answers(urls.used, _page_session(job))
+    if answers is None:
         return
     try:
         with open(_lock_path(job), encoding="utf-8") as fh:
             lock_text = fh.read()
     except OSError:
         return
-    _plan_cache(job).store(_plan_key(job), CachedPlan(lock_text, digests))
+    _plan_cache(job).store(_plan_key(job), CachedPlan(lock_text, answers))
 
 
 def _read_resolution(job: JobState) -> list:
