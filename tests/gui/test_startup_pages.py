@@ -97,3 +97,22 @@ def test_the_first_paint_creates_no_qt_enum_namespace():
                              env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
         assert out.returncode == 0, out.stderr
         assert out.stdout.split("\n")[:2] == ["at first paint False False", "after True True"], (lang, out.stdout)
+
+
+def test_a_detection_that_ends_first_is_shown_once_the_boxes_come(qtbot):
+    """after_first_paint builds the System page's boxes after the later pages' modules have
+    loaded on the worker; a detection that ends before that waits for them (no Qt namespace made
+    on the GUI thread for it) and is in the boxes as soon as they are built."""
+    window = SetupWizard(Session(host=scenarios.linux_host()), defer_pages=True)
+    qtbot.addWidget(window)
+    window.show()
+    window.system_page.boxes_coming = True  # what after_first_paint says before its worker starts
+    with qtbot.waitSignal(window.model.detection_finished, timeout=30000):
+        window.start()
+    assert window.system_page.built is False
+    window.after_first_paint()
+    qtbot.waitUntil(lambda: window.pages_ready, timeout=30000)
+    page = window.system_page
+    assert page.built and page.form.rowCount() >= 9 and page.isComplete()
+    system = window.model.session.detection.system
+    assert page.form._rows["page.system.os"][1].text().startswith(system.os_pretty or system.os)

@@ -109,7 +109,8 @@ class SetupWizard(QWizard):
 
         # Environment + Install (a commit page) and the Report register themselves: they bring
         # their own page objects and wiring (wizard.ui.pages.environment_page, report_page).
-        return [lambda: put(PageId.GPU, "gpu_page", GpuPage),
+        return [self.system_page.ensure_built,  # the first page's boxes (SystemPage._build)
+                lambda: put(PageId.GPU, "gpu_page", GpuPage),
                 lambda: put(PageId.RECOMMEND, "recommend_page", RecommendPage),
                 lambda: register_install_pages(self),
                 lambda: put(PageId.VERIFY, "verify_page", VerifyPage),
@@ -118,9 +119,12 @@ class SetupWizard(QWizard):
                 lambda: register_report_page(self)]
 
     def after_first_paint(self) -> None:
-        """What the window does once it is on screen: the System page's boxes (see
-        :meth:`SystemPage._build`), then the later pages, loaded on a worker thread."""
-        self.system_page.ensure_built()
+        """What the window does once it is on screen: load the later pages' modules on a worker
+        thread, then (one turn of the event loop each) build the System page's boxes (see
+        :meth:`SystemPage._build`) and add the later pages. The boxes wait for the modules
+        because those create PySide's ``Qt`` namespace on the worker, which on the GUI thread
+        was a 15-20 ms stall; detection's answer, if it comes first, waits for them."""
+        self.system_page.boxes_coming = True
         self.add_pages_in_background()
 
     def add_pages_in_background(self) -> None:

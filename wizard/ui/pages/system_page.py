@@ -29,6 +29,9 @@ def _gib(nbytes: int | None, lang: str) -> str:
 
 class SystemPage(BasePage):
     page_id = PageId.SYSTEM
+    #: the window will build the boxes soon (SetupWizard.after_first_paint): a detection that
+    #: ends first waits for them rather than creating the Qt namespace on the GUI thread itself
+    boxes_coming = False
 
     def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
         super().__init__(model, parent)
@@ -278,8 +281,9 @@ class SystemPage(BasePage):
         if self.model.session.detection is None:
             return
         if not self.built:
-            self.ensure_built()  # builds, translates and so fills
-            return
+            if not self.boxes_coming:
+                self.ensure_built()  # builds, translates and so fills
+            return  # else the window builds the boxes (and so fills them) in a moment
         self._fill()
 
     def retranslate(self) -> None:
