@@ -2,7 +2,8 @@
 
 A warm install reuses uv's plan only while the index answers every URL uv read exactly as
 before; a changed page makes uv plan again. A venv uv makes gets its pip with the install's
-own uv run (no step of its own), and the install's check says so.
+own uv run (no step of its own), and the install's check -- reading the venv's site-packages
+in place -- says so, and sees what uv sees.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from wizard.core.install.environments import find_uv, new_uv_venv
 from wizard.core.install.job import InstallOptions
 from wizard.core.install.plan_cache import CachedPlan, ConsultedUrls, PlanCache, fetch_answers, plan_key
 from wizard.core.install.runner import InstallJob, run_steps
+from wizard.core.install.venv_listing import read_installed, site_packages
 
 pytestmark = pytest.mark.slow  # real uv, venvs and downloads against a loopback index
 
@@ -142,6 +144,29 @@ def test_pip_comes_with_the_install_and_is_checked(tmp_path, wheels, uv_exe):
     assert "pip" in job.installed  # the install's own check read it back
     out = subprocess.run([job.env_python(), "-m", "pip", "--version"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
+
+
+def test_the_check_reads_what_uv_lists_and_sees_a_missing_package(tmp_path, wheels, uv_exe):
+    import json
+
+    with LoopbackIndex() as index:
+        index.add_wheels(wheels.values())
+        job = _job(tmp_path, "check", index, uv_exe)
+        _run(job)
+    assert any("installed distributions read from" in line for line in job.log_lines)
+    assert not any(line.startswith("$ ") and " pip list " in line for line in job.log_lines)
+    py = job.env_python()
+    listed = subprocess.run([uv_exe, "pip", "list", "--no-config", "--python", py, "--format", "json"],
+                            capture_output=True, text=True, timeout=120)
+    assert listed.returncode == 0, listed.stderr
+    by_uv = {i["name"].lower(): i["version"] for i in json.loads(listed.stdout)}
+    assert read_installed(site_packages(job.target.path)) == by_uv
+    gone = subprocess.run([uv_exe, "pip", "uninstall", "--no-config", "--python", py, "gsw-pc-b"],
+                          capture_output=True, text=True, timeout=120)
+    assert gone.returncode == 0, gone.stderr
+    assert not run_steps(job, [s for s in job.steps() if s.id == "verify"])
+    assert job.failure is not None and job.failure.kind == "verify"
+    assert "gsw-pc-b" in job.failure.message.text("en")
 
 
 # --- the key and uv's log, without a run ------------------------------------------------------

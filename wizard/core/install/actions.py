@@ -88,6 +88,7 @@ from wizard.core.install.resolve_step import (  # noqa: F401 - the runner's name
     resolve_parser,
     uv_env_for,
 )
+from wizard.core.install.venv_listing import read_installed, site_packages, venv_version
 
 # Runs in the target environment after the install: versions of everything, and imports.
 VERIFY_SCRIPT = INSTALLED_SCRIPT + (
@@ -289,15 +290,7 @@ def _fresh_uv_venv_version(job: JobState) -> str | None:
     t = job.target
     if not (job.installer == INSTALLER_UV and t.creator == CREATOR_UV and STEP_CREATE in job.steps_run):
         return None
-    try:
-        with open(os.path.join(t.path, "pyvenv.cfg"), encoding="utf-8") as fh:
-            for line in fh:
-                key, _, value = line.partition("=")
-                if key.strip() in ("version_info", "version") and value.strip():
-                    return value.strip()
-    except OSError:
-        return None
-    return None
+    return venv_version(t.path)
 
 
 def inspect_env(ctx: StepContext) -> None:
@@ -496,6 +489,23 @@ def _parse_uv_list(text: str) -> dict[str, str]:
     raise ValueError("no package list in uv's output")
 
 
+def verify_in_place(ctx: StepContext) -> bool:
+    """Nothing to import and a venv uv made: its ``site-packages`` read here
+    (:mod:`~wizard.core.install.venv_listing`), no uv run; False: ask uv or the interpreter."""
+    job = ctx.job
+    t = job.target
+    if not (_verify_with_uv(job) and t.creator == CREATOR_UV and t.creates_env):
+        return False
+    folder = site_packages(t.path)
+    installed = read_installed(folder) if folder is not None else None
+    if not installed:
+        return False
+    job.installed = installed
+    ctx.log(msg("install.verify.read_in_place", count=len(installed), folder=str(folder)).text(job.lang))
+    _check_installed(job, "\n".join(f"{n}=={v}" for n, v in sorted(installed.items())))
+    return True
+
+
 def verify_finish(job: JobState, result: ProcessResult, parser: OutputParser) -> None:
     if not result.ok:
         raise job.process_failure(STEP_VERIFY, result, parser)
@@ -511,6 +521,11 @@ def verify_finish(job: JobState, result: ProcessResult, parser: OutputParser) ->
         if '"gsw_imports"' in line:
             job.imports = json.loads(line).get("imports", {})
             break
+    _check_installed(job, text)
+
+
+def _check_installed(job: JobState, text: str) -> None:
+    """Every planned file at its exact version, pip where the install brought it, every import ok."""
     plan = job.plan
     wrong = []
     if plan is not None:

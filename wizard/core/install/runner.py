@@ -102,7 +102,8 @@ class InstallJob(JobState):
             ProcessStep(STEP_INSTALL, build=act.install_command, make_parser=act.install_parser,
                         on_finish=act.install_finish, skip_when=lambda j: j.nothing_to_do,
                         finish_on_cancel=True),
-            ProcessStep(STEP_VERIFY, build=act.verify_command, on_finish=act.verify_finish),
+            ProcessStep(STEP_VERIFY, build=act.verify_command, on_finish=act.verify_finish,
+                        attempt=act.verify_in_place),
             PythonStep(STEP_FINISH, func=act.finish),
         ]
 
