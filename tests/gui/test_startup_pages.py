@@ -116,3 +116,26 @@ def test_a_detection_that_ends_first_is_shown_once_the_boxes_come(qtbot):
     assert page.built and page.form.rowCount() >= 9 and page.isComplete()
     system = window.model.session.detection.system
     assert page.form._rows["page.system.os"][1].text().startswith(system.os_pretty or system.os)
+
+
+def test_the_real_window_gets_its_icon_after_the_first_paint():
+    """run() sets the wizard's icon just after the first paint (set_window_icon), not before it."""
+    code = ("import sys\nfrom PySide6.QtCore import QTimer\n"
+            "from wizard.ui import app\n"
+            "seen = {}\n"
+            "make = app.create_app\n"
+            "def create_app(*a, **k):\n"
+            "    qapp = make(*a, **k)\n"
+            "    seen['before'] = not qapp.windowIcon().isNull()\n"
+            "    def look():\n"
+            "        seen['after'] = not qapp.windowIcon().isNull()\n"
+            "        qapp.quit()\n"
+            "    QTimer.singleShot(1500, look)\n"
+            "    return qapp\n"
+            "app.create_app = create_app\n"
+            "status = app.run(lang='en')\n"
+            "print('icon before', seen.get('before'), 'after first paint', seen.get('after'), status)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120,
+                         env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "icon before False after first paint True 0"

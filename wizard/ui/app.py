@@ -62,17 +62,23 @@ def create_app(argv: list[str] | None = None, lang: str = "en") -> QApplication:
     app.setOrganizationName("GPU Setup Wizard")
     app.setApplicationDisplayName(t("app.title", lang))
     app.setDesktopFileName("gpu-setup-wizard")  # matches the Linux .desktop entry
-    icon = resource_path("icons", "app.png")
-    if icon.is_file():
-        from PySide6.QtGui import QIcon
-
-        app.setWindowIcon(QIcon(str(icon)))
     from wizard.ui.fonts import setup_fonts
     from wizard.ui.translations import set_qt_language
 
     setup_fonts(app, lang)  # the shipped Hangul font where the system has none (under 5 ms)
     set_qt_language(lang)  # Qt's own dialogs and buttons in Korean (qtbase_ko)
     return app  # type: ignore[return-value]
+
+
+def set_window_icon(app: QApplication) -> None:
+    """The wizard's icon on every window (title bar, task bar). :func:`run` sets it just after the
+    first paint: decoding the PNG and creating PySide's QIcon class (with its ~100-name ThemeIcon
+    enum) took 2-3 ms of start-up, and the window manager takes a new icon at any time."""
+    icon = resource_path("icons", "app.png")
+    if icon.is_file():
+        from PySide6.QtGui import QIcon
+
+        app.setWindowIcon(QIcon(str(icon)))
 
 
 def _check_compat_update() -> None:
@@ -110,7 +116,7 @@ def run(smoke_test: bool = False, lang: str | None = None) -> int:
                                           app.exit(1)))
         window.show()
         return app.exec()
-    loader = _FirstPaint(window.after_first_paint)
+    loader = _FirstPaint(lambda: (set_window_icon(app), window.after_first_paint()))
     window.page(window.startId()).installEventFilter(loader)
     updater = _FirstPaint(_check_compat_update)  # a newer signed compatibility table, on a worker
     window.page(window.startId()).installEventFilter(updater)
