@@ -125,7 +125,7 @@ def detection(table: Table, out: Path, runs: int) -> None:
 def install(table: Table, out: Path, quick: bool) -> None:
     script = REPO / "benchmarks" / "bench_install.py"
     path = out / "install.json"
-    argv = [PY, str(script), "--out", str(path)] + (["--synthetic", "--skip-pip"] if quick else ["--pair"])
+    argv = [PY, str(script), "--out", str(path)] + (["--synthetic", "--skip-pip"] if quick else [])  # torch alone: PyPI's torchvision is a CUDA build, the wizard rightly refuses it beside a CPU torch
     res = sh(argv, 1800)
     if res.returncode != 0 or not path.is_file():
         table.missing("install vs plain uv", "≤ 1.15×", res.stderr[-200:] or "bench_install.py failed")
