@@ -8,6 +8,7 @@ arrive, and Next before they arrive still lands on the real next page.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +27,14 @@ from wizard.ui.pages.base import PageId  # noqa: E402
 REPO = Path(__file__).resolve().parents[2]
 FLOW = ["SystemPage", "GpuPage", "RecommendPage", "EnvironmentPage", "InstallPage", "VerifyPage", "BenchmarkPage",
         "VramPage", "ReportPage"]
+
+
+def run_fresh(code: str, *args: str) -> str:
+    """``code`` in a fresh interpreter (offscreen): what start-up loads is only seen in a new process."""
+    out = subprocess.run([sys.executable, "-c", code, *args], cwd=REPO, capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert out.returncode == 0, out.stderr
+    return out.stdout
 
 
 def walk(window) -> list[str]:
@@ -70,10 +79,7 @@ def test_smoke_test_window_imports_no_later_page():
             "w = SetupWizard(app.Session(), defer_pages=True); w.show(); qapp.processEvents()\n"
             "print(sorted(m for m in LATER_PAGE_MODULES + ('wizard.app.install', 'wizard.core.install.job')"
             " if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120,
-                         env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip().splitlines()[-1] == "[]"
+    assert run_fresh(code).strip().splitlines()[-1] == "[]"
 
 
 def test_the_first_paint_creates_no_qt_enum_namespace():
@@ -93,10 +99,8 @@ def test_the_first_paint_creates_no_qt_enum_namespace():
             "f = app._FirstPaint(painted); w.page(w.startId()).installEventFilter(f); w.show()\n"
             "sys.exit(qapp.exec())")
     for lang in ("ko", "en"):
-        out = subprocess.run([sys.executable, "-c", code, lang], cwd=REPO, capture_output=True, text=True, timeout=120,
-                             env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
-        assert out.returncode == 0, out.stderr
-        assert out.stdout.split("\n")[:2] == ["at first paint False False", "after True True"], (lang, out.stdout)
+        out = run_fresh(code, lang)
+        assert out.split("\n")[:2] == ["at first paint False False", "after True True"], (lang, out)
 
 
 def test_a_detection_that_ends_first_is_shown_once_the_boxes_come(qtbot):
@@ -135,7 +139,4 @@ def test_the_real_window_gets_its_icon_after_the_first_paint():
             "app.create_app = create_app\n"
             "status = app.run(lang='en')\n"
             "print('icon before', seen.get('before'), 'after first paint', seen.get('after'), status)")
-    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120,
-                         env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip().splitlines()[-1] == "icon before False after first paint True 0"
+    assert run_fresh(code).strip().splitlines()[-1] == "icon before False after first paint True 0"

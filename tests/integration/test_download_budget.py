@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from tests.integration.hostile_server import HostileServer
+from tests.no_proxy import no_proxy_for_loopback  # noqa: F401  (autouse: loopback without a proxy)
 from wizard.core.install.cache import WheelCache
 from wizard.core.install.download import DEFAULT_MAX_RESTARTS, Downloader
 from wizard.core.install.download_errors import DownloadGaveUp, ResumeUnsupported
@@ -21,14 +22,6 @@ from wizard.core.install.plan import PlannedFile
 SIZE = 2_000_000
 CUT = 300_000
 NAME = "gsw_big-1.0-py3-none-any.whl"
-
-
-@pytest.fixture(autouse=True)
-def _no_proxy(monkeypatch):
-    """Loopback must not go to a proxy configured on the machine running the tests."""
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
 
 
 def payload(n: int = SIZE) -> bytes:

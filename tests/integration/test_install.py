@@ -22,6 +22,7 @@ import psutil
 import pytest
 
 from tests.integration.index_server import LoopbackIndex, free_port, make_wheel
+from tests.no_proxy import no_proxy_for_loopback  # noqa: F401  (autouse: loopback without a proxy)
 from wizard.core.base.host import RealHost
 from wizard.core.base.process import ProcessSpec
 from wizard.core.install.cache import WheelCache
@@ -81,15 +82,6 @@ def wheelhouse(tmp_path_factory):
         "big": make_wheel(d, "gsw-big", "1.0", payload_bytes=BIG, seed=3),
         "many": make_wheel(d, "gsw-many", "1.0", many_files=6000),
     }
-
-
-@pytest.fixture(autouse=True)
-def _no_proxy(monkeypatch):
-    """Loopback must not go to a proxy configured on the machine running the tests."""
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
 
 
 @pytest.fixture()

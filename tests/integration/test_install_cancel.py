@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.index_server import LoopbackIndex, make_wheel
+from tests.no_proxy import no_proxy_for_loopback  # noqa: F401  (autouse: loopback without a proxy)
 from wizard.app.install import new_venv_target, resume_request
 from wizard.core.base.host import RealHost
 from wizard.core.install.control import AFTER_PARTIAL, AFTER_UNVERIFIED, PHASE_DOWNLOAD, PHASE_INSTALL
@@ -47,13 +48,6 @@ def torch_wheels(tmp_path_factory):
     make_wheel(d, "torchvision", "0.28.0+cpu", requires=["torch==2.13.0"],
                files={"torchvision/__init__.py": "import torch\n__version__ = '0.28.0+cpu'\n"})
     return sorted(d.glob("*.whl"))
-
-
-@pytest.fixture(autouse=True)
-def _no_proxy(monkeypatch):
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
 
 
 @pytest.fixture()

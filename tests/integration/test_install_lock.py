@@ -26,6 +26,7 @@ import pytest
 
 from tests.integration.hostile_server import HostileServer
 from tests.integration.index_server import make_wheel
+from tests.no_proxy import no_proxy_for_loopback  # noqa: F401  (autouse: loopback without a proxy)
 
 REPO = Path(__file__).resolve().parents[2]
 WAIT_S = 120.0  # a safety net for conditions that hold within a second or two
@@ -101,11 +102,6 @@ def drive_fetch(spec: dict[str, Any]) -> None:
 # --------------------------------------------------------------------------------------------
 # Helpers for the tests
 # --------------------------------------------------------------------------------------------
-@pytest.fixture(autouse=True)
-def _no_proxy(monkeypatch):
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
 
 
 @pytest.fixture(scope="module")

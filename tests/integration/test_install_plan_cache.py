@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.index_server import LoopbackIndex, make_wheel
+from tests.no_proxy import no_proxy_for_loopback  # noqa: F401  (autouse: loopback without a proxy)
 from wizard.core.base.host import RealHost
 from wizard.core.install.download import _default_session
 from wizard.core.install.env_commands import bundled_pip_wheel
@@ -27,14 +28,6 @@ from wizard.core.install.runner import InstallJob, run_steps
 from wizard.core.install.venv_listing import read_installed, site_packages
 
 pytestmark = pytest.mark.slow  # real uv, venvs and downloads against a loopback index
-
-
-@pytest.fixture(autouse=True)
-def _no_proxy(monkeypatch):
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
 
 
 @pytest.fixture()
