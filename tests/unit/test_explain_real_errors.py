@@ -262,7 +262,8 @@ def write_index_md(outcomes: list[Outcome]) -> str:
             "Each file is an error text copied as posted from the public thread named below (the error",
             "output only: the poster's prose and markdown code fences left out; folders under /root and /opt",
             "and the posters' home folders are rewritten to /home/student/..., so no file names a folder a",
-            "test machine has). `index.json` is the",
+            "test machine has, and a `work` folder in a path is renamed (`projects`, a build's `src`)).",
+            "`index.json` is the",
             "machine-readable index (with notes, held-out first runs and known misses); this page is rewritten by",
             "`python -m tests.unit.test_explain_real_errors`.", "", summary_table(outcomes), "",
             "| file | source | OS | language | family | in scope | explainer gives |", "|---|---|---|---|---|---|---|"]
