@@ -28,7 +28,7 @@ from wizard.core.base.resources import probe_path
 REMOTE_SCHEMA = "gpu-setup-wizard/remote-probe"
 REMOTE_SCHEMA_VERSION = "1.0"
 RESULT_NAME = "gpu-setup-result.json"
-PROBE_FILES = ("_common.py", "_timing.py", "verify.py", "bench.py")  # every wizard/probe/*.py the probes import
+PROBE_FILES = ("_common.py", "_timing.py", "_models.py", "verify.py", "bench.py")  # every wizard/probe/*.py the probes import
 FORMS = ("colab", "ssh")
 
 # The cell's own code: Python 3.8 syntax, stdlib only (the probes bring torch in). It never
