@@ -116,7 +116,11 @@ def run(smoke_test: bool = False, lang: str | None = None) -> int:
                                           app.exit(1)))
         window.show()
         return app.exec()
-    loader = _FirstPaint(lambda: (set_window_icon(app), window.after_first_paint()))
+    def after_first_paint() -> None:
+        set_window_icon(app)
+        window.after_first_paint()
+
+    loader = _FirstPaint(after_first_paint)
     window.page(window.startId()).installEventFilter(loader)
     updater = _FirstPaint(_check_compat_update)  # a newer signed compatibility table, on a worker
     window.page(window.startId()).installEventFilter(updater)

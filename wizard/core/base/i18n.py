@@ -21,7 +21,7 @@ import os
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from wizard.core.base.resources import resource_path
 
@@ -56,18 +56,22 @@ class _Catalogue:
 
     def entry(self, key: str) -> dict[str, str] | None:
         found = self.messages.get(key)
-        if found is not None or self.pending == []:
-            return found
+        if found is None and self.pending != []:
+            self._read_until(lambda: key in self.messages)
+            found = self.messages.get(key)
+        return found
+
+    def everything(self) -> dict[str, dict[str, str]]:
+        self._read_until(lambda: False)
+        return self.messages
+
+    def _read_until(self, done: Callable[[], bool]) -> None:
+        """Read the next files until ``done()`` or none is left."""
         with self.lock:
             if self.pending is None:
                 self.pending = self._order()
-            while key not in self.messages and self.pending:
+            while not done() and self.pending:
                 self._read(self.pending.pop(0))
-        return self.messages.get(key)
-
-    def everything(self) -> dict[str, dict[str, str]]:
-        self.entry("\0 a key no file has")  # reads every file left
-        return self.messages
 
     def _order(self) -> list[Any]:
         names = sorted(n for n in os.listdir(self.folder) if n.endswith(".json"))
