@@ -137,6 +137,9 @@ class LoopbackIndex:
         self.lock = threading.Lock()
         self.bytes_served: collections.Counter[str] = collections.Counter()
         self.other_bytes_served = 0  # project pages, the root page, .metadata files, errors
+        # bumped by reset_counters: a body still being sent on a connection from before the
+        # reset (a cancelled, throttled download) counts for none of the new counters
+        self.generation = 0
         self.file_gets: collections.Counter[str] = collections.Counter()
         self.log: list[dict] = []
         self._drops: dict[str, list[int]] = collections.defaultdict(list)
@@ -197,6 +200,7 @@ class LoopbackIndex:
 
     def reset_counters(self) -> None:
         with self.lock:
+            self.generation += 1
             self.bytes_served.clear()
             self.other_bytes_served = 0
             self.file_gets.clear()
@@ -389,6 +393,8 @@ def _make_handler(index: LoopbackIndex):
                         body = bytes(buf)
                 delay = (CHUNK / rate) if rate else None
             entry = self._record(name, status)
+            with index.lock:
+                generation = index.generation
             self.send_response(status)
             self.send_header("Content-Type", "application/octet-stream")
             self.send_header("Content-Length", str(len(body)))
@@ -411,7 +417,8 @@ def _make_handler(index: LoopbackIndex):
                             self.wfile.write(chunk)
                             self.wfile.flush()
                             with index.lock:
-                                index.bytes_served[name] += len(chunk)
+                                if index.generation == generation:
+                                    index.bytes_served[name] += len(chunk)
                                 entry["sent"] += len(chunk)
                         self.close_connection = True
                         with index.lock:
@@ -424,7 +431,8 @@ def _make_handler(index: LoopbackIndex):
                         return
                     self.wfile.write(chunk)
                     with index.lock:
-                        index.bytes_served[name] += len(chunk)
+                        if index.generation == generation:
+                            index.bytes_served[name] += len(chunk)
                         entry["sent"] += len(chunk)
                     sent += len(chunk)
                     if delay:
