@@ -2,8 +2,8 @@
 
 The kernel may deliver a process's SIGINT to any of its threads. Python's C handler then only sets a
 flag, and the main thread raises KeyboardInterrupt the next time it runs bytecode; a main thread
-blocked in ``future.result()`` without a timeout never does until the future is done. ``doctor``
-waited there for the hung nvidia-smi, hence the 15 s. These tests aim the signal at a worker thread
+blocked in ``thread.join()`` (or ``future.result()``) without a timeout never does until the work is
+done. ``doctor`` waited there for the hung nvidia-smi, hence the 15 s. These tests aim the signal at a worker thread
 on purpose (``pthread_kill`` inside, ``tgkill`` from outside), so the rare case happens every time.
 """
 
@@ -27,8 +27,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="th
 
 WAIT = """
 import os, signal, sys, threading, time
-from concurrent.futures import ThreadPoolExecutor
-from wizard.core.base.interrupt import wait_result
+from wizard.core.base.interrupt import join
 started = threading.Event()
 done = threading.Event()
 worker = {}
@@ -37,13 +36,13 @@ def work():
     started.set()
     time.sleep(float(sys.argv[2]))
     done.set()
-    return "finished"
-pool = ThreadPoolExecutor(1)
-future = pool.submit(work)
+thread = threading.Thread(target=work, daemon=True)
+thread.start()
 started.wait()
 threading.Timer(0.3, signal.pthread_kill, (worker["id"], signal.SIGINT)).start()  # to the worker, not main
 try:
-    print(wait_result(future) if sys.argv[1] == "wait_result" else future.result(), flush=True)
+    join(thread) if sys.argv[1] == "join" else thread.join()
+    print("finished", flush=True)
 except KeyboardInterrupt:  # raised at once, or only once the work was done and the wait returned
     print("interrupted after the work" if done.is_set() else "interrupted during the work", flush=True)
 os._exit(0)
@@ -61,8 +60,8 @@ def test_the_cause_a_plain_result_does_not_see_a_signal_given_to_a_worker():
     assert _wait("plain", 2.0) == "interrupted after the work"  # the Ctrl+C waited for the work to end
 
 
-def test_wait_result_sees_it_at_once():
-    assert _wait("wait_result", 60.0) == "interrupted during the work"
+def test_join_in_slices_sees_it_at_once():
+    assert _wait("join", 60.0) == "interrupted during the work"
 
 
 _TGKILL = {"x86_64": 234, "aarch64": 131}.get(platform.machine())

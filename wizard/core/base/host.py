@@ -140,19 +140,30 @@ class RealHost(Host):
         return shutil.which(name)
 
     def platform_facts(self) -> dict[str, Any]:
-        import platform  # not needed to open the window
+        if hasattr(os, "uname"):
+            # Linux and macOS: platform.uname() is os.uname() with the same five fields; its
+            # module (3 ms of doctor's start, issue 17) is needed only for the Windows/macOS extras
+            uname: Any = os.uname()
+            system, node, release, version, machine = (uname.sysname, uname.nodename, uname.release,
+                                                       uname.version, uname.machine)
+        else:
+            import platform
 
-        uname = platform.uname()
+            uname = platform.uname()
+            system, node, release, version, machine = uname.system, uname.node, uname.release, uname.version, uname.machine
         facts: dict[str, Any] = {
-            "system": uname.system,
-            "release": uname.release,
-            "version": uname.version,
-            "machine": uname.machine,
-            "node": uname.node,
-            "python_version": platform.python_version(),
+            "system": system,
+            "release": release,
+            "version": version,
+            "machine": machine,
+            "node": node,
+            # what platform.python_version() returns: sys.version's first word ("3.13.0rc1")
+            "python_version": sys.version.split()[0],
             "python_executable": sys.executable,
             "frozen": bool(getattr(sys, "frozen", False)),
         }
+        if self.os_name in ("windows", "macos"):
+            import platform
         if self.os_name == "windows":
             facts["win32_ver"] = list(platform.win32_ver())
             facts["win32_edition"] = platform.win32_edition() if hasattr(platform, "win32_edition") else ""

@@ -15,7 +15,7 @@ Waiting on the main thread: the kernel may hand a process's SIGINT to *any* of i
 then only sets a flag; the main thread runs the handler (raising KeyboardInterrupt) the next time it
 executes bytecode. A main thread blocked in ``future.result()`` or ``thread.join()`` without a timeout
 does not wake for a signal that another thread received, so about one Ctrl+C in fifteen waited for the
-hung nvidia-smi's 15 s timeout. :func:`wait_result` and :func:`join` wait in short slices instead,
+hung nvidia-smi's 15 s timeout. :func:`join` waits in short slices instead,
 so the main thread sees the Ctrl+C within :data:`WAKE_S` whichever thread the kernel chose.
 """
 
@@ -25,15 +25,10 @@ import os
 import signal
 import threading
 import time
-from typing import TYPE_CHECKING, Any, TypeVar
-
-if TYPE_CHECKING:  # concurrent.futures (and logging under it) only when a command waits on one
-    from concurrent.futures import Future
+from typing import Any
 
 STOP_GRACE_S = 1.0  # terminate → this long → kill: a hung nvidia-smi dies on the first signal
 WAKE_S = 0.1  # how often a waiting main thread looks for a Ctrl+C another thread received
-
-T = TypeVar("T")
 
 _stopping = threading.Event()
 
@@ -70,17 +65,6 @@ def stop_children(grace_s: float = STOP_GRACE_S) -> int:
     return len(children)
 
 
-def wait_result(future: "Future[T]") -> T:
-    """``future.result()`` that a Ctrl+C interrupts at once on the main thread (see the module docstring)."""
-    from concurrent.futures import TimeoutError as FutureTimeout
-
-    while True:
-        try:
-            return future.result(timeout=WAKE_S)
-        except FutureTimeout:
-            continue
-
-
 def join(thread: threading.Thread, timeout: float | None = None) -> None:
     """``thread.join(timeout)`` in short slices, so that a Ctrl+C interrupts it at once on the main thread."""
     deadline = None if timeout is None else time.monotonic() + timeout
@@ -109,4 +93,4 @@ def _signal(proc: object, how: str) -> None:
         pass  # it ended in between
 
 
-__all__ = ["STOP_GRACE_S", "WAKE_S", "join", "stopping", "stop_children", "wait_result"]
+__all__ = ["STOP_GRACE_S", "WAKE_S", "join", "stopping", "stop_children"]

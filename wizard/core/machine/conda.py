@@ -17,11 +17,14 @@ import json
 import ntpath
 import posixpath
 import re
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
-from wizard.core.base.host import CommandResult, Host
+from wizard.core.base.host import Host
 from wizard.core.machine.models import CondaEnv, CondaInstall
 from wizard.core.machine.system import host_paths
+
+if TYPE_CHECKING:  # the process runner loads only when a command runs (issue 17)
+    from wizard.core.base.host import CommandResult
 
 VERSION_TIMEOUT = 30.0
 ENV_LIST_TIMEOUT = 60.0

@@ -6,12 +6,12 @@ threads; the whole detection takes about as long as its slowest part.
 
 from __future__ import annotations
 
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Generic, TypeVar
 
 from wizard.core.base.host import Host
-from wizard.core.base.interrupt import stop_children, wait_result
+from wizard.core.base.interrupt import join, stop_children
 from wizard.core.machine.findings import detection_findings
 from wizard.core.machine.models import STATUS_UNRECOGNISED, Detection, NvidiaInfo, SourceResult, SystemInfo
 
@@ -37,24 +37,30 @@ def detect(host: Host, env_dir: str | None = None, *, pythons: bool = True, cond
                 timings[part] = _ms(time.monotonic() - began)
         return run
 
-    with ThreadPoolExecutor(max_workers=4, thread_name_prefix="detect") as pool:
-        try:
-            f_system = pool.submit(timed("system", detect_system, host, env_dir))
-            f_nvidia = pool.submit(timed("nvidia", detect_nvidia, host))
-            f_pythons = pool.submit(timed("pythons", find_pythons, host)) if pythons else None
-            f_conda = pool.submit(timed("conda", find_conda, host)) if conda else None
-            # wait_result, not .result(): a Ctrl+C the kernel gave to a worker thread must still wake us
-            detection = Detection(
-                system=wait_result(f_system),
-                nvidia=wait_result(f_nvidia),
-                pythons=wait_result(f_pythons) if f_pythons else [],
-                conda=wait_result(f_conda) if f_conda else [],
-            )
-        except KeyboardInterrupt:
-            # Leaving the ``with`` waits for the workers, and a hung nvidia-smi would hold them
-            # for its whole timeout: kill the children first, so the workers come back now.
-            stop_children()
-            raise
+    # Four plain threads, not a ThreadPoolExecutor: concurrent.futures (and logging under it) was a
+    # tenth of what doctor spent importing, for four calls that each run once (issue 17).
+    parts = [_Part("system", timed("system", detect_system, host, env_dir)),
+             _Part("nvidia", timed("nvidia", detect_nvidia, host))]
+    if pythons:
+        parts.append(_Part("pythons", timed("pythons", find_pythons, host)))
+    if conda:
+        parts.append(_Part("conda", timed("conda", find_conda, host)))
+    found: dict[str, Any] = {"pythons": [], "conda": []}
+    try:
+        for part in parts:
+            part.start()
+        for part in parts:
+            found[part.part] = part.value()
+    except KeyboardInterrupt:
+        # Waiting for the parts would wait for a hung nvidia-smi's whole timeout: kill the
+        # children first, so the threads come back now, then let them end.
+        stop_children()
+        for part in parts:
+            if part.is_alive():
+                part.join()
+        raise
+    detection = Detection(system=found["system"], nvidia=found["nvidia"], pythons=found["pythons"],
+                          conda=found["conda"])
     began = time.monotonic()
     detection.findings = detection_findings(detection)
     timings["findings"] = _ms(time.monotonic() - began)
@@ -62,6 +68,30 @@ def detect(host: Host, env_dir: str | None = None, *, pythons: bool = True, cond
     timings["total"] = _ms(detection.duration_s)
     detection.timings = timings
     return detection
+
+
+class _Part(threading.Thread, Generic[T]):
+    """One part of the detection on its own thread: what it returned, or what it raised."""
+
+    def __init__(self, part: str, fn: Callable[[], T]) -> None:
+        super().__init__(name=f"detect-{part}")
+        self.part = part
+        self._fn = fn
+        self._result: T | None = None
+        self._error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self._result = self._fn()
+        except BaseException as exc:  # handed to the waiting thread by value(), as a future would
+            self._error = exc
+
+    def value(self) -> T:
+        """Wait for the part (in short slices: a Ctrl+C another thread received still wakes us)."""
+        join(self)
+        if self._error is not None:
+            raise self._error
+        return self._result  # type: ignore[return-value]
 
 
 def _ms(seconds: float) -> int:

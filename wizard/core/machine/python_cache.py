@@ -15,15 +15,12 @@ identities; a recorded or fake host gets none, and its interpreters are queried 
 from __future__ import annotations
 
 import json
-import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from wizard.core.base.host import Host, RealHost
-
-log = logging.getLogger(__name__)
 
 APP_NAME = "gpu-setup-wizard"
 CACHE_FILE = "pythons.json"
@@ -124,7 +121,9 @@ class FactsCache:
             write_atomic(self.path, json.dumps({"version": CACHE_VERSION, "entries": entries}), mkdir=True)
             self._dirty = False
         except OSError as exc:
-            log.info("interpreter cache not written (%s): %s", self.path, exc)
+            import logging  # only here: doctor's start-up has no other use for it (issue 17)
+
+            logging.getLogger(__name__).info("interpreter cache not written (%s): %s", self.path, exc)
 
 
 __all__ = ["FactsCache", "Identity", "identity", "real_file_system", "default_cache_path", "CACHE_VERSION"]

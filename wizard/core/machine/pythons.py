@@ -22,16 +22,18 @@ from __future__ import annotations
 import json
 import os
 import re
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from packaging.version import InvalidVersion, Version
 
-from wizard.core.base.host import CommandResult, Host
+from wizard.core.base.host import Host
 from wizard.core.machine.models import PythonInterpreter
 from wizard.core.machine.python_cache import FactsCache, Identity, identity, real_file_system
 from wizard.core.machine.system import host_paths
+
+if TYPE_CHECKING:  # the process runner loads only when an interpreter is really run (issue 17)
+    from wizard.core.base.host import CommandResult
 
 QUERY_TIMEOUT = 20.0  # the first start of an interpreter on Windows (antivirus scan) is slow
 LIST_TIMEOUT = 15.0
@@ -157,9 +159,18 @@ def find_pythons(host: Host) -> list[PythonInterpreter]:
     if not candidates:
         return []
     cache = FactsCache() if real_file_system(host) else None
-    workers = min(MAX_PARALLEL_QUERIES, max(2, os.cpu_count() or 2), len(candidates))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        results = list(pool.map(lambda c: query_interpreter(host, c.path, c.source, cache, c.ident), candidates))
+    # What the cache answers costs a stat or two; only the rest start a process, in parallel
+    # (and only then are threads and the process runner loaded).
+    answers = [_cached_answer(host, c, cache) for c in candidates]
+    missing = [c for c, answer in zip(candidates, answers) if answer is None]
+    if missing:
+        from concurrent.futures import ThreadPoolExecutor
+
+        workers = min(MAX_PARALLEL_QUERIES, max(2, os.cpu_count() or 2), len(missing))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            queried = iter(pool.map(lambda c: query_interpreter(host, c.path, c.source, cache, c.ident), missing))
+        answers = [answer if answer is not None else next(queried) for answer in answers]
+    results = answers
     if cache is not None:
         cache.save()
 
@@ -181,7 +192,6 @@ def query_interpreter(host: Host, path: str, source: str, cache: FactsCache | No
                       ident: Identity | None = None) -> tuple[PythonInterpreter, tuple[str, str] | None]:
     """Run ``path`` once with the query script (or take its unchanged answer from ``cache``); the
     interpreter and its identity key."""
-    interp = PythonInterpreter(path=path, source=source)
     if cache is not None and ident is None:
         ident = identity(host, path)
     data = cache.get(ident) if cache is not None else None
@@ -189,10 +199,28 @@ def query_interpreter(host: Host, path: str, source: str, cache: FactsCache | No
         res = host.run([path, *QUERY_ARGS], timeout=QUERY_TIMEOUT)
         data = parse_query_output(res.stdout) if res.returncode == 0 and not res.timed_out else None
         if data is None:
+            interp = PythonInterpreter(path=path, source=source)
             interp.error = _describe_failure(res, QUERY_TIMEOUT)
             return interp, None
         if cache is not None:
             cache.put(ident, data)
+    return _interpreter(host, path, source, data)
+
+
+def _cached_answer(host: Host, cand: _Candidate,
+                   cache: FactsCache | None) -> tuple[PythonInterpreter, tuple[str, str] | None] | None:
+    """The interpreter as the cache knows it while its files are unchanged; None when it must be run."""
+    if cache is None:
+        return None
+    ident = cand.ident if cand.ident is not None else identity(host, cand.path)
+    data = cache.get(ident)
+    return None if data is None else _interpreter(host, cand.path, cand.source, data)
+
+
+def _interpreter(host: Host, path: str, source: str,
+                 data: dict[str, Any]) -> tuple[PythonInterpreter, tuple[str, str] | None]:
+    """The interpreter and its identity key from one query answer (run now or cached)."""
+    interp = PythonInterpreter(path=path, source=source)
     interp.version = _str(data.get("version"))
     interp.arch = _str(data.get("machine"))
     interp.bits = data.get("bits") if isinstance(data.get("bits"), int) else None
