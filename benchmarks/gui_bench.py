@@ -1,6 +1,6 @@
 """The window under load: event-loop stalls per operation, the live plot's CPU, memory after every page.
 
-    .venv/bin/python benchmarks/gui_bench.py stalls --torch-python PY [--quick] [--out FILE]
+    .venv/bin/python benchmarks/gui_bench.py stalls --torch-python PY [--quick] [--trace-stalls] [--out FILE]
     .venv/bin/python benchmarks/gui_bench.py liveplot [--seconds 20] [--out FILE]
     .venv/bin/python benchmarks/gui_bench.py memory [--out FILE]
 
@@ -39,6 +39,61 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 TICK_MS = 10
+TRACE_GAP_S = 0.030  # --trace-stalls: gaps longer than this are explained from the stack samples
+
+
+class StackSampler:
+    """``--trace-stalls``: every ``interval_s`` a thread writes down what each thread is executing
+    (``sys._current_frames``), so a heartbeat gap can be explained afterwards: the GUI thread's own
+    code (a slow slot), or another thread's Python that held the interpreter lock, or neither (the
+    OS gave the process no CPU: a child process had both cores)."""
+
+    def __init__(self, interval_s: float = 0.002) -> None:
+        import threading
+
+        self.interval_s = interval_s
+        self.samples: list[tuple[float, dict[str, list[str]]]] = []
+        self._stop = threading.Event()
+        self._main = threading.main_thread().ident
+        self._thread = threading.Thread(target=self._run, name="stack-sampler", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        import threading
+        import traceback
+
+        names = {}
+        while not self._stop.wait(self.interval_s):
+            now = time.perf_counter()
+            frames = sys._current_frames()
+            if len(names) != len(frames):
+                names = {t.ident: t.name for t in threading.enumerate()}
+            stacks = {}
+            for ident, frame in frames.items():
+                if ident == threading.get_ident():
+                    continue
+                summary = traceback.extract_stack(frame, limit=6)
+                stacks["GUI" if ident == self._main else names.get(ident, str(ident))] = [
+                    f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in summary[-4:]]
+            self.samples.append((now, stacks))
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def explain(self, gaps: list[tuple[str, float, float]]) -> list[dict]:
+        """Per gap: how many samples fell in it and the GUI thread's and the others' commonest stacks."""
+        import collections
+
+        out = []
+        for phase, start, end in gaps:
+            inside = [stacks for t, stacks in self.samples if start <= t <= end]
+            gui = collections.Counter(" <- ".join(reversed(st["GUI"])) for st in inside if "GUI" in st)
+            others = collections.Counter(f"{name}: {st[-1]}" for stacks in inside
+                                         for name, st in stacks.items() if name != "GUI" and st)
+            out.append({"phase": phase, "gap_ms": round((end - start) * 1000, 1), "samples": len(inside),
+                        "gui": gui.most_common(3), "others": others.most_common(4)})
+        return out
 
 
 def app():
@@ -71,6 +126,9 @@ class Bot:
         wait_until(predicate, timeout / 1000.0)
 
 
+ALL_GAPS: list[tuple[str, float, float]] = []  # every heartbeat's long gaps, for --trace-stalls
+
+
 class Heartbeat:
     """A 10 ms QTimer; the worst gap between ticks per phase (``phase()`` names the current one)."""
 
@@ -80,6 +138,7 @@ class Heartbeat:
         self.phase = phase
         self.worst: dict[str, float] = {}
         self.ticks: dict[str, int] = {}
+        self.gaps: list[tuple[str, float, float]] = []  # (phase, start, end) of every gap over TRACE_GAP_S
         self.last = time.perf_counter()
         self.timer = QTimer()
         self.timer.setInterval(TICK_MS)
@@ -93,9 +152,12 @@ class Heartbeat:
         if name:
             self.worst[name] = max(self.worst.get(name, 0.0), gap)
             self.ticks[name] = self.ticks.get(name, 0) + 1
+            if gap > TRACE_GAP_S:
+                self.gaps.append((name, now - gap, now))
 
     def stop(self) -> None:
         self.timer.stop()
+        ALL_GAPS.extend(self.gaps)
 
     def stalls_ms(self) -> dict[str, float]:
         return {k: round(max(0.0, v * 1000 - TICK_MS), 1) for k, v in self.worst.items()}
@@ -228,6 +290,7 @@ def cmd_stalls(args) -> dict:
     app()
     stalls: dict[str, float] = {}
     errors: dict[str, str] = {}
+    sampler = StackSampler() if args.trace_stalls else None
     with tempfile.TemporaryDirectory(prefix="gui-bench ") as tmp:
         for name, run in (("idle", lambda: stall_idle(stalls)),
                           ("detection", lambda: stall_detection(stalls)),
@@ -238,7 +301,11 @@ def cmd_stalls(args) -> dict:
                 run()
             except Exception as exc:  # noqa: BLE001 - reported in the table as "not measured" with why
                 errors[name] = f"{type(exc).__name__}: {exc}"
-    return {"stalls_ms": stalls, "errors": errors, "tick_ms": TICK_MS}
+    result = {"stalls_ms": stalls, "errors": errors, "tick_ms": TICK_MS}
+    if sampler is not None:
+        sampler.stop()
+        result["traces"] = sampler.explain(ALL_GAPS)
+    return result
 
 
 # ----------------------------------------------------------------------------------------------
@@ -359,6 +426,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("mode", choices=["stalls", "liveplot", "memory", "memory-bare", "memory-wizard"])
     ap.add_argument("--torch-python", default=os.environ.get("GSW_TEST_TORCH_PYTHON"))
     ap.add_argument("--quick", action="store_true", help="small benchmark sizes in the bench phase")
+    ap.add_argument("--trace-stalls", action="store_true",
+                    help="stalls: sample every thread's stack every 2 ms and explain each gap over 30 ms")
     ap.add_argument("--seconds", type=float, default=20.0, help="liveplot: seconds idle and seconds plotting")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
