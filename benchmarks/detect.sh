@@ -21,7 +21,9 @@ if [ "${COLD:-0}" = 1 ]; then
 fi
 # The floor any Python program doing doctor's job pays: the standard-library modules it imports
 # (measured beside it, so the note can say how much of the ratio is the interpreter's own).
-STDLIB="import argparse, concurrent.futures, dataclasses, json, platform, subprocess"
+# Since doctor stopped loading concurrent.futures, subprocess and platform on a warm run, these
+# are the standard-library modules it imports that `python -c pass` does not.
+STDLIB="import argparse, dataclasses, json, locale, shlex, shutil, signal, threading, typing"
 commands=(-n python-baseline "$PY -c pass" -n stdlib-floor "$PY -c '$STDLIB'" -n doctor-json "$WIZARD doctor --json")
 if smi=$(command -v nvidia-smi); then
   commands+=(-n nvidia-smi "$smi --query-gpu=index,name,memory.total --format=csv")

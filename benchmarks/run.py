@@ -143,6 +143,34 @@ def startup_instructions(table: Table, platform: str) -> None:
               f"{counts['bare'] / 1e6:.0f} M", f"{ratio:.2f}×", "≤ 1.3× (load-independent)", ratio <= 1.3)
 
 
+def callgrind_instructions(argv: list[str], env: dict | None = None) -> int | None:
+    """Instructions the command executes (valgrind's callgrind); None when it cannot be counted."""
+    res = sh(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + argv, 900, env)
+    found = [line for line in res.stderr.splitlines() if "Collected :" in line]
+    if res.returncode != 0 or not found:
+        return None
+    return int(found[-1].split(":")[-1].strip().replace(",", ""))
+
+
+def detection_instructions(table: Table) -> None:
+    """doctor --json against python -c pass in instructions: what the load cannot move. Run after
+    detect.sh, so the interpreter-facts cache is warm as in its timed runs."""
+    import shutil
+
+    if shutil.which("valgrind") is None:
+        return
+    stdlib = "import argparse, dataclasses, json, locale, shlex, shutil, signal, threading, typing"
+    counts = {name: callgrind_instructions(argv) for name, argv in (
+        ("python", [PY, "-c", "pass"]), ("floor", [PY, "-c", stdlib]), ("doctor", [PY, "-m", "wizard", "doctor", "--json"]))}
+    if None in counts.values():
+        table.missing("detection instructions (callgrind)", "", "valgrind failed")
+        return
+    table.add("detection instructions: doctor --json (callgrind)", f"{counts['doctor'] / 1e6:.0f} M",
+              f"{counts['python'] / 1e6:.0f} M python -c pass", f"{counts['doctor'] / counts['python']:.2f}×",
+              "(load-independent; the stdlib floor alone: "
+              f"{counts['floor'] / 1e6:.0f} M, {counts['floor'] / counts['python']:.2f}×)", None)
+
+
 def detection(table: Table, out: Path, runs: int) -> None:
     script = REPO / "benchmarks" / "detect.sh"
     if not script.is_file():
@@ -281,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = 10 if args.quick else 20
     for part, run in (("startup", lambda: (startup(table, out, runs, args.platform),
                                            startup_instructions(table, args.platform))),
-                      ("detect", lambda: detection(table, out, runs)),
+                      ("detect", lambda: (detection(table, out, runs), detection_instructions(table))),
                       ("install", lambda: install(table, out, args.quick)),
                       ("bench", lambda: bench(table, out, args.torch_python, args.quick)),
                       ("gui", lambda: gui(table, out, args.torch_python, args.quick))):
