@@ -222,6 +222,16 @@ def install(table: Table, out: Path, quick: bool) -> None:
         table.add("install: reported bytes = bytes the index counted", str(same), "", "", "true", bool(same))
 
 
+def judge_within(deviation: float, noise_floor: float | None, target: float) -> bool | None:
+    """Is a measured deviation (%) within ``target`` (%), given the noise floor measured beside it?
+    True when it is even with the floor added, False when it is over even with the floor taken
+    off, None (cannot say) in between."""
+    floor = noise_floor or 0.0
+    if deviation + floor <= target:
+        return True
+    return False if deviation - floor > target else None
+
+
 def bench(table: Table, out: Path, torch_python: str | None, quick: bool) -> None:
     if not torch_python:
         for metric in ("bench quick suite", "bench GFLOP/s vs torch.utils.benchmark"):
@@ -243,8 +253,7 @@ def bench(table: Table, out: Path, torch_python: str | None, quick: bool) -> Non
     # The Timer against itself is this moment's noise floor: the probe is within 3 % when its worst
     # deviation is, even with the floor added; outside when it is still over after taking the floor
     # off; between the two the machine was too noisy to say (benchmarks/README.md).
-    floor = control or 0.0
-    met = True if worst + floor <= 3.0 else (False if worst - floor > 3.0 else None)
+    met = judge_within(worst, control, 3.0)
     table.add(f"bench GFLOP/s / torch.utils.benchmark ({sizes})", f"worst {worst:.1f} %",
               "0 %" if control is None else f"Timer vs itself {control:.1f} %", "",
               {True: "≤ 3 % (even with the noise floor added)", False: "≤ 3 % (over it even without the noise floor)",
