@@ -51,11 +51,12 @@ def detect(host: Host, env_dir: str | None = None, *, pythons: bool = True, cond
             part.start()
         for part in parts:
             found[part.part] = part.value()
-    except KeyboardInterrupt:
-        # Waiting for the parts would wait for a hung nvidia-smi's whole timeout: kill the
-        # children first, so the threads come back now, then let them end.
-        stop_children()
-        for part in parts:
+    except BaseException as exc:
+        if isinstance(exc, KeyboardInterrupt):
+            # Waiting for the parts would wait for a hung nvidia-smi's whole timeout: kill the
+            # children first, so the threads come back now.
+            stop_children()
+        for part in parts:  # no part outlives the detection that started it, as a pool's workers did not
             if part.is_alive():
                 part.join()
         raise

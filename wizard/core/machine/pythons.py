@@ -168,15 +168,15 @@ def find_pythons(host: Host) -> list[PythonInterpreter]:
 
         workers = min(MAX_PARALLEL_QUERIES, max(2, os.cpu_count() or 2), len(missing))
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            queried = iter(pool.map(lambda c: query_interpreter(host, c.path, c.source, cache, c.ident), missing))
+            queried = iter(list(pool.map(lambda c: query_interpreter(host, c.path, c.source, cache, c.ident),
+                                         missing)))
         answers = [answer if answer is not None else next(queried) for answer in answers]
-    results = answers
     if cache is not None:
         cache.save()
 
     seen: set[tuple[str, str]] = set()
     found: list[PythonInterpreter] = []
-    for interp, key in results:
+    for interp, key in answers:
         if key is not None:
             if key in seen:
                 continue
