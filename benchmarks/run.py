@@ -128,6 +128,7 @@ def startup_instructions(table: Table, platform: str) -> None:
     import shutil
 
     if shutil.which("valgrind") is None:
+        table.missing("start-up instructions (callgrind)", "≤ 1.3×", "no valgrind here (Debian: apt-get install valgrind)")
         return
     counts = {}
     for name, argv in (("bare", [PY, "benchmarks/bare_qwizard.py"]), ("wizard", [PY, "-m", "wizard", "--smoke-test"])):
@@ -158,6 +159,7 @@ def detection_instructions(table: Table) -> None:
     import shutil
 
     if shutil.which("valgrind") is None:
+        table.missing("detection instructions (callgrind)", "", "no valgrind here (Debian: apt-get install valgrind)")
         return
     stdlib = "import argparse, dataclasses, json, locale, shlex, shutil, signal, threading, typing"
     counts = {name: callgrind_instructions(argv) for name, argv in (
