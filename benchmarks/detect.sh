@@ -29,7 +29,7 @@ if smi=$(command -v nvidia-smi); then
   commands+=(-n nvidia-smi "$smi --query-gpu=index,name,memory.total --format=csv")
 fi
 hyperfine --warmup 2 --runs "${RUNS:-15}" -N "${prepare[@]}" --export-json "$out/detect.json" "${commands[@]}" >&2
-"$PY" - "$out/detect.json" <<'PY'
+"$PY" - "$out/detect.json" "$STDLIB" <<'PY'
 import json, subprocess, sys, pathlib
 path = pathlib.Path(sys.argv[1])
 doc = json.loads(path.read_text())
@@ -41,6 +41,7 @@ target = 2 * base + smi
 doc["summary"] = {"python_ms": round(base * 1000, 1), "doctor_ms": round(doctor * 1000, 1),
                   "nvidia_smi_ms": round(smi * 1000, 1), "ratio_to_python": round(doctor / base, 2),
                   "stdlib_floor_ms": round(floor * 1000, 1), "stdlib_floor_ratio": round(floor / base, 2),
+                  "stdlib_floor_imports": sys.argv[2],
                   "ratio_to_target": round(doctor / target, 2), "target": "2x python -c pass + nvidia-smi"}
 path.write_text(json.dumps(doc, indent=2))
 s = doc["summary"]

@@ -72,7 +72,8 @@ STARTUP_BLOCKS = 8
 
 
 def interleaved_startup_argv(runs: int, json_path: Path, blocks: int = STARTUP_BLOCKS) -> list[str]:
-    """One hyperfine command line: ``blocks`` blocks of ``runs // blocks`` runs for each side, alternating."""
+    """One hyperfine command line: ``blocks`` blocks for each side, alternating, of enough runs each
+    (rounded up) that every side gets at least ``runs``."""
     per_block = max(1, -(-runs // blocks))
     argv = ["hyperfine", "-N", "--warmup", "1", "--runs", str(per_block), "--export-json", str(json_path)]
     for block in range(blocks):
@@ -130,15 +131,12 @@ def startup_instructions(table: Table, platform: str) -> None:
     if shutil.which("valgrind") is None:
         table.missing("start-up instructions (callgrind)", "≤ 1.3×", "no valgrind here (Debian: apt-get install valgrind)")
         return
-    counts = {}
-    for name, argv in (("bare", [PY, "benchmarks/bare_qwizard.py"]), ("wizard", [PY, "-m", "wizard", "--smoke-test"])):
-        res = sh(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + argv, 900,
-                 {"QT_QPA_PLATFORM": platform})
-        found = [line for line in res.stderr.splitlines() if "Collected :" in line]
-        if res.returncode != 0 or not found:
-            table.missing("start-up instructions (callgrind)", "≤ 1.3×", res.stderr[-200:])
-            return
-        counts[name] = int(found[-1].split(":")[-1].strip().replace(",", ""))
+    env = {"QT_QPA_PLATFORM": platform}
+    counts = {name: callgrind_instructions(argv, env) for name, argv in (
+        ("bare", [PY, "benchmarks/bare_qwizard.py"]), ("wizard", [PY, "-m", "wizard", "--smoke-test"]))}
+    if None in counts.values():
+        table.missing("start-up instructions (callgrind)", "≤ 1.3×", "valgrind failed")
+        return
     ratio = counts["wizard"] / counts["bare"]
     table.add("start-up instructions to first paint (callgrind)", f"{counts['wizard'] / 1e6:.0f} M",
               f"{counts['bare'] / 1e6:.0f} M", f"{ratio:.2f}×", "≤ 1.3× (load-independent)", ratio <= 1.3)
@@ -153,15 +151,20 @@ def callgrind_instructions(argv: list[str], env: dict | None = None) -> int | No
     return int(found[-1].split(":")[-1].strip().replace(",", ""))
 
 
-def detection_instructions(table: Table) -> None:
+def detection_instructions(table: Table, out: Path) -> None:
     """doctor --json against python -c pass in instructions: what the load cannot move. Run after
-    detect.sh, so the interpreter-facts cache is warm as in its timed runs."""
+    detect.sh, so the interpreter-facts cache is warm as in its timed runs, and with the floor's
+    import line it timed (detect.sh holds the one list of doctor's standard-library modules)."""
     import shutil
 
     if shutil.which("valgrind") is None:
         table.missing("detection instructions (callgrind)", "", "no valgrind here (Debian: apt-get install valgrind)")
         return
-    stdlib = "import argparse, dataclasses, json, locale, shlex, shutil, signal, threading, typing"
+    path = out / "detect.json"
+    stdlib = json.loads(path.read_text())["summary"].get("stdlib_floor_imports") if path.is_file() else None
+    if not stdlib:
+        table.missing("detection instructions (callgrind)", "", "detect.sh did not run")
+        return
     counts = {name: callgrind_instructions(argv) for name, argv in (
         ("python", [PY, "-c", "pass"]), ("floor", [PY, "-c", stdlib]), ("doctor", [PY, "-m", "wizard", "doctor", "--json"]))}
     if None in counts.values():
@@ -331,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = 10 if args.quick else 20
     for part, run in (("startup", lambda: (startup(table, out, runs, args.platform),
                                            startup_instructions(table, args.platform))),
-                      ("detect", lambda: (detection(table, out, runs), detection_instructions(table))),
+                      ("detect", lambda: (detection(table, out, runs), detection_instructions(table, out))),
                       ("install", lambda: install(table, out, args.quick)),
                       ("bench", lambda: bench(table, out, args.torch_python, args.quick)),
                       ("gui", lambda: gui(table, out, args.torch_python, args.quick))):

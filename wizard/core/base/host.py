@@ -140,17 +140,15 @@ class RealHost(Host):
         return shutil.which(name)
 
     def platform_facts(self) -> dict[str, Any]:
+        # Linux and macOS: os.uname() has platform.uname()'s first five fields, in the same order;
+        # the platform module (3 ms of doctor's start, issue 17) loads for Windows and macOS only
         if hasattr(os, "uname"):
-            # Linux and macOS: platform.uname() is os.uname() with the same five fields; its
-            # module (3 ms of doctor's start, issue 17) is needed only for the Windows/macOS extras
-            uname: Any = os.uname()
-            system, node, release, version, machine = (uname.sysname, uname.nodename, uname.release,
-                                                       uname.version, uname.machine)
+            system, node, release, version, machine = os.uname()
         else:
             import platform
 
-            uname = platform.uname()
-            system, node, release, version, machine = uname.system, uname.node, uname.release, uname.version, uname.machine
+            u = platform.uname()  # by name: iterating it would also compute the processor field
+            system, node, release, version, machine = u.system, u.node, u.release, u.version, u.machine
         facts: dict[str, Any] = {
             "system": system,
             "release": release,
@@ -163,7 +161,7 @@ class RealHost(Host):
             "frozen": bool(getattr(sys, "frozen", False)),
         }
         if self.os_name in ("windows", "macos"):
-            import platform
+            import platform  # the version extras below
         if self.os_name == "windows":
             facts["win32_ver"] = list(platform.win32_ver())
             facts["win32_edition"] = platform.win32_edition() if hasattr(platform, "win32_edition") else ""

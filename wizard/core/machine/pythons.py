@@ -161,22 +161,28 @@ def find_pythons(host: Host) -> list[PythonInterpreter]:
     cache = FactsCache() if real_file_system(host) else None
     # What the cache answers costs a stat or two; only the rest start a process, in parallel
     # (and only then are threads and the process runner loaded).
-    answers = [_cached_answer(host, c, cache) for c in candidates]
-    missing = [c for c, answer in zip(candidates, answers) if answer is None]
+    answers: list[tuple[PythonInterpreter, tuple[str, str] | None] | None] = []
+    missing: list[tuple[int, _Candidate, Identity | None]] = []
+    for i, cand in enumerate(candidates):
+        ident = cand.ident if cand.ident is not None or cache is None else identity(host, cand.path)
+        data = cache.get(ident) if cache is not None else None
+        answers.append(None if data is None else _interpreter(host, cand.path, cand.source, data))
+        if data is None:
+            missing.append((i, cand, ident))
     if missing:
         from concurrent.futures import ThreadPoolExecutor
 
         workers = min(MAX_PARALLEL_QUERIES, max(2, os.cpu_count() or 2), len(missing))
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            queried = iter(list(pool.map(lambda c: query_interpreter(host, c.path, c.source, cache, c.ident),
-                                         missing)))
-        answers = [answer if answer is not None else next(queried) for answer in answers]
+            queried = list(pool.map(lambda m: _run_query(host, m[1].path, m[1].source, cache, m[2]), missing))
+        for (i, _cand, _ident), answer in zip(missing, queried):
+            answers[i] = answer
     if cache is not None:
         cache.save()
 
     seen: set[tuple[str, str]] = set()
     found: list[PythonInterpreter] = []
-    for interp, key in answers:
+    for interp, key in answers:  # every slot is filled by now
         if key is not None:
             if key in seen:
                 continue
@@ -195,26 +201,23 @@ def query_interpreter(host: Host, path: str, source: str, cache: FactsCache | No
     if cache is not None and ident is None:
         ident = identity(host, path)
     data = cache.get(ident) if cache is not None else None
+    if data is not None:
+        return _interpreter(host, path, source, data)
+    return _run_query(host, path, source, cache, ident)
+
+
+def _run_query(host: Host, path: str, source: str, cache: FactsCache | None,
+               ident: Identity | None) -> tuple[PythonInterpreter, tuple[str, str] | None]:
+    """Start ``path`` with the query script; its answer goes into ``cache`` under ``ident``."""
+    res = host.run([path, *QUERY_ARGS], timeout=QUERY_TIMEOUT)
+    data = parse_query_output(res.stdout) if res.returncode == 0 and not res.timed_out else None
     if data is None:
-        res = host.run([path, *QUERY_ARGS], timeout=QUERY_TIMEOUT)
-        data = parse_query_output(res.stdout) if res.returncode == 0 and not res.timed_out else None
-        if data is None:
-            interp = PythonInterpreter(path=path, source=source)
-            interp.error = _describe_failure(res, QUERY_TIMEOUT)
-            return interp, None
-        if cache is not None:
-            cache.put(ident, data)
+        interp = PythonInterpreter(path=path, source=source)
+        interp.error = _describe_failure(res, QUERY_TIMEOUT)
+        return interp, None
+    if cache is not None:
+        cache.put(ident, data)
     return _interpreter(host, path, source, data)
-
-
-def _cached_answer(host: Host, cand: _Candidate,
-                   cache: FactsCache | None) -> tuple[PythonInterpreter, tuple[str, str] | None] | None:
-    """The interpreter as the cache knows it while its files are unchanged; None when it must be run."""
-    if cache is None:
-        return None
-    ident = cand.ident if cand.ident is not None else identity(host, cand.path)
-    data = cache.get(ident)
-    return None if data is None else _interpreter(host, cand.path, cand.source, data)
 
 
 def _interpreter(host: Host, path: str, source: str,
