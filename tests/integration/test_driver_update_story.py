@@ -16,7 +16,8 @@ import json
 
 from tests import fake_nvml, scenarios
 from tests.recorded_host import RecordedHost
-from wizard.cli.doctor import compare_last, explain_text
+from wizard.app.history import compare_last
+from wizard.cli.doctor import explain_text
 from wizard.cli.exit_status import ExitStatus
 from wizard.cli.parser import add_history_parser
 from wizard.core.diagnosis.facts import TorchFacts, gather_env_facts

@@ -160,7 +160,8 @@ def _write_config(folder: Path) -> None:
 def _clean_tree() -> dict[str, str]:
     """A package laid out like wizard/, whose imports all run the allowed way."""
     files = {"__init__.py": "", "__main__.py": f"import {FAKE}.cli\n", "report_pdf.py":
-             f"import {FAKE}.app\n", "app/__init__.py": f"import {FAKE}.core.history.m\n",
+             f"import {FAKE}.core.report.m\n",
+             "app/__init__.py": f"import {FAKE}.core.history.m\nimport {FAKE}.report_pdf\n",
              "ui/__init__.py": f"import {FAKE}.app\nimport {FAKE}.report_pdf\n",
              "cli/__init__.py": f"import {FAKE}.app\nimport {FAKE}.report_pdf\n",
              "tools/__init__.py": f"import {FAKE}.core.recommend.m\n",

@@ -8,7 +8,7 @@ import datetime as dt
 
 import pytest
 
-from wizard.cli.doctor import compare_last
+from wizard.app.history import compare_last
 from wizard.core.diagnosis.facts import TorchFacts
 from wizard.core.history.diff import NOISE_FLOOR, TONE_BETTER, TONE_WORSE, changes_since_last, diff_snapshots, torch_fit
 from wizard.core.history.store import BenchHeadline, FindingSummary, GpuSummary, HistoryStore, Snapshot

@@ -2,21 +2,90 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from wizard.app.session import Session
+from wizard.core.base.i18n import t
+from wizard.core.base.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from wizard.core.history.diff import SnapshotDiff as SnapshotDiff
+    from wizard.core.history.store import HistoryLookupError as HistoryLookupError
+    from wizard.core.history.store import HistoryStore as HistoryStore
+    from wizard.core.machine.models import Detection
+
+__getattr__ = lazy_exports(__name__, {
+    "SnapshotDiff": "wizard.core.history.diff", "HistoryLookupError": "wizard.core.history.store",
+    "HistoryStore": "wizard.core.history.store",
+})
+
+
+def open_store(root: Any = None) -> HistoryStore:
+    """The history of saved runs (``root``: another folder than the user's)."""
+    from wizard.core.history.store import HistoryStore
+
+    return HistoryStore(root)
+
+
+def compute_changes(detection: Detection, store: Any = None) -> SnapshotDiff | None:
+    """What differs between ``detection`` and the last saved run (None: nothing saved, or
+    nothing to compare). Reads files only: safe on a worker thread."""
+    from wizard.core.history.diff import changes_since_last
+
+    return changes_since_last(detection, store)
 
 
 def compare_with_last(session: Session, store: Any = None) -> Any:
     """What differs from the last saved run (None: nothing saved, or nothing to compare), done
     once per run and recorded in the session. ``store`` defaults to the user's history."""
-    from wizard.core.history.diff import changes_since_last
-
     if session.detection is None:
         return None
-    diff = changes_since_last(session.detection, store)
+    diff = compute_changes(session.detection, store)
     record_changes(session, diff)
     return diff
+
+
+def diff(old: Any, new: Any) -> SnapshotDiff:
+    """What changed between two saved snapshots."""
+    from wizard.core.history.diff import diff_snapshots
+
+    return diff_snapshots(old, new)
+
+
+@dataclass
+class CompareOutcome:
+    """A detection against the last saved run: the lines to print (``lines``), the JSON to add
+    (``doc``), the diff itself, the save result when asked to save, and the store's warnings."""
+
+    lines: list[str]
+    doc: dict[str, Any]
+    diff: Any = None
+    saved: Any = None  # SaveResult when asked to save this run
+    warnings: list[str] = field(default_factory=list)
+
+
+def compare_last(detection: Detection, lang: str, *, store: Any = None, save: bool = False) -> CompareOutcome:
+    """This machine (``detection``) against the last saved run, its findings included (what
+    ``doctor --compare-last`` shows before and after a driver update). With ``save``, this run is
+    saved afterwards, so the next comparison starts from it. Never raises for history problems."""
+    from wizard.core.diagnosis.rules import diagnose
+    from wizard.core.history.store import build_snapshot
+
+    store = store or open_store()
+    current = build_snapshot(detection, findings=diagnose(detection))
+    last = store.last()
+    warnings = [n.text(lang) for n in store.warnings]
+    saved = store.save(current) if save else None
+    if saved is not None and not saved.ok:
+        warnings.append(saved.error.text(lang))
+    if last is None:
+        lines = [t("compare.no_previous", lang, dir=store.root)]
+        doc: dict[str, Any] = {"schema": "gpu-setup-wizard/diff@1.0", "old": None, "new": current.time,
+                               "significant": False, "changes": []}
+        return CompareOutcome(lines, doc, None, saved, warnings)
+    found = diff(last.snapshot, current)
+    return CompareOutcome(found.lines(lang), found.to_json(lang), found, saved, warnings)
 
 
 def record_changes(session: Session, diff: Any) -> None:

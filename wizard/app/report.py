@@ -7,10 +7,29 @@ and ``gpu-setup-wizard report`` both call :func:`build`, so the same session giv
 
 from __future__ import annotations
 
+import datetime as _dt
+import os
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
 
 from wizard.app.session import Session
+from wizard.core.base.i18n import t
+from wizard.core.base.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from wizard.core.report.colab_cell import colab_cell as colab_cell
+    from wizard.core.report.remote import RemoteInputError as RemoteInputError
+    from wizard.core.report.render import Plot as Plot
+
+__getattr__ = lazy_exports(__name__, {
+    "colab_cell": "wizard.core.report.colab_cell", "RemoteInputError": "wizard.core.report.remote",
+    "Plot": "wizard.core.report.render",
+})
+
+FORMATS = ("md", "html", "pdf", "json")
+SUFFIX = {"md": ".md", "html": ".html", "pdf": ".pdf", "json": ".json"}
+SUFFIXES = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".pdf": "pdf", ".json": "json"}
 
 
 def report_inputs(session: Session) -> Any:
@@ -57,20 +76,117 @@ def build(session: Session, *, lang: str | None = None, include_private: bool = 
 
 def export_json(session: Session, **kwargs: Any) -> str:
     """The report as its JSON document (the schema'd export both faces write)."""
-    from wizard.core.report.as_json import dumps
-
-    return dumps(build(session, **kwargs))
+    return render(build(session, **kwargs), "json")
 
 
 def export_markdown(session: Session, **kwargs: Any) -> str:
-    from wizard.core.report.render import render_markdown
+    return render(build(session, **kwargs), "md")
 
-    return render_markdown(build(session, **kwargs))
+
+# ---- exports: one set of rules for the window's Save and ``report --format`` --------------------
+class ExportError(Exception):
+    """An export that could not be written: ``text`` is the one line to show, in the user's language."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+def choose_format(fmt: str | None, as_json: bool = False, output: str | os.PathLike[str] | None = None) -> str:
+    """The format asked for, else JSON when ``--json``, else the output file's suffix, else Markdown."""
+    if fmt:
+        return fmt
+    if as_json:
+        return "json"
+    if output:
+        return SUFFIXES.get(Path(output).suffix.lower(), "md")
+    return "md"
+
+
+def default_name(fmt: str, now: _dt.datetime | None = None) -> str:
+    """The file name a new export gets: ``gpu-setup-report-<date>-<time>.<suffix>``."""
+    return f"gpu-setup-report-{(now or _dt.datetime.now()).strftime('%Y%m%d-%H%M')}{SUFFIX[fmt]}"
+
+
+def render(report: Any, fmt: str, plots: Sequence[Any] = (), *, for_qt: bool = False) -> str:
+    """The report as Markdown, HTML or JSON text (``plots``: PNGs the HTML embeds; ``for_qt``:
+    HTML for Qt's rich-text engine, the window's preview and the PDF)."""
+    from wizard.core.report.as_json import dumps
+    from wizard.core.report.render import render_html, render_markdown
+
+    if fmt == "md":
+        return render_markdown(report)
+    if fmt == "html":
+        return render_html(report, list(plots), for_qt=for_qt)
+    if fmt == "json":
+        return dumps(report)
+    raise ValueError(f"not a text format: {fmt!r}")
+
+
+def export(report: Any, fmt: str, target: str | os.PathLike[str], lang: str, plots: Sequence[Any] = ()) -> Path:
+    """Write ``report`` as ``fmt`` to ``target``, atomically (a temporary file beside it, then a
+    rename: an interrupted export never leaves half a report). Returns the path written; raises
+    :class:`ExportError` with the line to show (no Qt for a PDF, a folder that cannot be written)."""
+    from wizard.core.base.files import write_atomic
+
+    path = Path(target)
+    try:
+        if fmt == "pdf":
+            from wizard.report_pdf import PdfError, render_pdf
+
+            try:
+                render_pdf(render(report, "html", plots, for_qt=True), path, title=report.title)
+            except PdfError as exc:
+                raise ExportError(t("report.cli.no_pdf", lang, error=exc)) from exc
+            return path
+        return Path(write_atomic(path, render(report, fmt, plots).encode("utf-8")))
+    except OSError as exc:
+        raise ExportError(t("report.cli.cannot_write", lang, path=path, error=exc.strerror or exc)) from exc
+
+
+# ---- other machines: Colab and cloud results ---------------------------------------------------
+def remote_from_text(text: str, kind: str | None, label: str | None = None) -> Any:
+    """Another machine from a pasted or loaded text (a result JSON, ``doctor --json``, Colab's
+    ``!nvidia-smi``). Raises :class:`RemoteInputError`."""
+    from wizard.core.report.remote import machine_from_text
+
+    return machine_from_text(text, kind, label)
+
+
+def load_remotes(args: Sequence[str], lang: str) -> list[Any]:
+    """The machines of ``[colab:|cloud:]FILE`` arguments; raises ValueError with the line to print."""
+    from wizard.core.report.remote import RemoteInputError, machine_from_file, split_kind
+
+    machines = []
+    for arg in args:
+        kind, path = split_kind(arg)
+        try:
+            machines.append(machine_from_file(path, kind))
+        except OSError as exc:
+            raise ValueError(t("cli.error.cannot_read", lang, path=path, error=exc.strerror or exc)) from exc
+        except RemoteInputError as exc:
+            raise ValueError(t("report.cli.bad_remote", lang, path=path, error=exc.text(lang))) from exc
+    return machines
+
+
+def remote_line(machine: Any, lang: str) -> str:
+    """One line naming another machine and what it has, for the list under the preview."""
+    from wizard.core.report.text import machine_title, remote_summary
+
+    return f"{machine_title(machine, lang)}: {remote_summary(machine, lang)}"
 
 
 def add_remote(session: Session, machine: Any) -> None:
     """Another machine (Colab, a cloud box) for the report's comparison."""
     session.remotes.append(machine)
+
+
+def remove_last_remote(session: Session) -> bool:
+    """Forget the machine added last; False when there was none."""
+    if not session.remotes:
+        return False
+    session.remotes.pop()
+    return True
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 Two options reach into later stages: ``--explain FILE|-`` recognises a pasted error text
 (:func:`cmd_explain`), and ``--compare-last`` compares this run with the last saved one and saves
-it (:func:`compare_last`), so a student runs it before and after a driver update.
+it (:func:`wizard.app.history.compare_last`), so a student runs it before and after a driver update.
 
 Exit statuses: SUCCESS; BAD_INPUT for an unreadable or empty file; ``--explain`` returns
 NOTHING_RECOGNISED when it recognised nothing, so a script can tell.
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass, field
 from typing import Any
 
 from wizard.cli.common import error, lang_of, print_json, read_input
@@ -22,34 +21,32 @@ from wizard.core.base.i18n import t
 
 def run(args: argparse.Namespace) -> int:
     """``doctor``: detection, as text or ``--json``; private values masked unless asked."""
+    from wizard.app import detect as app_detect
+    from wizard.app import history as app_history
     from wizard.core.base.host import RealHost
-    from wizard.core.base.privacy import redactor_for
-    from wizard.core.machine.doctor import detection_to_json, format_text
 
     lang = lang_of(args)
     if args.explain:
         return cmd_explain(args.explain, lang, as_json=args.json)
     host = RealHost()
-    detection = _read_smi_file(args.nvidia_smi_file, lang) if args.nvidia_smi_file else _detect(host)
+    detection = _read_smi_file(args.nvidia_smi_file, lang) if args.nvidia_smi_file else app_detect.compute(host)
     if isinstance(detection, ExitStatus):
         return detection
-    redactor = None
-    if not args.include_private:
-        redactor = redactor_for(host.home(), host.environ, host.platform_facts().get("node"))
+    redactor = None if args.include_private else app_detect.redactor(host)
     compared = None
     if args.compare_last and not args.nvidia_smi_file:  # a saved file is another machine: nothing to compare
-        compared = compare_last(detection, lang, save=True)
+        compared = app_history.compare_last(detection, lang, save=True)
         for warning in compared.warnings:
             print(warning, file=sys.stderr)
     if args.json:
-        doc = detection_to_json(detection, lang, redactor)
+        doc = app_detect.detection_to_json(detection, lang, redactor)
         if detection.timings:  # ms per part: where a slow detection went (issue 17)
             doc["timings"] = {**detection.timings, "since_start": _since_start_ms()}
         if compared is not None:
             doc["changes"] = redactor.redact(compared.doc) if redactor else compared.doc
         print_json(doc)
     else:
-        text = format_text(detection, lang)
+        text = app_detect.format_text(detection, lang)
         if compared is not None:
             text += "\n\n" + "\n".join(compared.lines)
         print(redactor.redact_text(text) if redactor else text)
@@ -71,15 +68,9 @@ def _since_start_ms() -> int | None:
         return None
 
 
-def _detect(host: Any) -> Any:
-    from wizard.core.machine.detect import detect
-
-    return detect(host)
-
-
 def _read_smi_file(path: str, lang: str) -> Any:
     """The detection a saved nvidia-smi output describes, or the exit status after an error line."""
-    from wizard.core.machine.detect import UnreadableInput, detection_from_smi_text
+    from wizard.app import detect as app_detect
 
     try:
         text = read_input(path, lang)
@@ -88,8 +79,8 @@ def _read_smi_file(path: str, lang: str) -> Any:
     if not text.strip():
         return error(t("cli.error.empty", lang))
     try:
-        return detection_from_smi_text(text)
-    except UnreadableInput as exc:
+        return app_detect.from_smi_text(text)
+    except app_detect.UnreadableInput as exc:
         return error(t("cli.error.unrecognised_smi", lang, reason=str(exc)))
 
 
@@ -105,7 +96,7 @@ def read_pasted(path: str, lang: str | None = None) -> str:
 def explain_text(text: str, lang: str | None = None) -> tuple[list[Any], ExitStatus]:
     """The findings a pasted text shows, and the exit status: SUCCESS, NOTHING_RECOGNISED, or
     BAD_INPUT for an empty text."""
-    from wizard.core.diagnosis.explain import recognise
+    from wizard.app.explain import recognise
 
     if not (text or "").strip():
         return [], ExitStatus.BAD_INPUT
@@ -114,17 +105,15 @@ def explain_text(text: str, lang: str | None = None) -> tuple[list[Any], ExitSta
 
 
 def format_explain(findings: list[Any], lang: str) -> str:
-    from wizard.core.diagnosis.model import format_diagnoses
+    from wizard.app.explain import format_findings
 
-    if not findings:
-        return t("explain.nothing", lang)
-    return "\n".join([t("explain.heading", lang), ""] + format_diagnoses(findings, lang)).rstrip()
+    return format_findings(findings, lang)
 
 
 def explain_json(findings: list[Any], lang: str) -> dict[str, Any]:
-    from wizard.core.diagnosis.model import findings_to_json
+    from wizard.app.explain import findings_json
 
-    return {"schema": "gpu-setup-wizard/explain@1.0", "findings": findings_to_json(findings, lang)}
+    return findings_json(findings, lang)
 
 
 def cmd_explain(path: str, lang: str, as_json: bool = False) -> ExitStatus:
@@ -143,42 +132,4 @@ def cmd_explain(path: str, lang: str, as_json: bool = False) -> ExitStatus:
     return status
 
 
-# ---------------------------------------------------------------------------------------------
-# doctor --compare-last
-# ---------------------------------------------------------------------------------------------
-@dataclass
-class CompareOutcome:
-    """What ``--compare-last`` prints (``lines``) or adds to the JSON (``doc``)."""
-
-    lines: list[str]
-    doc: dict[str, Any]
-    diff: Any = None
-    saved: Any = None  # SaveResult when asked to save this run
-    warnings: list[str] = field(default_factory=list)
-
-
-def compare_last(detection: Any, lang: str, *, store: Any = None, save: bool = False) -> CompareOutcome:
-    """This machine (``detection``) against the last saved run. With ``save``, this run is saved
-    afterwards (so the next comparison starts from it). Never raises for history problems."""
-    from wizard.core.diagnosis.rules import diagnose
-    from wizard.core.history.diff import diff_snapshots
-    from wizard.core.history.store import HistoryStore, build_snapshot
-
-    store = store or HistoryStore()
-    current = build_snapshot(detection, findings=diagnose(detection))
-    last = store.last()
-    warnings = [n.text(lang) for n in store.warnings]
-    saved = store.save(current) if save else None
-    if saved is not None and not saved.ok:
-        warnings.append(saved.error.text(lang))
-    if last is None:
-        lines = [t("compare.no_previous", lang, dir=store.root)]
-        doc: dict[str, Any] = {"schema": "gpu-setup-wizard/diff@1.0", "old": None, "new": current.time,
-                               "significant": False, "changes": []}
-        return CompareOutcome(lines, doc, None, saved, warnings)
-    diff = diff_snapshots(last.snapshot, current)
-    return CompareOutcome(diff.lines(lang), diff.to_json(lang), diff, saved, warnings)
-
-
-__all__ = ["run", "read_pasted", "explain_text", "format_explain", "explain_json", "cmd_explain", "compare_last",
-           "CompareOutcome"]
+__all__ = ["run", "read_pasted", "explain_text", "format_explain", "explain_json", "cmd_explain"]

@@ -10,16 +10,14 @@ import argparse
 import sys
 from typing import Any
 
+from wizard.app import history as app_history
 from wizard.cli.common import error, lang_of, print_json
 from wizard.cli.exit_status import ExitStatus
 from wizard.core.base.i18n import t
-from wizard.core.history.store import HistoryLookupError
 
 
 def _store(args: argparse.Namespace) -> Any:
-    from wizard.core.history.store import HistoryStore
-
-    return HistoryStore(getattr(args, "dir", None))
+    return app_history.open_store(getattr(args, "dir", None))
 
 
 def _print_warnings(store: Any, lang: str) -> None:
@@ -60,7 +58,7 @@ def run_list(args: argparse.Namespace) -> int:
 def _get(store: Any, number: int, lang: str) -> Any:
     try:
         return store.get(number)
-    except HistoryLookupError as exc:
+    except app_history.HistoryLookupError as exc:
         _print_warnings(store, lang)
         error(exc.text(lang))
         return None
@@ -108,8 +106,6 @@ def format_snapshot(entry: Any, lang: str) -> list[str]:
 
 def run_diff(args: argparse.Namespace) -> int:
     """``history diff [A [B]]``: what changed between two runs (the last two by default)."""
-    from wizard.core.history.diff import diff_snapshots
-
     lang = lang_of(args)
     store = _store(args)
     numbers = list(getattr(args, "numbers", []) or [])
@@ -124,7 +120,7 @@ def run_diff(args: argparse.Namespace) -> int:
     a, b = _get(store, a_number, lang), _get(store, b_number, lang)
     if a is None or b is None:
         return ExitStatus.BAD_INPUT
-    diff = diff_snapshots(a.snapshot, b.snapshot)
+    diff = app_history.diff(a.snapshot, b.snapshot)
     if getattr(args, "json", False):
         doc = diff.to_json(lang)
         doc.update({"old_number": a.number, "new_number": b.number})

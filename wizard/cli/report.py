@@ -23,25 +23,18 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import sys
-from pathlib import Path
 from typing import Any, Sequence
 
 from wizard.cli.common import error, lang_of
 from wizard.cli.exit_status import ExitStatus
 from wizard.core.base.i18n import t
 
-SUFFIXES = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".pdf": "pdf", ".json": "json"}
-
 
 def choose_format(fmt: str | None, as_json: bool, output: str | None) -> str:
-    """--format, else --json, else the output file's suffix, else Markdown."""
-    if fmt:
-        return fmt
-    if as_json:
-        return "json"
-    if output:
-        return SUFFIXES.get(Path(output).suffix.lower(), "md")
-    return "md"
+    """--format, else --json, else the output file's suffix, else Markdown (the app layer's rule)."""
+    from wizard.app.report import choose_format as _choose
+
+    return _choose(fmt, as_json, output)
 
 
 def headless_session(lang: str, host: Any = None, course: Any = None) -> Any:
@@ -59,23 +52,16 @@ def headless_session(lang: str, host: Any = None, course: Any = None) -> Any:
 
 
 def default_pdf_name(now: _dt.datetime | None = None) -> str:
-    return f"gpu-setup-report-{(now or _dt.datetime.now()).strftime('%Y%m%d-%H%M')}.pdf"
+    from wizard.app.report import default_name
+
+    return default_name("pdf", now)
 
 
 def load_remotes(args_list: Sequence[str], lang: str) -> list[Any]:
     """The machines of ``--add-remote`` arguments; raises ValueError with a message to print."""
-    from wizard.core.report.remote import RemoteInputError, machine_from_file, split_kind
+    from wizard.app.report import load_remotes as _load
 
-    machines = []
-    for arg in args_list:
-        kind, path = split_kind(arg)
-        try:
-            machines.append(machine_from_file(path, kind))
-        except OSError as exc:
-            raise ValueError(t("cli.error.cannot_read", lang, path=path, error=exc.strerror or exc)) from exc
-        except RemoteInputError as exc:
-            raise ValueError(t("report.cli.bad_remote", lang, path=path, error=exc.text(lang))) from exc
-    return machines
+    return _load(args_list, lang)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -100,9 +86,6 @@ def build_and_write(fmt: str, output: str | None, include_private: bool, remotes
     """The command's body: the session, the report, and where it goes (``course``: a course profile;
     ``kernel``: a Jupyter kernel to verify inside first, for the report's "Jupyter kernel" section)."""
     from wizard.app import report as app_report
-    from wizard.core.base.files import write_atomic
-    from wizard.core.report.as_json import dumps
-    from wizard.core.report.render import render_html, render_markdown
 
     session = headless_session(lang, course=course)
     if kernel:
@@ -112,26 +95,14 @@ def build_and_write(fmt: str, output: str | None, include_private: bool, remotes
         if stopped is not None:
             return stopped
     report = app_report.build(session, lang=lang, include_private=include_private, remotes=remotes)
-    if fmt == "pdf":
-        from wizard.report_pdf import PdfError, render_pdf
-
-        target = Path(output or default_pdf_name())
-        try:
-            render_pdf(render_html(report, for_qt=True), target, title=report.title)
-        except PdfError as exc:
-            return error(t("report.cli.no_pdf", lang, error=exc))
-        except OSError as exc:
-            return error(t("report.cli.cannot_write", lang, path=target, error=exc.strerror or exc))
-        print(t("report.cli.saved", lang, path=target), file=sys.stderr)
-        return ExitStatus.SUCCESS
-    text = {"md": render_markdown, "html": render_html, "json": dumps}[fmt](report)
-    if not output:
+    if not output and fmt != "pdf":
+        text = app_report.render(report, fmt)
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return ExitStatus.SUCCESS
     try:
-        target = write_atomic(output, text.encode("utf-8"))
-    except OSError as exc:
-        return error(t("report.cli.cannot_write", lang, path=output, error=exc.strerror or exc))
+        target = app_report.export(report, fmt, output or default_pdf_name(), lang)
+    except app_report.ExportError as exc:
+        return error(exc.text)
     print(t("report.cli.saved", lang, path=target), file=sys.stderr)
     return ExitStatus.SUCCESS
 
@@ -140,8 +111,8 @@ def run_colab_cell(args: argparse.Namespace) -> int:
     """``colab-cell [--ssh] [--no-bench] [-o FILE]``: the self-contained cell (or SSH script)
     that checks Colab or a cloud GPU with the wizard's own probes; its result JSON is what
     ``report --add-remote`` reads."""
+    from wizard.app.report import colab_cell
     from wizard.core.base.files import write_atomic
-    from wizard.core.report.colab_cell import colab_cell
 
     lang = lang_of(args)
     text = colab_cell("ssh" if args.ssh else "colab", bench=not args.no_bench)

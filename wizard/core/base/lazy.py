@@ -16,7 +16,7 @@ import importlib
 import importlib.util
 import sys
 from types import ModuleType
-from typing import Any
+from typing import Any, Callable
 
 
 class _LazyModule:
@@ -50,3 +50,23 @@ def lazy_import(name: str) -> Any:
     if importlib.util.find_spec(name) is None:
         raise ImportError(f"No module named {name!r}")
     return _LazyModule(name)
+
+
+def lazy_exports(module_name: str, sources: dict[str, str]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` (PEP 562) that re-exports each name of ``sources`` from the module
+    named beside it, imported on first use.
+
+    The application layer re-exports the engine's value types and formatters for the faces
+    (they import :mod:`wizard.app` and nothing else of the engine); importing them at the top of
+    an app module would load the engine at the window's start-up, which the faces avoid. The
+    value is cached on the module after the first read, so later reads are plain attributes."""
+
+    def __getattr__(name: str) -> Any:
+        source = sources.get(name)
+        if source is None:
+            raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(source), name)
+        setattr(sys.modules[module_name], name, value)
+        return value
+
+    return __getattr__

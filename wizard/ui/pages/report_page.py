@@ -15,7 +15,6 @@ one shows what changed between it and this run.
 
 from __future__ import annotations
 
-import datetime as _dt
 from pathlib import Path
 from typing import Any
 
@@ -48,8 +47,8 @@ from wizard.ui.pages.base import BasePage, PageId
 from wizard.ui.session_model import SessionModel
 from wizard.ui.widgets import file_dialogs
 
-FORMATS = ("md", "html", "pdf", "json")
-SUFFIX = {"md": ".md", "html": ".html", "pdf": ".pdf", "json": ".json"}
+FORMATS = app_report.FORMATS
+SUFFIX = app_report.SUFFIX
 GREEN, RED, GREY = "#2e7d32", "#c62828", "#6d6d6d"
 PLOT_COLOURS = ("#1565c0", "#2e7d32", "#ef6c00", "#6a1b9a")
 
@@ -69,8 +68,7 @@ def sweep_plot_png(bench: Any, lang: str | None, width: int = 640, height: int =
 def report_plots(session: Any, lang: str) -> list:
     """The plots the report embeds: the Benchmark page's own PNGs when it left them in
     ``session.bench_plots`` (caption, PNG bytes), else the sweep drawn here."""
-    from wizard.core.report.render import Plot
-
+    Plot = app_report.Plot
     given = session.bench_plots
     if given:
         return [Plot(caption, png) for caption, png in given]
@@ -165,11 +163,10 @@ class RemoteDialog(QDialog):
         self.error.setText(notice.text(self.lang) if notice is not None else "")
 
     def accept(self) -> None:  # noqa: D401 - Qt's name
-        from wizard.core.report.remote import RemoteInputError, machine_from_text
-
         try:
-            self.machine = machine_from_text(self.text.toPlainText(), self.kind.currentData(), self.file_label)
-        except RemoteInputError as exc:
+            self.machine = app_report.remote_from_text(self.text.toPlainText(), self.kind.currentData(),
+                                                       self.file_label)
+        except app_report.RemoteInputError as exc:
             self.error.setText(exc.text(self.lang))
             return
         super().accept()
@@ -298,10 +295,8 @@ class ReportPage(BasePage):
         return app_report.build(self.session, lang=self.lang, include_private=self.private.isChecked())
 
     def refresh(self) -> None:
-        from wizard.core.report.render import render_html
-
         self.report = self.build()
-        self.html = render_html(self.report, report_plots(self.session, self.lang), for_qt=True)
+        self.html = app_report.render(self.report, "html", report_plots(self.session, self.lang), for_qt=True)
         bar = self.preview.verticalScrollBar()
         position = bar.value()
         self.preview.setHtml(self.html)
@@ -315,23 +310,13 @@ class ReportPage(BasePage):
 
     def text(self, fmt: str) -> bytes:
         """The export of the report shown, in ``fmt`` (not PDF)."""
-        from wizard.core.report.as_json import dumps
-        from wizard.core.report.render import render_html, render_markdown
-
         if self.report is None:
             self.refresh()
-        if fmt == "md":
-            return render_markdown(self.report).encode("utf-8")
-        if fmt == "html":
-            return render_html(self.report, report_plots(self.session, self.lang)).encode("utf-8")
-        if fmt == "json":
-            return dumps(self.report).encode("utf-8")
-        raise ValueError(fmt)
+        return app_report.render(self.report, fmt, report_plots(self.session, self.lang)).encode("utf-8")
 
     # exports -----------------------------------------------------------------------------------
     def default_name(self, fmt: str) -> str:
-        stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M")
-        return f"gpu-setup-report-{stamp}{SUFFIX[fmt]}"
+        return app_report.default_name(fmt)
 
     def default_folder(self) -> Path:
         if self.last_saved is not None:
@@ -349,26 +334,12 @@ class ReportPage(BasePage):
 
     def save_to(self, fmt: str, path: str | Path) -> bool:
         """Write the report in ``fmt`` to ``path`` (atomically); the status line says how it went."""
-        from wizard.core.base.files import write_atomic
-
-        target = Path(path)
+        if self.report is None:
+            self.refresh()
         try:
-            if fmt == "pdf":
-                from wizard.core.report.render import render_html
-                from wizard.report_pdf import PdfError, render_pdf
-
-                if self.report is None:
-                    self.refresh()
-                try:
-                    render_pdf(render_html(self.report, report_plots(self.session, self.lang), for_qt=True), target,
-                               title=self.report.title)
-                except PdfError as exc:
-                    self._say(t("report.cli.no_pdf", self.lang, error=exc), RED)
-                    return False
-            else:
-                write_atomic(target, self.text(fmt))
-        except OSError as exc:
-            self._say(t("report.cli.cannot_write", self.lang, path=target, error=exc.strerror or exc), RED)
+            target = app_report.export(self.report, fmt, path, self.lang, report_plots(self.session, self.lang))
+        except app_report.ExportError as exc:
+            self._say(exc.text, RED)
             return False
         self.last_saved = target
         self._say(t("report.cli.saved", self.lang, path=target), GREEN)
@@ -377,9 +348,7 @@ class ReportPage(BasePage):
     def copy_colab_cell(self) -> None:
         """The Colab cell (the wizard's own probes, nothing to install there) on the clipboard;
         its gpu-setup-result.json comes back through "Add Colab/cloud result…"."""
-        from wizard.core.report.colab_cell import colab_cell
-
-        text = colab_cell("colab")
+        text = app_report.colab_cell("colab")
         QGuiApplication.clipboard().setText(text)
         self._say(t("page.report.colab_cell.copied", self.lang, size=f"{len(text) // 1024} kB"), GREEN)
 
@@ -404,19 +373,16 @@ class ReportPage(BasePage):
             self.add_remote(dialog.machine)
 
     def add_remote(self, machine: Any) -> None:
-        self.remotes().append(machine)
+        app_report.add_remote(self.session, machine)
         self.refresh()
         self._say(t("page.report.remote.added", self.lang, machine=self._machine_text(machine)), GREEN)
 
     def remove_last_remote(self) -> None:
-        if self.remotes():
-            self.remotes().pop()
+        if app_report.remove_last_remote(self.session):
             self.refresh()
 
     def _machine_text(self, m: Any) -> str:
-        from wizard.core.report.text import machine_title, remote_summary
-
-        return f"{machine_title(m, self.lang)}: {remote_summary(m, self.lang)}"
+        return app_report.remote_line(m, self.lang)
 
     def _show_remotes(self) -> None:
         remotes = self.remotes()
@@ -428,9 +394,9 @@ class ReportPage(BasePage):
 
     # history -------------------------------------------------------------------------------------
     def load_history(self) -> None:
-        from wizard.core.history.store import HistoryStore
+        from wizard.app import history as app_history
 
-        store = HistoryStore()
+        store = app_history.open_store()
         self._history = list(reversed(store.entries()))  # newest first
         self.history_list.blockSignals(True)
         self.history_list.clear()
@@ -457,7 +423,6 @@ class ReportPage(BasePage):
 
     def _show_diff(self, row: int) -> None:
         from wizard.app import history as app_history
-        from wizard.core.history.diff import diff_snapshots
 
         if not 0 <= row < len(self._history):
             self.diff_view.clear()
@@ -473,7 +438,7 @@ class ReportPage(BasePage):
         else:
             self.diff_view.setPlainText(t("page.report.history.nothing_to_compare", self.lang))
             return
-        diff = diff_snapshots(entry.snapshot, current)
+        diff = app_history.diff(entry.snapshot, current)
         import html
 
         colours = {"better": GREEN, "worse": RED, "neutral": "#1f2328"}

@@ -1,0 +1,35 @@
+"""Explain use case: what a pasted error text means, the same for ``doctor --explain`` and any
+window that takes a pasted text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wizard.core.base.i18n import t
+
+EXPLAIN_SCHEMA = "gpu-setup-wizard/explain@1.0"
+
+
+def recognise(text: str) -> list[Any]:
+    """The findings ``text`` shows ([] for an empty text or one nothing recognises)."""
+    from wizard.core.diagnosis.explain import recognise as _recognise
+
+    if not (text or "").strip():
+        return []
+    return list(_recognise(text))
+
+
+def format_findings(findings: list[Any], lang: str) -> str:
+    """The findings as the text the command prints, or the line that says nothing was found."""
+    from wizard.core.diagnosis.model import format_diagnoses
+
+    if not findings:
+        return t("explain.nothing", lang)
+    return "\n".join([t("explain.heading", lang), ""] + format_diagnoses(findings, lang)).rstrip()
+
+
+def findings_json(findings: list[Any], lang: str) -> dict[str, Any]:
+    """The findings as the schema'd JSON document."""
+    from wizard.core.diagnosis.model import findings_to_json
+
+    return {"schema": EXPLAIN_SCHEMA, "findings": findings_to_json(findings, lang)}
