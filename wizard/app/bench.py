@@ -6,9 +6,20 @@ The Benchmark page streams the probe (on a worker thread) into :func:`new_report
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from wizard.app.session import Session
+from wizard.core.base.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from wizard.core.verify.benchmark import BenchReport as BenchReport
+    from wizard.core.verify.benchmark import progress_text as progress_text
+    from wizard.core.verify.benchmark import result_title as result_title
+
+__getattr__ = lazy_exports(__name__, {
+    "BenchReport": "wizard.core.verify.benchmark", "progress_text": "wizard.core.verify.benchmark",
+    "result_title": "wizard.core.verify.benchmark",
+})
 
 TIMEOUT_S = {"quick": 240, "full": 600}
 

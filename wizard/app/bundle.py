@@ -13,9 +13,17 @@ import json
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wizard.core.base.i18n import Message, msg
+from wizard.core.base.lazy import lazy_exports
+
+if TYPE_CHECKING:  # what the faces catch and parse, re-exported: they import nothing else of the engine
+    from wizard.core.install.bundle import BundleError as BundleError
+    from wizard.core.install.bundle_variants import parse_variants as parse_variants
+
+__getattr__ = lazy_exports(__name__, {"BundleError": "wizard.core.install.bundle",
+                                      "parse_variants": "wizard.core.install.bundle_variants"})
 
 BUNDLE_PIP_TIMEOUT_S = 1800.0
 _TAGS_PROBE = ("import json\n"

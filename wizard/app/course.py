@@ -11,10 +11,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wizard.app.session import Session
 from wizard.core.base.i18n import t
+from wizard.core.base.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from wizard.core.course.profile import CourseError as CourseError
+
+__getattr__ = lazy_exports(__name__, {"CourseError": "wizard.core.course.profile"})
 
 EXTRAS_TIMEOUT_S = 120.0
 # Run in the student's interpreter: one JSON line per package (its version, or why it does not import).

@@ -13,11 +13,17 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from wizard.app.session import Session
 from wizard.core.base.i18n import t
+from wizard.core.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from wizard.core.verify.checklist import VerifyReport
     from wizard.core.verify.kernel_install import RegisterResult, SettingsResult
+    from wizard.core.verify.kernel_install import SettingsRefused as SettingsRefused
+    from wizard.core.verify.kernel_install import valid_name as valid_name
     from wizard.core.verify.kernel_specs import EnvFacts, Flag, KernelInfo
+
+__getattr__ = lazy_exports(__name__, {"SettingsRefused": "wizard.core.verify.kernel_install",
+                                      "valid_name": "wizard.core.verify.kernel_install"})
 
 KERNEL_VERIFY_TIMEOUT_S = 300
 

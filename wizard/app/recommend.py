@@ -8,9 +8,23 @@ is checked here too, so its warnings are the same everywhere.
 from __future__ import annotations
 
 import sys
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Sequence
 
 from wizard.app.session import Session
+from wizard.core.base.lazy import lazy_exports
+
+if TYPE_CHECKING:  # value types and formatters the faces use, re-exported
+    from wizard.core.recommend.choose_python import FALLBACK_PYTHON as FALLBACK_PYTHON
+    from wizard.core.recommend.inputs import MachineFacts as MachineFacts
+    from wizard.core.recommend.inputs import Wishes as Wishes
+    from wizard.core.recommend.recommender import Recommendation
+    from wizard.core.recommend.text import format_recommendation as format_recommendation
+
+__getattr__ = lazy_exports(__name__, {
+    "FALLBACK_PYTHON": "wizard.core.recommend.choose_python", "MachineFacts": "wizard.core.recommend.inputs",
+    "Wishes": "wizard.core.recommend.inputs", "format_recommendation": "wizard.core.recommend.text",
+})
 
 
 def unknown_machine() -> Any:
@@ -116,3 +130,131 @@ def candidate_for(facts: Any, torch: str, variant: str) -> Any:
                      torchaudio=release.torchaudio.get(torch), variant=variant, kind=v.kind,
                      index_url=kb.index_url(variant, rec.facts.platform), python_requires="",
                      python=rec.facts.python, verified=False)
+
+
+# ---- what-if recommendations: typed facts, another machine's doctor JSON, a card by name ------
+def facts_for(os: str | None = None, arch: str | None = None, python: str | None = None,
+              driver: str | None = None, cuda: str | None = None, gpu_ccs: Sequence[str] = (),
+              wsl: bool = False) -> MachineFacts:
+    """The facts of a machine described by hand (the teaching and support form): the highest
+    CUDA the driver supports comes from the compatibility table when only the driver is given."""
+    from wizard.core.recommend.inputs import MachineFacts
+
+    if driver and not cuda:
+        from wizard.core.recommend import compat
+
+        cuda = compat.load().cuda_for_driver(driver, "windows" if os == "windows" or wsl else "linux")
+    return MachineFacts(os=os or "linux", arch=arch or "x86_64", python=python or "3.12",
+                        driver_version=driver, cuda_driver=cuda, gpu_ccs=list(gpu_ccs), is_wsl=wsl,
+                        gpu_names=["" for _ in gpu_ccs])
+
+
+def recommend_facts(facts: MachineFacts, wishes: Any = None, course_session: Session | None = None) -> Recommendation:
+    """The recommendation for typed facts; a course profile's pin is the torch wish."""
+    from wizard.core.recommend.recommender import recommend
+
+    if course_session is not None and course_session.course is not None:
+        from wizard.app.course import course_wishes
+
+        wishes = course_wishes(course_session, wishes, facts, recommend(facts, wishes).best)
+    return recommend(facts, wishes)
+
+
+class DoctorFileError(ValueError):
+    """Another machine's ``doctor --json`` that cannot be read: ``text(lang)`` says why."""
+
+    def __init__(self, error: Any) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+    def text(self, lang: str) -> str:
+        return self.error.text(lang) if hasattr(self.error, "text") else str(self.error)
+
+
+def recommend_from_doctor(text: str, wishes: Any = None, python: str | None = None,
+                          course_session: Session | None = None) -> Recommendation:
+    """The recommendation for the machine another ``doctor --json`` describes (its Pythons
+    included). Raises :class:`DoctorFileError` for a document that is not one."""
+    from wizard.core.base.schema import SchemaError
+    from wizard.core.base.typed import DocumentTypeError
+    from wizard.core.machine.doctor import load_doctor_json
+    from wizard.core.machine.doctor_import import detection_from_doctor_json
+    from wizard.core.recommend.choose_python import choose_python
+
+    try:
+        detection = detection_from_doctor_json(load_doctor_json(text))
+    except (SchemaError, DocumentTypeError) as exc:
+        raise DoctorFileError(exc) from exc
+    if course_session is not None and course_session.course is not None:
+        course_session.detection = detection  # the pin applies as for this machine
+        return recommend_for(course_session, wishes, python).recommendation
+    return choose_python(detection, wishes, python).recommendation
+
+
+@dataclass
+class CardAnswer:
+    """``recommend --gpu NAME``: the recommendation for a card of the catalogue, or why there is
+    none (``problem``: "ambiguous", "unknown", "unknown_none" or "not_nvidia", with ``names``)."""
+
+    recommendation: Recommendation | None = None
+    assumed_driver: str | None = None  # the driver assumed when none was given
+    problem: str | None = None
+    names: list[str] | None = None
+    card: str | None = None
+
+
+def recommend_card(name: str, *, os: str | None = None, arch: str | None = None, python: str | None = None,
+                   driver: str | None = None, cuda: str | None = None, wsl: bool = False,
+                   wishes: Any = None) -> CardAnswer:
+    """The recommendation for a card from the catalogue, with what it needs (the driver that first
+    knows it, each build's driver bars); a current driver is assumed when none is given."""
+    from wizard.core.recommend import advice, compat
+    from wizard.core.recommend.compat_model import parse_cc
+    from wizard.core.recommend.recommender import recommend
+
+    found = advice.find_card(name)
+    if found.ambiguous:
+        return CardAnswer(problem="ambiguous", names=list(found.ambiguous))
+    if found.entry is None:
+        if found.suggestions:
+            return CardAnswer(problem="unknown", names=list(found.suggestions))
+        return CardAnswer(problem="unknown_none", names=known_cards())
+    card = found.entry
+    if not card.get("compute_capability"):
+        return CardAnswer(problem="not_nvidia", card=card["name"])
+    kb = compat.load()
+    cc = card["compute_capability"]
+    assumed = None
+    if not driver and not cuda:
+        assumed = current_driver("windows" if os == "windows" or wsl else "linux")
+    facts = facts_for(os, arch, python, driver or assumed, cuda, [cc], wsl)
+    facts.gpu_names = [card["name"]]
+    rec = recommend(facts, wishes)
+    rec.advice.insert(0, advice.card_plan(card["name"], parse_cc(cc), card.get("architecture", "?"), facts, kb))
+    return CardAnswer(rec, assumed, card=card["name"])
+
+
+def current_driver(driver_os: str) -> str:
+    """The toolkit driver of the newest CUDA build the table knows (what a new card ships with today)."""
+    from wizard.core.recommend import compat
+    from wizard.core.recommend.compat_model import version
+
+    kb = compat.load()
+    cuda = [v for v in kb.variants.values() if v.kind == "cuda"]
+    newest = max(cuda, key=lambda v: v.sort_key)
+    return max((newest.toolkit_driver[driver_os], newest.minor_compat_driver[driver_os]), key=version)
+
+
+def known_cards() -> list[str]:
+    """Every NVIDIA card of the catalogue, by name."""
+    from wizard.core.base.resources import load_json
+
+    return [g["name"] for g in load_json("gpus.json")["gpus"] if g.get("compute_capability")]
+
+
+def check_index(candidate: Any, facts: Any) -> Any:
+    """Ask the build's index whether it has wheels for this Python/OS/arch (blocking: the window
+    calls it on a worker). Returns the index check, whose ``messages(lang)`` say what it found."""
+    from wizard.core.recommend.wheel_index import WheelIndex, target_tags
+
+    return WheelIndex().check_candidate(candidate, target_tags(facts.python, facts.os, facts.arch))

@@ -60,3 +60,11 @@ class Session:
     # the course profile (--course, "Open course profile…"): its pin, extras and lessons
     course: Any = None  # wizard.core.course.profile.CourseProfile
     course_checks: list[Any] | None = None  # the extras' import rows (wizard.app.course.ExtraCheck)
+
+
+def set_language(session: Session, lang: str) -> bool:
+    """Every later text of this run in ``lang``; False when it was the language already."""
+    if lang == session.lang:
+        return False
+    session.lang = lang
+    return True

@@ -32,7 +32,9 @@ from wizard.core.storage.locations import (
     run_tool,
     uv_location,
 )
-from wizard.core.storage.measure import Usage, human_size, measure
+from wizard.core.storage.locations import is_environment as is_environment  # re-exported for the faces
+from wizard.core.storage.measure import Usage, measure
+from wizard.core.storage.measure import human_size as human_size  # re-exported for the faces
 
 SCHEMA = "gpu-setup-wizard/storage@1.0"
 KIND_ORDER = (KIND_ENV, KIND_WIZARD_CACHE, KIND_PIP, KIND_UV, KIND_HF)
@@ -172,7 +174,7 @@ def clean(cleanup: core_clean.CleanPlan, stores: Stores | None = None, host: Hos
     def remove_env(item: core_clean.CleanItem) -> None:
         state = next((s for s in stores.state.all() if core_clean._same(s.env_path, item.path)), None)
         if state is not None and state.created_by_wizard:
-            remove_environment(state, host, stores.state)
+            item.freed = remove_environment(state, host, stores.state, plan=item.plan).freed
             return
         core_clean.remove_venv_folder(item)
         stores.state.delete(item.path)
@@ -218,20 +220,28 @@ def item_text(item: core_clean.CleanItem, lang: str, dry_run: bool) -> list[str]
     label = t(f"storage.kind.{item.kind}", lang)
     head = f"{label}: {item.path}"
     if item.refused:
-        return [head, "    " + t(item.refused, lang)]
+        return [head, "    " + t(item.refused, lang, **item.refused_params)]
     sizes = {"before": human_size(item.before), "after": human_size(item.expected_after),
              "freed": human_size(item.expected_freed), "method": method_text(item.method, lang)}
     lines = [head]
     if dry_run or not item.done:
         lines.append("    " + t("storage.plan.would", lang, **sizes))
+    if dry_run and item.plan is not None and item.plan.shown:
+        shown = item.plan.shown
+        names = ", ".join(shown[:20]) + (f" (+{len(shown) - 20})" if len(shown) > 20 else "")
+        lines.append("    " + t("storage.plan.deletes", lang, names=names))
     if not dry_run:
         if item.done:
+            freed = item.freed if item.freed is not None else max(0, item.before - (item.after or 0))
             lines.append("    " + t("storage.plan.did", lang, method=sizes["method"], before=sizes["before"],
-                                      after=human_size(item.after), freed=human_size(max(0, item.before - (item.after or 0)))))
+                                      after=human_size(item.after), freed=human_size(freed)))
         elif item.error:
             lines.append("    " + t("storage.plan.error", lang, error=item.error))
     for kept in item.kept:
         if kept.reason == "lock":
+            continue
+        if kept.reason.startswith("delete."):  # a whole subfolder the rule refused (a link, a mount)
+            lines.append("    " + t(kept.reason, lang, path=kept.path, error="", names="", count=""))
             continue
         lines.append("    " + t(f"storage.kept.{kept.reason}", lang, file=os.path.basename(kept.path),
                                 size=human_size(kept.bytes), env=kept.env_path or ""))

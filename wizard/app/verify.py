@@ -7,11 +7,30 @@ finished report the same way, so the report reads the same check list.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from wizard.app.session import Session
+from wizard.core.base.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from wizard.core.verify.checklist import VerifyReport as VerifyReport
+    from wizard.core.verify.checklist import progress_text as progress_text
+    from wizard.core.verify.probe_runner import ProbeOutcome as ProbeOutcome
+    from wizard.core.verify.probe_runner import probe_command as probe_command
+    from wizard.core.verify.probe_runner import run_probe as run_probe
+
+__getattr__ = lazy_exports(__name__, {
+    "VerifyReport": "wizard.core.verify.checklist", "progress_text": "wizard.core.verify.checklist",
+    "ProbeOutcome": "wizard.core.verify.probe_runner", "probe_command": "wizard.core.verify.probe_runner",
+    "run_probe": "wizard.core.verify.probe_runner",
+})
 
 VERIFY_TIMEOUT_S = 300
+
+
+def use_python(session: Session, python_exe: str) -> None:
+    """The interpreter Verify and Benchmark check next (picked, browsed, or made by a bundle)."""
+    session.target_python = python_exe
 
 
 def new_report(session: Session, python_exe: str) -> Any:

@@ -25,9 +25,9 @@ def bench_and_print(python: str, suite: str, as_json: bool, lang: str) -> int:
     """The command's body: run the benchmark probe (NVML sampled), print its report -- the app
     layer's use case, as the Benchmark page's."""
     from wizard.app import bench as app_bench
+    from wizard.app.bench import progress_text
     from wizard.app.session import Session
     from wizard.core.base.host import RealHost
-    from wizard.core.verify.benchmark import progress_text
 
     session = Session(host=RealHost(), lang=lang)
     report = run_probe_command(lambda on_event, cancel: app_bench.run_bench(session, python, suite, on_event=on_event,

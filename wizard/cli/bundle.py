@@ -24,9 +24,8 @@ def add_bundle_arguments(p: argparse.ArgumentParser, lang: str) -> None:
 
 def run_from_bundle(args: argparse.Namespace) -> int:
     """``install --from-bundle DIR --venv PATH [--python EXE]``: check, say what it serves, install offline."""
-    from wizard.app.bundle import install_from_bundle
+    from wizard.app.bundle import BundleError, install_from_bundle
     from wizard.core.base.host import RealHost
-    from wizard.core.install.bundle import BundleError
 
     lang = lang_of(args)
     if not args.venv:
@@ -58,12 +57,9 @@ def run_from_bundle(args: argparse.Namespace) -> int:
 
 def export_after(job: Any, args: argparse.Namespace, lang: str) -> int:
     """After a successful install: the bundle at ``--export-bundle``."""
-    from wizard.app.bundle import export_from_job, serves_text
-    from wizard.core.install.bundle import BundleError
+    from wizard.app.bundle import BundleError, export_from_job, parse_variants, serves_text
 
     try:
-        from wizard.core.install.bundle_variants import parse_variants
-
         manifest = export_from_job(job, os.path.abspath(os.path.expanduser(args.export_bundle)),
                                    parse_variants(getattr(args, "variants", None)))
     except BundleError as exc:

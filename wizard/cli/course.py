@@ -23,8 +23,7 @@ def open_course_arg(args: argparse.Namespace, session: Any, lang: str) -> ExitSt
     source = getattr(args, "course", None)
     if not source:
         return None
-    from wizard.app.course import open_course
-    from wizard.core.course.profile import CourseError
+    from wizard.app.course import CourseError, open_course
 
     try:
         open_course(session, source)

@@ -34,7 +34,7 @@ def _session(lang: str, detect: bool) -> object:
 
 def run_install(args: argparse.Namespace) -> int:
     from wizard.app import kernels as app_kernels
-    from wizard.core.verify.kernel_install import valid_name
+    from wizard.app.kernels import valid_name
 
     lang = lang_of(args)
     python = target_python(args.python)
@@ -65,11 +65,10 @@ def write_vscode(project: str, python: str, lang: str) -> bool:
     """``--vscode DIR``: VS Code's interpreter setting in that project (merged); False, with the
     reason on stderr, when the file was left alone or could not be written."""
     from wizard.app import kernels as app_kernels
-    from wizard.core.verify.kernel_install import SettingsRefused
 
     try:
         done = app_kernels.write_vscode(project, python)
-    except SettingsRefused as exc:
+    except app_kernels.SettingsRefused as exc:
         error(t(f"j.vscode.refused.{exc.reason}", lang, path=str(exc.path), detail=exc.detail))
         return False
     except OSError as exc:
@@ -109,7 +108,7 @@ def list_text(kernels: list, lang: str) -> str:
 
 def run_verify(args: argparse.Namespace) -> int:
     from wizard.app import kernels as app_kernels
-    from wizard.core.verify.checklist import progress_text
+    from wizard.app.verify import progress_text
 
     lang = lang_of(args)
     missing = app_kernels.jupyter_client_missing()

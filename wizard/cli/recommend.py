@@ -17,16 +17,9 @@ from wizard.core.base.i18n import t
 
 def what_if_facts(args: argparse.Namespace) -> Any:
     """MachineFacts typed on the command line."""
-    from wizard.core.recommend.inputs import MachineFacts
+    from wizard.app.recommend import facts_for
 
-    cuda = args.cuda
-    if args.driver and not cuda:
-        from wizard.core.recommend import compat
-
-        cuda = compat.load().cuda_for_driver(args.driver, "windows" if args.os == "windows" or args.wsl else "linux")
-    return MachineFacts(os=args.os or "linux", arch=args.arch or "x86_64", python=args.python or "3.12",
-                        driver_version=args.driver, cuda_driver=cuda, gpu_ccs=list(args.gpu_cc), is_wsl=args.wsl,
-                        gpu_names=["" for _ in args.gpu_cc])
+    return facts_for(args.os, args.arch, args.python, args.driver, args.cuda, args.gpu_cc, args.wsl)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -64,54 +57,27 @@ def check_data_update(lang: str) -> None:
 
 
 def card_for(args: argparse.Namespace, lang: str) -> Any:
-    """``--gpu NAME``: the recommendation for a card from the catalogue, with what it needs (the
-    driver that first knows it, each build's driver bars); a current driver is assumed when none
-    is given. An unknown or ambiguous name: a "did you mean" line and BAD_INPUT."""
-    from wizard.core.recommend import advice, compat
-    from wizard.core.recommend.compat_model import parse_cc
-    from wizard.core.recommend.recommender import recommend
+    """``--gpu NAME``: the recommendation for a card from the catalogue (the app layer's); an
+    unknown or ambiguous name: a "did you mean" line and BAD_INPUT."""
+    from wizard.app.recommend import recommend_card
 
-    found = advice.find_card(args.gpu)
-    if found.ambiguous:
-        return error(t("recommend.cli.gpu.ambiguous", lang, name=args.gpu, matches=", ".join(found.ambiguous)))
-    if found.entry is None:
-        if found.suggestions:
-            return error(t("recommend.cli.gpu.unknown", lang, name=args.gpu, suggestions=", ".join(found.suggestions)))
-        return error(t("recommend.cli.gpu.unknown_none", lang, name=args.gpu, known=_known_cards()))
-    card = found.entry
-    if not card.get("compute_capability"):
-        return error(t("recommend.cli.gpu.not_nvidia", lang, gpu=card["name"]))
-    kb = compat.load()
-    cc = card["compute_capability"]
-    assumed = None
-    if not args.driver and not args.cuda:
-        driver_os = "windows" if args.os == "windows" or args.wsl else "linux"
-        assumed = _current_driver(kb, driver_os)
-    facts = what_if_facts(argparse.Namespace(**{**vars(args), "gpu_cc": [cc], "driver": args.driver or assumed}))
-    facts.gpu_names = [card["name"]]
-    rec = recommend(facts, _wishes(args))
-    rec.advice.insert(0, advice.card_plan(card["name"], parse_cc(cc), card.get("architecture", "?"), facts, kb))
-    note = t("recommend.plan.assumed_driver", lang, driver=assumed) if assumed else None
-    return rec, note
-
-
-def _current_driver(kb: Any, driver_os: str) -> str:
-    """The toolkit driver of the newest CUDA build the table knows (what a new card ships with today)."""
-    from wizard.core.recommend.compat_model import version
-
-    cuda = [v for v in kb.variants.values() if v.kind == "cuda"]
-    newest = max(cuda, key=lambda v: v.sort_key)
-    return max((newest.toolkit_driver[driver_os], newest.minor_compat_driver[driver_os]), key=version)
-
-
-def _known_cards() -> str:
-    from wizard.core.base.resources import load_json
-
-    return ", ".join(g["name"] for g in load_json("gpus.json")["gpus"] if g.get("compute_capability"))
+    found = recommend_card(args.gpu, os=args.os, arch=args.arch, python=args.python, driver=args.driver,
+                           cuda=args.cuda, wsl=args.wsl, wishes=_wishes(args))
+    names = ", ".join(found.names or [])
+    if found.problem == "ambiguous":
+        return error(t("recommend.cli.gpu.ambiguous", lang, name=args.gpu, matches=names))
+    if found.problem == "unknown":
+        return error(t("recommend.cli.gpu.unknown", lang, name=args.gpu, suggestions=names))
+    if found.problem == "unknown_none":
+        return error(t("recommend.cli.gpu.unknown_none", lang, name=args.gpu, known=names))
+    if found.problem == "not_nvidia":
+        return error(t("recommend.cli.gpu.not_nvidia", lang, gpu=found.card))
+    note = t("recommend.plan.assumed_driver", lang, driver=found.assumed_driver) if found.assumed_driver else None
+    return found.recommendation, note
 
 
 def _wishes(args: argparse.Namespace) -> Any:
-    from wizard.core.recommend.inputs import Wishes
+    from wizard.app.recommend import Wishes
 
     return Wishes(torch=args.torch, newest=args.newest, cpu_only=args.cpu_only, variant=args.variant,
                   index_url=args.index_url)
@@ -120,46 +86,24 @@ def _wishes(args: argparse.Namespace) -> Any:
 def recommend_for(args: argparse.Namespace, lang: str, course_session: Any = None) -> Any:
     """(recommendation, a note on the chosen Python or None), or an exit status after an error line.
     ``course_session``: a Session holding ``--course``'s profile, whose pin is the torch wish."""
-    from wizard.core.recommend.inputs import Wishes
-    from wizard.core.recommend.recommender import recommend
+    from wizard.app import recommend as app_recommend
 
-    wishes = Wishes(torch=args.torch, newest=args.newest, cpu_only=args.cpu_only, variant=args.variant,
-                    index_url=args.index_url)
-    pinned = course_session is not None and course_session.course is not None
+    wishes = _wishes(args)
     if args.from_doctor:
-        from wizard.core.base.schema import SchemaError
-        from wizard.core.base.typed import DocumentTypeError
-        from wizard.core.machine.doctor import load_doctor_json
-        from wizard.core.machine.doctor_import import detection_from_doctor_json
-        from wizard.core.recommend.choose_python import choose_python
-
         try:
-            doc = load_doctor_json(read_input(args.from_doctor, lang))
-            detection = detection_from_doctor_json(doc)
+            text = read_input(args.from_doctor, lang)
+            return app_recommend.recommend_from_doctor(text, wishes, args.python, course_session), None
         except OSError as exc:
             return error(t("recommend.cli.bad_from_doctor", lang, path=args.from_doctor, error=exc.strerror or exc))
-        except (SchemaError, DocumentTypeError) as exc:
+        except app_recommend.DoctorFileError as exc:
             return error(t("recommend.cli.bad_from_doctor", lang, path=args.from_doctor, error=exc.text(lang)))
-        if pinned:
-            from wizard.app import recommend as app_recommend
-
-            course_session.detection = detection  # the app layer applies the pin, as for this machine
-            return app_recommend.recommend_for(course_session, wishes, args.python).recommendation, None
-        return choose_python(detection, wishes, args.python).recommendation, None
     if args.os or args.driver or args.gpu_cc:
-        facts = what_if_facts(args)
-        if pinned:
-            from wizard.app.course import course_wishes
-
-            wishes = course_wishes(course_session, wishes, facts, recommend(facts, wishes).best)
-        return recommend(facts, wishes), None
+        return app_recommend.recommend_facts(what_if_facts(args), wishes, course_session), None
     from wizard.app import detect as app_detect
-    from wizard.app import recommend as app_recommend
     from wizard.app.session import Session
     from wizard.core.base.host import RealHost
 
-    session = Session(host=RealHost(), lang=lang)
-    session.course = course_session.course if course_session is not None else None
+    session = Session(host=RealHost(), lang=lang, course=course_session.course if course_session else None)
     app_detect.detect_machine(session, conda=False)
     choice = app_recommend.recommend_for(session, wishes, args.python)
     note = (t("recommend.cli.python_chosen", lang, version=choice.version, path=choice.interpreter.path)
@@ -169,15 +113,11 @@ def recommend_for(args: argparse.Namespace, lang: str, course_session: Any = Non
 
 def print_recommendation(args: argparse.Namespace, rec: Any, note: str | None, lang: str,
                          course_notes: list[str] | None = None) -> int:
-    from wizard.core.recommend.text import format_recommendation
+    from wizard.app.recommend import check_index, format_recommendation
 
     index_messages: list[str] = []
     if args.check_index and rec.best is not None:
-        from wizard.core.recommend.wheel_index import WheelIndex, target_tags
-
-        f = rec.facts
-        check = WheelIndex().check_candidate(rec.best, target_tags(f.python, f.os, f.arch))
-        index_messages = check.messages(lang)
+        index_messages = check_index(rec.best, rec.facts).messages(lang)
     if args.json:
         doc = rec.to_json(lang)
         if index_messages:

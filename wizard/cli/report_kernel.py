@@ -19,7 +19,7 @@ def verify_kernel_into(session: Any, name: str, lang: str) -> int | None:
     """Verify inside kernel ``name`` and keep the result in ``session``; an exit status when it
     cannot run (jupyter_client missing, no such kernel, its interpreter gone, Ctrl+C), else None."""
     from wizard.app import kernels as app_kernels
-    from wizard.core.verify.checklist import progress_text
+    from wizard.app.verify import progress_text
 
     missing = app_kernels.jupyter_client_missing()
     if missing is not None:

@@ -34,7 +34,7 @@ def _ask(question: str) -> bool:
 
 
 def _envs(args: argparse.Namespace, report: Any, lang: str) -> list[str] | int:
-    from wizard.core.storage.locations import is_environment
+    from wizard.app.storage import is_environment
 
     known = {os.path.normcase(os.path.abspath(e.location.path)) for e in report.environments}
     chosen = []
@@ -48,7 +48,7 @@ def _envs(args: argparse.Namespace, report: Any, lang: str) -> list[str] | int:
 
 def run(args: argparse.Namespace) -> int:
     from wizard.app import storage as app_storage
-    from wizard.core.storage.measure import human_size
+    from wizard.app.storage import human_size
 
     lang = lang_of(args)
     if args.env and not (args.clean or args.dry_run):

@@ -34,8 +34,8 @@ def verify_and_print(python: str, as_json: bool, lang: str, course: Any = None) 
     from wizard.app import detect as app_detect
     from wizard.app import verify as app_verify
     from wizard.app.session import Session
+    from wizard.app.verify import progress_text
     from wizard.core.base.host import RealHost
-    from wizard.core.verify.checklist import progress_text
 
     session = Session(host=RealHost(), lang=lang, course=course)
     app_detect.detect_machine(session, pythons=False, conda=False)

@@ -32,7 +32,7 @@ class ProbeProcess(WorkerAdapter):
 
     def start(self, python: str, script: str, args: Sequence[str] = (), timeout_s: float = 600) -> None:
         # loaded on the first run, not when the window opens
-        from wizard.core.verify.probe_runner import probe_command, run_probe
+        from wizard.app.verify import probe_command, run_probe
 
         self.argv = probe_command(python, script, list(args))
         self.cancel_event.clear()
@@ -44,7 +44,7 @@ class ProbeProcess(WorkerAdapter):
                             on_done=self._on_done, on_failed=self._on_failed)
 
     def _on_failed(self, text: str) -> None:  # GUI thread: run_probe itself raised (a bug)
-        from wizard.core.verify.probe_runner import ProbeOutcome
+        from wizard.app.verify import ProbeOutcome
 
         self._on_done(ProbeOutcome(argv=self.argv, error=text))
 

@@ -1,10 +1,10 @@
 """Qt adapters over the install engine's one step loop and the one process runner.
 
 Nothing here runs a child or walks steps itself. :class:`StepRunner` runs the engine's
-:func:`~wizard.core.install.runner.run_steps` -- the same loop the CLI runs -- on a worker
+:func:`~wizard.app.steps.run_steps` -- the same loop the CLI runs -- on a worker
 thread (:func:`wizard.ui.workers.submit`) and relays its callbacks as Qt signals;
 :class:`ProcessRunner` does the same for one child through
-:func:`~wizard.core.install.runner.run_step_process`. The callbacks fire on the worker; a
+:func:`~wizard.app.steps.run_step_process`. The callbacks fire on the worker; a
 signal emitted there reaches the page's slots on the GUI thread, queued and in order, and the
 loop's end arrives after every line and progress report it sent. The GUI thread never waits:
 Cancel only sets the loop's cancel token, and the worker stops the child (terminate, then
@@ -21,10 +21,9 @@ from typing import Sequence
 import shiboken6
 from PySide6.QtCore import QObject, Signal
 
+from wizard.app.steps import InstallJob, Step, StepError, StepHooks, run_step_process, run_steps
 from wizard.core.base.i18n import msg
 from wizard.core.base.process import ProcessResult, ProcessSpec
-from wizard.core.install.job import Step, StepError
-from wizard.core.install.runner import InstallJob, StepHooks, run_step_process, run_steps
 from wizard.ui.workers import WorkerAdapter, submit
 
 KILL_GRACE_S = 2.0  # terminate → (this long) → kill; the whole stop stays within a few seconds

@@ -1,4 +1,8 @@
-"""The Qt face of the core :class:`Session`: the same data, plus signals for the pages.
+"""The Qt face of the app layer's :class:`Session`: the same data, plus signals for the pages.
+
+It keeps no logic of its own: detection and the comparison with the last run are the app
+layer's ``compute`` functions, run on the worker pool, and its ``record`` functions, called here
+on the GUI thread when the worker is done.
 
 Pages never run detection themselves; they ask the model and listen, so the System page and
 the GPU page always show the same detection, and Rescan refreshes both.
@@ -12,25 +16,12 @@ from PySide6.QtCore import QObject, Signal
 
 from wizard.app import detect as app_detect
 from wizard.app import history as app_history
+from wizard.app import session as app_session
 from wizard.app.session import Session
 from wizard.ui.workers import submit
 
 if TYPE_CHECKING:  # the models load with detection, on its worker thread
-    from wizard.core.machine.models import Detection
-
-
-def _detect(host):
-    """Detection on the worker, its import too: loading the machine package on the GUI thread
-    stalled the window's first moments (tens of ms)."""
-    from wizard.core.machine.detect import detect
-
-    return detect(host)
-
-
-def _changes_since_last(detection):
-    from wizard.core.history.diff import changes_since_last  # on the worker, like _detect
-
-    return changes_since_last(detection)
+    from wizard.app.detect import Detection
 
 
 class SessionModel(QObject):
@@ -52,10 +43,8 @@ class SessionModel(QObject):
         return self.session.lang
 
     def set_language(self, lang: str) -> None:
-        if lang == self.session.lang:
-            return
-        self.session.lang = lang
-        self.language_changed.emit(lang)
+        if app_session.set_language(self.session, lang):
+            self.language_changed.emit(lang)
 
     def start_detection(self) -> None:
         """Detect in the background; a second request while one runs is ignored."""
@@ -63,14 +52,16 @@ class SessionModel(QObject):
             return
         self.detecting = True
         self.detection_started.emit()
-        self._task = submit(_detect, self.session.host, on_done=self._done, on_failed=self._failed)
+        # the app layer's compute on the worker (its import too: loading the machine package on the
+        # GUI thread stalled the window's first moments); record on the GUI thread when it is done
+        self._task = submit(app_detect.compute, self.session.host, on_done=self._done, on_failed=self._failed)
 
     def _done(self, detection: Detection) -> None:
         self.detecting = False
-        app_detect.record_detection(self.session, detection)
+        app_detect.record(self.session, detection)
         self.detection_finished.emit(detection)
         if not self.session.changes_checked:  # once per run: against the run before this one
-            self._changes_task = submit(_changes_since_last, detection, on_done=self._changes)
+            self._changes_task = submit(app_history.compute_changes, detection, on_done=self._changes)
 
     def _changes(self, diff) -> None:
         app_history.record_changes(self.session, diff)

@@ -148,7 +148,7 @@ class BenchmarkPage(BasePage):
                          timeout_s=app_bench.TIMEOUT_S[suite])
 
     def _on_event(self, event: dict) -> None:
-        from wizard.core.verify.benchmark import progress_text
+        from wizard.app.bench import progress_text
 
         if self.report is None:
             return
@@ -161,7 +161,7 @@ class BenchmarkPage(BasePage):
                 self.plots.show_report(self.report, self.lang)
 
     def _add_row(self, result) -> None:
-        from wizard.core.verify.benchmark import result_title
+        from wizard.app.bench import result_title
 
         row = self.table.rowCount()
         self.table.insertRow(row)

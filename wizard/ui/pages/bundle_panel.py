@@ -13,6 +13,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QBoxLayout, QFileDialog
 
+from wizard.app import verify as app_verify
 from wizard.core.base.i18n import t
 from wizard.ui.widgets.button_row import ButtonRow
 from wizard.ui.workers import submit
@@ -20,8 +21,7 @@ from wizard.ui.workers import submit
 
 def _work(host: Any, folder: str, venv: str, detection: Any = None) -> tuple[bool, list[Any], str | None]:
     """(ok, messages, env python); a refused bundle is a message, not a failure of the thread."""
-    from wizard.app.bundle import install_from_bundle
-    from wizard.core.install.bundle import BundleError
+    from wizard.app.bundle import BundleError, install_from_bundle
 
     try:
         result = install_from_bundle(host, folder, venv, detection=detection)  # a several-build bundle: this PC's
@@ -59,7 +59,7 @@ class BundleRow(ButtonRow):
     def _done(self, outcome: tuple[bool, list[Any], str | None]) -> None:
         ok, self.messages, self.env_python = outcome
         if ok and self.env_python:  # Verify checks the environment the bundle made
-            self.page.model.session.target_python = self.env_python
+            app_verify.use_python(self.page.model.session, self.env_python)
         self._finish()
 
     def _failed(self, text: str) -> None:

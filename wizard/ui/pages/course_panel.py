@@ -33,8 +33,7 @@ class CourseRow(ButtonRow):
 
     def open(self, source: str) -> bool:
         """Read ``source`` into the session; True when it was taken."""
-        from wizard.app.course import open_course
-        from wizard.core.course.profile import CourseError
+        from wizard.app.course import CourseError, open_course
 
         try:
             open_course(self.page.model.session, source)

@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from wizard.app.detect import STATUS_OK, Detection, GpuInfo
 from wizard.core.base.i18n import t
-from wizard.core.machine.models import STATUS_OK, Detection, GpuInfo
 from wizard.ui.pages.base import BasePage, PageId
 from wizard.ui.session_model import SessionModel
 from wizard.ui.widgets.findings_view import FindingsView
@@ -263,7 +263,7 @@ class GpuPage(BasePage):
         self._tasks = [submit(self._sample_in_pool, on_done=self._on_samples, on_failed=self._on_sample_failed)]
 
     def _sample_in_pool(self) -> list:
-        from wizard.core.machine.nvml_sampler import NvmlSampler
+        from wizard.app.detect import NvmlSampler
 
         if self.sampler is None:
             sampler = NvmlSampler(self.model.session.host.nvml())

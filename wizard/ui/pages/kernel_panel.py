@@ -270,7 +270,7 @@ class KernelDialog(TaskDialog):
         lang = self.lang
 
         def on_event(event: dict) -> None:  # worker thread: only the signal crosses
-            from wizard.core.verify.checklist import progress_text
+            from wizard.app.verify import progress_text
 
             if event.get("event") == "progress":
                 self._relay.progress.emit("… " + progress_text(event, lang))
@@ -307,11 +307,9 @@ class KernelDialog(TaskDialog):
 
     def write_vscode_to(self, folder: str, python: str) -> str:
         """Write the setting (a small file: on this thread) and say what happened."""
-        from wizard.core.verify.kernel_install import SettingsRefused
-
         try:
             result = app_kernels.write_vscode(folder, python)
-        except SettingsRefused as exc:
+        except app_kernels.SettingsRefused as exc:
             text = t(f"j.vscode.refused.{exc.reason}", self.lang, path=str(exc.path), detail=exc.detail)
         except OSError as exc:
             text = t("j.vscode.os_error", self.lang, path=folder, error=exc.strerror or str(exc))

@@ -193,7 +193,7 @@ class RecommendPage(BasePage):
 
     # computation ------------------------------------------------------------------------
     def _fill_pythons(self) -> None:
-        from wizard.core.recommend.choose_python import FALLBACK_PYTHON
+        from wizard.app.recommend import FALLBACK_PYTHON
 
         d = self.model.session.detection
         combo = self.python_combo
@@ -357,15 +357,13 @@ class RecommendPage(BasePage):
     def check_index(self) -> None:
         if self.selected is None:
             return
-        from wizard.core.recommend.wheel_index import WheelIndex, target_tags
-
         facts = self.choice.recommendation.facts
         candidate = self.selected
         self.index_button.setEnabled(False)
         self.index_result.setText(t("recommend.page.checking", self.lang))
 
         def work():
-            return WheelIndex().check_candidate(candidate, target_tags(facts.python, facts.os, facts.arch))
+            return app_recommend.check_index(candidate, facts)
 
         def done(check) -> None:
             self.index_button.setEnabled(True)

@@ -19,8 +19,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QHeaderView, QMessageBox, QTreeWidgetItem, QWidget
 
 from wizard.app import storage as app_storage
+from wizard.app.storage import human_size
 from wizard.core.base.i18n import t
-from wizard.core.storage.measure import human_size
 from wizard.ui.pages.task_dialog import TaskDialog
 from wizard.ui.session_model import SessionModel
 from wizard.ui.workers import submit

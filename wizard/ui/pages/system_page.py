@@ -12,7 +12,7 @@ from wizard.ui.pages.base import BasePage, PageId, busy_bar, status_label
 from wizard.ui.session_model import SessionModel
 
 if TYPE_CHECKING:  # the models load with detection, on its worker thread
-    from wizard.core.machine.models import Detection
+    from wizard.app.detect import Detection
 
 
 def source_text(source: str, lang: str) -> str:

@@ -183,7 +183,7 @@ class VerifyPage(BasePage):
         self.probe.start(python, "verify.py", app_verify.probe_args(), timeout_s=app_verify.VERIFY_TIMEOUT_S)
 
     def _on_event(self, event: dict) -> None:
-        from wizard.core.verify.checklist import progress_text
+        from wizard.app.verify import progress_text
 
         if self.report is None:
             return

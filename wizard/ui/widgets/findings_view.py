@@ -5,8 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from wizard.app.detect import Finding
 from wizard.core.base.i18n import t
-from wizard.core.machine.models import Finding
 from wizard.ui import colours
 from wizard.ui.language import LangOf, english
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
+from wizard.app import verify as app_verify
 from wizard.app.session import Session
 from wizard.core.base.i18n import t
 
@@ -85,7 +86,7 @@ class PythonPicker(QWidget):
     def _changed(self, _index: int = 0) -> None:
         path = self.path()
         if path:
-            self.session.target_python = path
+            app_verify.use_python(self.session, path)
             self.changed.emit(path)
 
     def _browse(self) -> None:
@@ -93,7 +94,7 @@ class PythonPicker(QWidget):
 
         path = open_file_name(self, t("picker.browse_title", self.lang), self.lang)
         if path:
-            self.session.target_python = path
+            app_verify.use_python(self.session, path)
             self.refresh()
 
     def retranslate(self) -> None:
