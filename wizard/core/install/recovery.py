@@ -9,8 +9,10 @@ before -- where its ``pip freeze`` was saved before anything changed. From that:
 * **Resume** re-runs the job; finished steps are skipped, the saved plan is reused (so it
   works offline from the cache), and the download cache keeps every finished and partial file.
 * **Remove** deletes only what the wizard created (a new venv or conda env it made), and only
-  when the folder is recognisably that environment (the incomplete marker, ``pyvenv.cfg`` or
-  ``conda-meta``): a folder the student chose that held other things is never deleted.
+  under the one deletion rule (:mod:`wizard.core.base.deletion`): the folder is recognisably that
+  environment (the incomplete marker, ``pyvenv.cfg`` or ``conda-meta``) and holds nothing an
+  environment does not (a folder the student chose that held other things is never deleted),
+  it is not in use (activated, or a running process inside), and nothing is deleted through a link.
 * **Restore** puts an existing environment's previous packages back: what the install added
   is uninstalled, what it replaced is reinstalled at the saved version.
 
@@ -25,7 +27,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -33,6 +34,7 @@ from typing import Any, Mapping
 
 from packaging.utils import canonicalize_name
 
+from wizard.core.base import deletion
 from wizard.core.base.files import replace_file, write_atomic
 from wizard.core.base.host import Host
 from wizard.core.base.i18n import msg
@@ -218,22 +220,41 @@ class RemoveResult:
     removed: list[str]
     method: str  # "rmtree" | "conda" | "nothing"
     detail: str = ""
+    freed: int = 0  # bytes of the files the wizard itself deleted (conda's own removal not counted)
+
+
+def _env_shape(path: str) -> tuple[bool, list[str]]:
+    """An environment's shape (the marker counts as its own); an empty folder the wizard began is one."""
+    is_env, foreign = deletion.env_shape(path, [INCOMPLETE_MARKER])
+    return (is_env or not os.listdir(path)), foreign
 
 
 def looks_like_our_env(path: str) -> bool:
-    """The folder is an environment (or the start of one) and not someone's documents."""
-    if not os.path.isdir(path):
+    """The folder is an environment (or the start of one), holds nothing else, and is a real
+    folder, not a link: not someone's documents."""
+    if not os.path.isdir(path) or os.path.islink(path):
         return False
-    if os.path.exists(os.path.join(path, INCOMPLETE_MARKER)):
-        return True
-    if os.path.isfile(os.path.join(path, "pyvenv.cfg")) or os.path.isdir(os.path.join(path, "conda-meta")):
-        return True
-    return not os.listdir(path)
+    try:
+        is_env, foreign = _env_shape(path)
+    except OSError:
+        return False
+    return is_env and not foreign
+
+
+def plan_removal(path: str, environ: Mapping[str, str] | None = None) -> deletion.DeletePlan:
+    """The deletion of the environment folder ``path`` under the one rule (see the module docstring)."""
+    plan = deletion.DeletePlan(os.path.abspath(path))
+    why = deletion.in_use(path, environ) if os.path.isdir(path) else None
+    if why is not None:
+        return plan.refuse(why)
+    return deletion.plan_tree(path, own=_env_shape, environ=environ)
 
 
 def remove_environment(state: EnvState, host: Host, store: StateStore | None = None,
-                       timeout: float = 600.0) -> RemoveResult:
-    """Delete the environment the wizard created (and its state record). Refuses otherwise."""
+                       timeout: float = 600.0, plan: deletion.DeletePlan | None = None) -> RemoveResult:
+    """Delete the environment the wizard created (and its state record). Refuses otherwise.
+    ``plan``: the deletion a dry run already showed (the storage cleanup), executed as it is;
+    without one (or after conda removed what it knows) it is made here."""
     if not state.created_by_wizard:
         raise RemoveRefused(f"{state.env_path} was not created by the wizard")
     path = state.env_path
@@ -242,18 +263,26 @@ def remove_environment(state: EnvState, host: Host, store: StateStore | None = N
         if store is not None:
             store.delete(path)
         return RemoveResult([], "nothing")
-    if not looks_like_our_env(path):
-        raise RemoveRefused(f"{path} does not look like an environment the wizard made")
-    method, detail = "rmtree", ""
+    if plan is None or plan.refused is not None:
+        plan = plan_removal(path)
+    if plan.refused is not None:
+        raise RemoveRefused(plan.refused.text("en"))
+    method, detail, freed = "rmtree", "", 0
     if target.is_conda and target.conda_exe:
         res = host.run(conda_remove_argv(target.conda_exe, path), timeout=timeout)
         method = "conda"
         detail = (res.stderr or res.stdout or res.error or "").strip()[-500:]
-    if os.path.exists(path):  # conda leaves the folder behind when files were in use; venvs always
-        shutil.rmtree(path)
+        plan = plan_removal(path) if os.path.lexists(path) else None  # what conda left, planned again
+        if plan is not None and plan.refused is not None:
+            raise RemoveRefused(plan.refused.text("en"))
+    if plan is not None and os.path.lexists(path):  # conda leaves the folder behind when files were in use; venvs always
+        done = deletion.execute(plan)
+        freed = done.freed
+        if done.errors or done.left:
+            raise OSError("; ".join((done.errors + [f"{p}: not empty" for p in done.left])[:5]))
     if store is not None:
         store.delete(path)
-    return RemoveResult([path], method, detail)
+    return RemoveResult([path], method, detail, freed)
 
 
 # --------------------------------------------------------------------------------------------
@@ -325,6 +354,7 @@ def restore_argvs(pip_cmd: list[str], plan: RestorePlan, find_links: str | None 
 __all__ = [
     "EnvState", "OPTION_REMOVE", "OPTION_RESTORE", "OPTION_RESUME", "RemoveRefused", "RemoveResult", "RestorePlan",
     "STATE_SCHEMA", "STATUS_CANCELLED", "STATUS_COMPLETE", "STATUS_FAILED", "STATUS_RUNNING", "StateStore",
-    "default_state_dir", "env_key", "looks_like_our_env", "parse_freeze", "remove_environment", "restore_argvs",
+    "default_state_dir", "env_key", "looks_like_our_env", "parse_freeze", "plan_removal", "remove_environment",
+    "restore_argvs",
     "restore_plan",
 ]

@@ -17,19 +17,31 @@ The rules, as the student is promised them:
 
 A plan (:func:`plan_cleanup`) says all of this before anything happens (``--dry-run``), with the
 sizes before and the expected sizes after; :func:`run_cleanup` does it and measures again.
+
+What may be deleted at all is decided by the one rule of :mod:`wizard.core.base.deletion` (only
+what the wizard made or what has the exact shape it expects, never through a link, never HOME,
+never an environment in use, one plan for the dry run and the clean). Here that means: the
+download cache loses only the names it writes itself (wheels and sdists in ``files/``,
+``<sha>.part`` and its ``.json`` in ``partial/``), never anything in a ``files/`` or ``partial/``
+that is a link; an environment goes only when every entry of its folder is an environment's own
+(``python -m venv .`` in a project with ``src/`` is refused, named); pip's and uv's own commands
+are asked only for a folder that has their cache's shape (uv's ``CACHEDIR.TAG`` and its bucket
+folders; pip's ``http``/``wheels``), so a ``UV_CACHE_DIR`` pointing at a folder of data is never
+handed to ``uv cache clean``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import shutil
+import re
 import sys
 import threading
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from wizard.core.base import deletion
+from wizard.core.base.i18n import Message, msg
 from wizard.core.storage.locations import (
     KIND_ENV,
     KIND_PIP,
@@ -48,6 +60,13 @@ METHOD_UV = "uv cache clean"
 METHOD_ENV = "remove environment"
 METHOD_CONDA = "conda remove"
 PIP_PURGED = ("http", "http-v2", "wheels")  # what `pip cache purge` empties (pip's cache layout)
+PIP_OWN = frozenset({*PIP_PURGED, "selfcheck", "selfcheck.json", ".gitignore"})
+UV_OWN = frozenset({"CACHEDIR.TAG", ".gitignore", ".lock"})
+UV_BUCKET = re.compile(r"^[a-z][a-z0-9-]*-v\d+$")  # archive-v0, wheels-v5, simple-v16, ...
+CACHEDIR_SIGNATURE = b"Signature: 8a477f597d28d172789f06886806bc55"  # https://bford.info/cachedir/
+# The names the download cache itself writes (wizard.core.install.cache.WheelCache).
+CACHE_FILE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+!-]*\.(whl|tar\.gz|zip|whl\.metadata|metadata)$")
+CACHE_PARTIAL = re.compile(r"^[0-9a-f]{40}\.(part|json)$")
 
 
 @dataclass
@@ -76,16 +95,31 @@ class CleanItem:
     done: bool = False
     after: int | None = None
     error: str | None = None
+    refused_params: dict[str, str] = field(default_factory=dict)
+    plan: deletion.DeletePlan | None = None  # what the wizard itself deletes (the one plan: dry run and clean)
+    freed: int | None = None  # bytes of the entries actually deleted (the wizard's own deletions)
 
     @property
     def expected_freed(self) -> int:
         return 0 if self.refused else max(0, self.before - self.expected_after)
 
+    def refuse(self, message: Message | str, **params: str) -> "CleanItem":
+        if isinstance(message, Message):
+            self.refused, self.refused_params = message.key, {k: str(v) for k, v in message.params}
+        else:
+            self.refused, self.refused_params = message, dict(params)
+        self.plan = None
+        return self
+
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["files"] = len(self.files)
-        data["expected_freed"] = self.expected_freed
-        return data
+        return {"kind": self.kind, "path": self.path, "method": self.method, "before": self.before,
+                "expected_after": self.expected_after, "files": len(self.files),
+                "deletes": list(self.plan.shown) if self.plan is not None else [],
+                "kept": [{"path": k.path, "bytes": k.bytes, "reason": k.reason, "env_path": k.env_path}
+                         for k in self.kept],
+                "refused": self.refused, "refused_params": dict(self.refused_params), "tool": self.tool,
+                "done": self.done, "after": self.after, "freed": self.freed, "error": self.error,
+                "expected_freed": self.expected_freed}
 
 
 @dataclass
@@ -128,62 +162,82 @@ def needed_cache_files(states: Iterable[Any]) -> dict[str, str]:
     return needed
 
 
-def _files_under(folder: Path) -> list[tuple[str, int]]:
-    out = []
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return out
-    for entry in entries:
-        try:
-            if entry.is_file(follow_symlinks=False):
-                out.append((entry.name, entry.stat(follow_symlinks=False).st_size))
-        except OSError:
-            continue
-    return out
+def _cache_reason(sub: str, name: str, needed: dict[str, str], running: bool) -> str | None:
+    """Why a file of the download cache stays (None: it may go)."""
+    if name.endswith(".lock"):
+        return "lock"
+    if not (CACHE_FILE if sub == "files" else CACHE_PARTIAL).match(name):
+        return "not_ours"  # a name the cache never writes: someone else's file
+    if os.path.join(sub, name) in needed:
+        return "unfinished_install"
+    if sub == "partial" and running:
+        return "install_running"
+    return None
 
 
-def plan_wizard_cache(root: str, unfinished: Sequence[Any], running: bool) -> CleanItem:
+def plan_wizard_cache(root: str, unfinished: Sequence[Any], running: bool,
+                      environ: Mapping[str, str] | None = None) -> CleanItem:
     """What of the download cache may go: see the module docstring."""
     needed = needed_cache_files(unfinished)
     usage = measure(root)
     item = CleanItem(KIND_WIZARD_CACHE, root, METHOD_FILES, before=usage.bytes, expected_after=usage.bytes)
-    freed = 0
-    for sub in ("files", "partial"):
-        for name, size in _files_under(Path(root) / sub):
-            rel = os.path.join(sub, name)
-            path = os.path.join(root, rel)
-            if name.endswith(".lock"):
-                item.kept.append(Kept(path, size, "lock"))
-            elif rel in needed:
-                item.kept.append(Kept(path, size, "unfinished_install", needed[rel]))
-            elif sub == "partial" and running:
-                item.kept.append(Kept(path, size, "install_running"))
-            else:
-                item.files.append(path)
-                freed += size
-    item.expected_after = usage.bytes - freed
     if not usage.exists:
-        item.refused = "storage.refused.nothing"
+        return item.refuse("storage.refused.nothing")
+    try:
+        root_st = os.lstat(root)
+    except OSError as exc:
+        return item.refuse("delete.refused.unreadable", path=root, error=exc.strerror or str(exc))
+    if not os.path.isdir(root) or os.path.islink(root):
+        return item.refuse("delete.refused.link", path=root)
+    parts = []
+    for sub in ("files", "partial"):
+        folder = os.path.join(root, sub)
+        if os.path.lexists(folder):
+            parts.append(deletion.plan_files(folder, lambda name, _size, sub=sub: _cache_reason(sub, name, needed, running),
+                                             environ=environ, expect_dev=root_st.st_dev))
+    plan = deletion.merge(root, parts)
+    for kept in plan.kept:
+        rel = os.path.relpath(kept.path, root)
+        item.kept.append(Kept(kept.path, kept.size, kept.reason, needed.get(rel)))
+    item.plan = plan
+    item.files = plan.files
+    item.expected_after = usage.bytes - plan.bytes
     return item
-
-
-def _delete_files(item: CleanItem) -> None:
-    errors = []
-    for path in item.files:
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            continue
-        except OSError as exc:
-            errors.append(f"{path}: {exc}")
-    if errors:
-        item.error = "; ".join(errors[:5])
 
 
 # --------------------------------------------------------------------------------------------
 # pip and uv: their own commands
 # --------------------------------------------------------------------------------------------
+def tool_cache_shape(kind: str, path: str) -> Message | None:
+    """Why ``path`` is not recognisably pip's or uv's cache (so its tool is not asked to clean
+    it), or None. uv: a ``CACHEDIR.TAG`` with the standard signature, and only uv's own bucket
+    folders beside it; pip: only its ``http``/``wheels``/``selfcheck`` entries."""
+    tool = "pip" if kind == KIND_PIP else "uv"
+    try:
+        names = sorted(os.listdir(path))
+    except OSError:
+        return None  # not there: refused as "nothing" by the caller
+    if os.path.islink(path):
+        return msg("delete.refused.link", path=path)
+    if kind == KIND_UV:
+        tag = os.path.join(path, "CACHEDIR.TAG")
+        try:
+            with open(tag, "rb") as fh:
+                ok = not os.path.islink(tag) and fh.read(len(CACHEDIR_SIGNATURE)) == CACHEDIR_SIGNATURE
+        except OSError:
+            ok = False
+        if names and not ok:
+            return msg("storage.refused.not_tool_cache", path=path, tool=tool, why=msg("storage.refused.no_cachedir_tag"))
+        foreign = [n for n in names if n not in UV_OWN and not UV_BUCKET.match(n) and not n.startswith(".tmp")]
+    else:
+        foreign = [n for n in names if n not in PIP_OWN]
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" (+{len(foreign) - 5})" if len(foreign) > 5 else "")
+        return msg("storage.refused.not_tool_cache", path=path, tool=tool,
+                   why=msg("storage.refused.foreign_entries", names=shown))
+    return None
+
+
 def plan_tool_cache(location: Location) -> CleanItem:
     usage = measure(location.path)
     if location.kind == KIND_PIP:
@@ -196,6 +250,10 @@ def plan_tool_cache(location: Location) -> CleanItem:
         item.refused = "storage.refused.no_tool"  # never rm -rf a tool's cache behind its back
     elif not usage.exists:
         item.refused = "storage.refused.nothing"
+    else:
+        why = tool_cache_shape(item.kind, location.path)
+        if why is not None:
+            item.refuse(why)
     return item
 
 
@@ -210,22 +268,37 @@ def _same(a: str, b: str) -> bool:
     return os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b))
 
 
-def plan_environment(path: str, states: Sequence[Any], busy: Callable[[str], bool]) -> CleanItem:
-    """Removing one environment the student confirmed; refused when it is not one, is in use
-    by an install, or is the wizard's own."""
+def plan_environment(path: str, states: Sequence[Any], busy: Callable[[str], bool],
+                     environ: Mapping[str, str] | None = None, processes: bool = True) -> CleanItem:
+    """Removing one environment the student confirmed; refused when it is not one, holds
+    anything an environment does not, is in use (an install, the activated one, a running
+    process) or is the wizard's own. The plan is made here, once: the clean executes it."""
+    from wizard.core.install.environments import INCOMPLETE_MARKER
+
     usage = measure(path)
     item = CleanItem(KIND_ENV, os.path.abspath(path), METHOD_ENV, usage.bytes, 0)
     state = next((s for s in states if _same(s.env_path, path)), None)
     if state is not None and state.created_by_wizard and os.path.isdir(os.path.join(path, "conda-meta")):
         item.method = METHOD_CONDA
     if not usage.exists:
-        item.refused = "storage.refused.gone"
-    elif not is_environment(path):
-        item.refused = "storage.refused.not_env"
-    elif _same(path, sys.prefix) or _same(path, getattr(sys, "base_prefix", sys.prefix)):
-        item.refused = "storage.refused.own_env"
-    elif busy(path):
-        item.refused = "storage.refused.busy"
+        return item.refuse("storage.refused.gone")
+    why = deletion.protected(item.path, environ)
+    if why is not None:
+        return item.refuse(why)
+    if not is_environment(path):
+        return item.refuse("storage.refused.not_env")
+    if _same(path, sys.prefix) or _same(path, getattr(sys, "base_prefix", sys.prefix)):
+        return item.refuse("storage.refused.own_env")
+    if busy(path):
+        return item.refuse("storage.refused.busy")
+    why = deletion.in_use(item.path, environ, processes=processes)
+    if why is not None:
+        return item.refuse(why)
+    plan = deletion.plan_tree(item.path, own=lambda p: deletion.env_shape(p, [INCOMPLETE_MARKER]), environ=environ)
+    if plan.refused is not None:
+        return item.refuse(plan.refused)
+    item.plan = plan
+    item.expected_after = max(0, usage.bytes - plan.bytes)
     return item
 
 
@@ -256,8 +329,11 @@ def run_cleanup(plan: CleanPlan, remove_env: Callable[[CleanItem], None], runner
         if item.refused:
             continue
         try:
-            if item.kind == KIND_WIZARD_CACHE:
-                _delete_files(item)
+            if item.kind == KIND_WIZARD_CACHE and item.plan is not None:
+                done = deletion.execute(item.plan, cancel)
+                item.freed = done.freed
+                if done.errors:
+                    item.error = "; ".join(done.errors[:5])
             elif item.kind in (KIND_PIP, KIND_UV):
                 code, out = runner(tool_argv(item, str(item.tool)))
                 if code != 0:
@@ -274,11 +350,16 @@ def run_cleanup(plan: CleanPlan, remove_env: Callable[[CleanItem], None], runner
 
 
 def remove_venv_folder(item: CleanItem) -> None:
-    """Delete a confirmed venv's folder (checked again just before: still an environment)."""
-    if not is_environment(item.path):
-        raise OSError(f"{item.path} no longer looks like an environment")
-    shutil.rmtree(item.path)
+    """Delete a confirmed environment's folder: exactly the plan the dry run showed (each entry
+    checked again just before: still the same file, never through a link)."""
+    if item.plan is None:
+        raise deletion.DeletionRefused(msg("delete.refused.not_ours", path=item.path))
+    done = deletion.execute(item.plan)
+    item.freed = done.freed
+    if done.errors or done.left:
+        raise OSError("; ".join((done.errors + [f"{p}: not empty" for p in done.left])[:5]))
 
 
 __all__ = ["Kept", "CleanItem", "CleanPlan", "plan_cleanup", "run_cleanup", "needed_cache_files",
-           "plan_wizard_cache", "plan_tool_cache", "plan_environment", "remove_venv_folder", "Usage"]
+           "plan_wizard_cache", "plan_tool_cache", "plan_environment", "remove_venv_folder", "tool_cache_shape",
+           "Usage"]
