@@ -7,13 +7,13 @@ wizard version. Beside the text, :class:`MachineRecord` keeps each machine's fac
 (driver, CUDA, GPUs, torch, benchmark times), which is what another report imports for its
 Colab/cloud rows (:mod:`wizard.core.report.remote`).
 
-The dict form lives here, next to the classes, because redaction needs it (a report is redacted
-by redacting its document and loading it back); the JSON text and the file import build on it.
+The dict form lives here, next to the classes; the JSON text and the file import build on it.
+Redaction works on the typed report itself (:func:`redact_typed`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from wizard import __version__
@@ -186,11 +186,26 @@ class Report:
         return self.machines[1:]
 
     def redacted(self, redactor: Redactor) -> "Report":
-        """The same report with the user name, home folder, host name and GPU ids replaced."""
-        doc = redactor.redact(report_to_dict(self))
-        report = report_from_dict(doc)
+        """The same report with the user name, home folder, host name and GPU ids replaced: the
+        typed report walked field by field (each field's name is the key the redactor's rules
+        know, as in the JSON document), never turned into a dict and loaded back."""
+        report = redact_typed(self, redactor)
         report.private_included = False
         return report
+
+
+def redact_typed(value: T, redactor: Redactor, key: str | None = None) -> T:
+    """``value`` with every text in it redacted: dataclasses field by field (new instances, the
+    original is left as it is), lists and tuples item by item, and plain values (text, numbers,
+    dicts of JSON values) by the redactor, which knows the keys that hold serials and host names."""
+    if is_dataclass(value) and not isinstance(value, type):
+        changes = {f.name: redact_typed(getattr(value, f.name), redactor, f.name) for f in fields(value) if f.init}
+        return replace(value, **changes)  # type: ignore[type-var]
+    if isinstance(value, list):
+        return [redact_typed(v, redactor, key) for v in value]  # type: ignore[return-value]
+    if isinstance(value, tuple):
+        return tuple(redact_typed(v, redactor, key) for v in value)  # type: ignore[return-value]
+    return redactor.redact(value, key)  # type: ignore[no-any-return]
 
 
 # ---------------------------------------------------------------------------------------------
