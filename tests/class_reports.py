@@ -27,6 +27,7 @@ from pathlib import Path
 from tests.recorded_host import RecordedHost
 from tests.report_sessions import PROBE
 from wizard.app.session import Session
+from wizard.core.install.summary import InstallSummary
 from wizard.core.machine.models import (
     STATUS_NO_DRIVER,
     STATUS_OK,
@@ -231,7 +232,7 @@ def session_of(s: Student) -> Session:
     sep = "\\" if s.os == "windows" else "/"
     env = f"{_home(s)}{sep}envs{sep}dl"
     if s.profile.id != "no_gpu" or s.os != "macos":
-        session.install = _install(s, env)
+        session.install = InstallSummary.from_json(_install(s, env))
     if s.profile.verify_file is not None:
         session.verify = VerifyReport.from_events(_events(s), detection=d, python_exe=f"{env}{sep}python")
     if s.vram_choice:

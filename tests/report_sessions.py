@@ -17,6 +17,7 @@ from pathlib import Path
 
 from tests.recorded_host import RecordedHost
 from wizard.app.session import Session
+from wizard.core.install.summary import InstallSummary
 from wizard.core.machine.models import (
     STATUS_NO_DRIVER,
     STATUS_OK,
@@ -169,7 +170,8 @@ def full_session(lang: str = "ko") -> Session:
     s.recommendation = choice
     s.candidate = choice.recommendation.best
     env = f"{HOME}/envs/dl"
-    s.install = install_summary(env, "2.8.0+cu128", "0.23.0+cu128", "https://download.pytorch.org/whl/cu128")
+    s.install = InstallSummary.from_json(
+        install_summary(env, "2.8.0+cu128", "0.23.0+cu128", "https://download.pytorch.org/whl/cu128"))
     s.verify = VerifyReport.from_events(probe_events("verify_rtx3060_cu128_linux.jsonl"), detection=d,
                                                    python_exe=f"{env}/bin/python")
     s.bench = BenchReport.from_events(probe_events("bench_rtx3060_quick_linux.jsonl"),

@@ -312,8 +312,8 @@ def test_full_install_into_a_hangul_path_with_a_responsive_window(qtbot, build, 
     installed_line = re.compile(r"Successfully installed|Installed \d+ packages")  # pip's words, or uv's (the default)
     assert installed_line.search("\n".join(lines))
     result = window.model.session.install
-    assert Path(result["env_python"]) == env_python(env_dir)
-    assert {i["name"]: i["version"] for i in result["installed"]} == {
+    assert Path(result.env_python) == env_python(env_dir)
+    assert {i.name: i.version for i in result.installed} == {
         "torch": f"{build.best.torch}+cpu", "torchvision": f"{build.best.torchvision}+cpu",
         "typing-extensions": "4.12.2"}
     assert result["downloaded_bytes"] == sum(f.size for f in index.files.values())

@@ -71,7 +71,7 @@ def test_a_student_goes_through_the_whole_wizard(qtbot, torch_wheels, root, tmp_
         install = window.install_page
         wait_end(qtbot, install)
         assert install.state == "done", install.log.toPlainText()[-3000:] if hasattr(install.log, "toPlainText") else ""
-    env_python = session.install["env_python"]
+    env_python = session.install.env_python
     assert "딥러닝 환경" in env_python
 
     window.next()  # Verify, in the new environment

@@ -267,7 +267,7 @@ def build_tour(tour: Tour, session, index, work: Path, vram_gb: float | None) ->
         tour.grab("install")
         if w.install_page.state != "done":
             raise RuntimeError("install ended as " + str(w.install_page.state))
-        record.env_python = session.install.get("env_python") if isinstance(session.install, dict) else None
+        record.env_python = session.install.env_python if session.install is not None else None
         w.next()
 
     def skip_install() -> None:

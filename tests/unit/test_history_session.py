@@ -8,6 +8,7 @@ from wizard.app import history as app_history
 from wizard.app.session import Session
 from wizard.core.history.diff import diff_snapshots
 from wizard.core.history.store import HistoryStore
+from wizard.core.install.summary import InstallSummary
 from wizard.core.machine.models import Detection, NvidiaInfo, SystemInfo
 from wizard.core.verify.benchmark import BenchReport, BenchResult
 
@@ -16,9 +17,9 @@ def a_run(env: str, cpu_seconds: float | None, torch: str | None = "2.13.0+cpu")
     session = Session(lang="en")
     session.detection = Detection(SystemInfo(os="linux", os_pretty="Ubuntu 24.04"), NvidiaInfo())
     if torch:
-        session.install = {"env_path": env, "env_python": f"{env}/bin/python",
-                           "installed": [{"name": "torch", "version": torch},
-                                         {"name": "typing-extensions", "version": "4.12.2"}]}
+        session.install = InstallSummary.from_json({
+            "env_path": env, "env_python": f"{env}/bin/python",
+            "installed": [{"name": "torch", "version": torch}, {"name": "typing-extensions", "version": "4.12.2"}]})
     if cpu_seconds is not None:
         session.bench = BenchReport(results=[BenchResult("train.mlp", "cpu", "float32", 64, cpu_seconds / 10,
                                                          cpu_seconds / 400, cpu_seconds, "s")])

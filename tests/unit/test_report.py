@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -13,6 +14,7 @@ from wizard.app.report import build as build_report
 from wizard.app.report import report_inputs
 from wizard.app.session import Session
 from wizard.core.base.i18n import t
+from wizard.core.install.summary import InstallFailure
 from wizard.core.machine.models import DisplayAdapter
 from wizard.core.report.document import FAIL, INFO, NOT_RUN, PASS, SECTION_ORDER, SKIP, WARN
 from wizard.core.report.render import render_markdown
@@ -242,8 +244,8 @@ def test_install_where_and_what():
 
 def test_a_failed_install_says_so_with_the_message():
     s = rs.full_session("en")
-    s.install = dict(s.install, ok=False, status="failed",
-                                error={"step": "download", "kind": "network", "message": "The download stopped."})
+    s.install = replace(s.install, ok=False, status="failed",
+                        error=InstallFailure("download", "network", "The download stopped."))
     item = build(s, lang="en").item("install", "installed")
     assert item.status == FAIL and item.details == ["The download stopped."]
 

@@ -8,6 +8,7 @@ import pytest
 from tests import report_sessions as rs
 from tests.recorded_host import RecordedHost
 from wizard.app.report import build as build_report
+from wizard.core.install.summary import InstallSummary
 from wizard.core.report.as_json import dumps
 from wizard.core.report.render import render_html, render_markdown
 
@@ -48,9 +49,10 @@ def test_windows_hangul_profile_with_a_space():
     session.host = RecordedHost(os_name="windows", env={"USERNAME": "김 철수", "USERPROFILE": home},
                                 platform={"node": "DESKTOP-7Q2K9LM"}, home_dir=home)
     session.detection.system.hostname = "DESKTOP-7Q2K9LM"
-    session.install = rs.install_summary(home + "\\envs\\dl", "2.8.0+cu128", "0.23.0+cu128",
-                                                    "https://download.pytorch.org/whl/cu128")
-    session.install["env_python"] = home.replace("\\", "/") + "/envs/dl/Scripts/python.exe"
+    doc = rs.install_summary(home + "\\envs\\dl", "2.8.0+cu128", "0.23.0+cu128",
+                             "https://download.pytorch.org/whl/cu128")
+    doc["env_python"] = home.replace("\\", "/") + "/envs/dl/Scripts/python.exe"
+    session.install = InstallSummary.from_json(doc)
     texts = exports(build_report(session, lang="ko", now=rs.NOW))
     for fmt, text in texts.items():
         for secret in ("김 철수", "DESKTOP-7Q2K9LM", "C:\\Users", "C:\\\\Users", "C:/Users"):

@@ -14,6 +14,7 @@ from wizard.app import reuse
 from wizard.app.session import Session
 from wizard.core.history.store import HistoryStore
 from wizard.core.install.recovery import STATUS_CANCELLED, STATUS_COMPLETE, EnvState, StateStore
+from wizard.core.install.summary import InstallSummary
 from wizard.core.machine.models import Detection, NvidiaInfo, SystemInfo
 from wizard.core.recommend.choose_python import PythonChoice
 from wizard.core.recommend.inputs import MachineFacts, Wishes
@@ -52,7 +53,8 @@ def test_the_last_verified_environment_is_offered_if_it_still_exists(tmp_path):
     history, states = HistoryStore(tmp_path / "history"), StateStore(tmp_path / "state")
     assert reuse.last_verified_env(history, states) is None  # nothing happened yet
     run = session_with()
-    run.install = {"env_path": str(env), "installed": [{"name": "torch", "version": "2.13.0+cpu"}]}
+    run.install = InstallSummary.from_json({"env_path": str(env),
+                                            "installed": [{"name": "torch", "version": "2.13.0+cpu"}]})
     app_history.save_snapshot(run, history)
     offer = reuse.last_verified_env(history, states)
     assert offer is not None and offer.env_path == str(env) and offer.torch == "2.13.0+cpu"

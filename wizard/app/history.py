@@ -117,18 +117,17 @@ def torch_facts_of(session: Session) -> Any:
         facts = TorchFacts.from_probe_events(verify.events)
         if facts.version or not facts.installed:
             return facts
-    installed = {str(i.get("name", "")).lower(): i.get("version") for i in (session.install or {}).get("installed", [])
-                 if isinstance(i, dict)}
-    if installed.get("torch"):
-        return TorchFacts(version=str(installed["torch"]), env_path=(session.install or {}).get("env_path"))
+    install = session.install
+    torch = install.version_of("torch") if install is not None else None
+    if install is not None and torch:
+        return TorchFacts(version=torch, env_path=install.env_path)
     return None
 
 
 def env_path_of(session: Session, torch: Any) -> str | None:
     if torch is not None and torch.env_path:
         return torch.env_path
-    install = session.install or {}
-    return install.get("env_path") or None
+    return session.install.env_path if session.install is not None else None
 
 
 def bench_headlines_of(session: Session) -> dict[str, Any]:

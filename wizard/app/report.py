@@ -37,14 +37,14 @@ def report_inputs(session: Session) -> Any:
     for Colab detection and redaction) and every step's typed result. The VRAM estimate only
     when the student chose one (``vram_chosen``): the page's untouched default example is not
     something the student asked about, and must not show up as a verdict."""
-    from wizard.core.report.inputs import ReportInputs, install_doc
+    from wizard.core.report.inputs import ReportInputs
 
     host = session.host
     return ReportInputs(
         started_at=session.started_at, lang=session.lang, environ=host.environ, home=host.home(),
         hostname=host.platform_facts().get("node"), detection=session.detection,
         detection_error=session.detection_error, recommendation=session.recommendation,
-        candidate=session.candidate, install=install_doc(session.install), install_plan=_install_plan(session),
+        candidate=session.candidate, install=session.install, install_plan=_install_plan(session),
         verify=session.verify,
         bench=session.bench, vram=session.vram if session.vram_chosen else None, diagnosis=session.diagnosis,
         changes_checked=session.changes_checked, changes=session.changes, remotes=tuple(session.remotes),

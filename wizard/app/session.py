@@ -16,6 +16,7 @@ from wizard.core.base.host import Host, RealHost
 if TYPE_CHECKING:  # the models load with the first detection, not at start-up
     from wizard.app.install import InstallRequest
     from wizard.core.history.diff import SnapshotDiff
+    from wizard.core.install.summary import InstallSummary
     from wizard.core.machine.models import Detection
     from wizard.core.recommend.choose_python import PythonChoice
     from wizard.core.recommend.recommender import Candidate
@@ -45,7 +46,7 @@ class Session:
     requested_build: dict[str, str] | None = None  # {"torch", "variant"} from a diagnosis action
     # target environment and install outcome
     install_request: InstallRequest | None = None
-    install: dict[str, Any] | None = None  # the install job's summary (env_python, installed, ...)
+    install: InstallSummary | None = None  # the finished install (env_python, installed, ...)
     target_python: str | None = None  # the interpreter Verify and Benchmark check
     # verification, benchmark, VRAM
     verify: VerifyReport | None = None

@@ -92,12 +92,11 @@ def _install_facts(ctx: ReportContext) -> dict[str, Any] | None:
     inst = ctx.install
     if inst is None:
         return None
-    packages = [{"name": p.get("name"), "version": p.get("version")} for p in inst.get("installed") or []
-                if isinstance(p, dict) and isinstance(p.get("name"), str)]
+    packages = [{"name": p.name, "version": p.version} for p in inst.installed]
     torch = next((p["version"] for p in packages if p["name"] == "torch"), None)
     if torch is None:
         torch = ((ctx.verify or {}).get("versions") or {}).get("torch")
-    return {"ok": bool(inst.get("ok")), "index_url": inst.get("index_url"), "installer": inst.get("installer"),
+    return {"ok": inst.ok, "index_url": inst.index_url, "installer": inst.installer,
             "torch_build": torch, "packages": packages}
 
 

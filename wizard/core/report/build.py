@@ -25,7 +25,7 @@ from wizard.core.report.details import (
     vram_section,
 )
 from wizard.core.report.document import MachineRecord, Report
-from wizard.core.report.inputs import ReportContext, ReportInputs, as_doc, inputs_redactor, install_doc, local_machine
+from wizard.core.report.inputs import ReportContext, ReportInputs, as_doc, inputs_redactor, local_machine
 from wizard.core.report.kernel_section import kernel_section
 from wizard.core.report.lesson import benchmark_section, checklist_section, judgment_section
 
@@ -43,7 +43,7 @@ def build_report(inputs: ReportInputs, *, lang: str | None = None, include_priva
     lang = lang or inputs.lang
     remote_list = list(remotes if remotes is not None else inputs.remotes)
     ctx = ReportContext(inputs, lang, inputs.detection, as_doc(inputs.verify, lang), as_doc(inputs.bench, lang),
-                        install_doc(inputs.install), [local_machine(inputs, lang), *remote_list])
+                        inputs.install, [local_machine(inputs, lang), *remote_list])
     when = (now or _dt.datetime.now().astimezone()).isoformat(timespec="seconds")
     sections = [
         checklist_section(ctx), benchmark_section(ctx), judgment_section(ctx), verify_checklist_section(ctx),

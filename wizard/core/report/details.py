@@ -194,18 +194,19 @@ def _recommendation_items(ctx: ReportContext, sec: Section, with_command: bool) 
     for a in [a for a in getattr(rec, "advice", []) if a.severity == "required"]:
         sec.items.append(Item("advice", ctx.t("report.install.first"), a.text(ctx.lang), WARN, list(a.commands)))
     if with_command:
-        command = _pip_command(ctx, plan) if plan else chosen.commands().as_text().get("pip")
+        command = (_pip_command(ctx, plan.get("requirements") or [], plan.get("index_url")) if plan
+                   else chosen.commands().as_text().get("pip"))
         sec.blocks.append(Block("command", ctx.t("report.install.command"), command))
 
 
-def _pip_command(ctx: ReportContext, install: Any) -> str | None:
+def _pip_command(ctx: ReportContext, requirements: Any, index_url: str | None) -> str | None:
     """``python -m pip install REQS --index-url INDEX`` of an install's requirements and index."""
-    requirements = [str(r) for r in install.get("requirements") or []]
-    if not requirements:
+    reqs = [str(r) for r in requirements]
+    if not reqs:
         return None
-    command = " ".join(["python -m pip install", *requirements])
-    if install.get("index_url"):
-        command += " --index-url " + _index_text(ctx, install["index_url"])
+    command = " ".join(["python -m pip install", *reqs])
+    if index_url:
+        command += " --index-url " + _index_text(ctx, index_url)
     return command
 
 
@@ -245,25 +246,24 @@ def install_section(ctx: ReportContext) -> Section:
                               not_run(ctx.lang, "report.why.no_install"), NOT_RUN))
         return sec
     na = t("common.na", ctx.lang)
-    index = _index_text(ctx, inst.get("index_url"))
+    index = _index_text(ctx, inst.index_url)
     sec.items.append(Item("index", ctx.t("report.install.index_used"), index))
-    where = inst.get("env_path") or na
-    kind = inst.get("target_kind")
+    where = inst.env_path or na
+    kind = inst.target_kind
     sec.items.append(Item("where", ctx.t("report.install.where"), where + (f" ({kind})" if kind else "")))
-    sec.items.append(Item("env_python", ctx.t("report.install.env_python"), inst.get("env_python") or na))
-    packages = [f"{p.get('name')} {p.get('version')}" for p in inst.get("installed") or [] if isinstance(p, dict)]
-    if inst.get("ok"):
-        value = ", ".join(packages) if packages else (ctx.t("report.install.already") if inst.get("already_satisfied")
-                                                      else ", ".join(inst.get("requirements") or []) or na)
+    sec.items.append(Item("env_python", ctx.t("report.install.env_python"), inst.env_python or na))
+    packages = [f"{p.name} {p.version}" for p in inst.installed]
+    if inst.ok:
+        value = ", ".join(packages) if packages else (ctx.t("report.install.already") if inst.already_satisfied
+                                                      else ", ".join(inst.requirements) or na)
         sec.items.append(Item("installed", ctx.t("report.install.installed"), value, PASS))
         sec.items.append(_build_item(ctx))
     else:
-        err = inst.get("error") or {}
-        text = err.get("message") if isinstance(err, dict) else None
+        text = inst.error.message if inst.error is not None else None
         sec.items.append(Item("installed", ctx.t("report.install.installed"),
-                              ctx.t("report.install.failed", status=inst.get("status") or "?"), FAIL,
+                              ctx.t("report.install.failed", status=inst.status or "?"), FAIL,
                               [text] if text else []))
-    command = _pip_command(ctx, inst)
+    command = _pip_command(ctx, inst.requirements, inst.index_url)
     if command:
         sec.blocks.append(Block("command_ran", ctx.t("report.install.command_ran"), command))
     return sec

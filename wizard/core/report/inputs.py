@@ -21,6 +21,7 @@ from wizard.core.report.text import detect_platform_hint
 
 if TYPE_CHECKING:
     from wizard.core.base.privacy import Redactor
+    from wizard.core.install.summary import InstallSummary
     from wizard.core.recommend.choose_python import PythonChoice
     from wizard.core.recommend.recommender import Candidate
     from wizard.core.verify.benchmark import BenchReport
@@ -43,7 +44,7 @@ class ReportInputs:
     detection_error: str | None = None
     recommendation: PythonChoice | None = None
     candidate: Candidate | None = None  # the build the student picked, when not the recommended one
-    install: Mapping[str, Any] | None = None  # the install job's summary
+    install: InstallSummary | None = None  # the install job's summary
     install_plan: Mapping[str, Any] | None = None  # what the Environment page set up: requirements, index_url
     verify: VerifyReport | Mapping[str, Any] | None = None
     bench: BenchReport | Mapping[str, Any] | None = None
@@ -82,17 +83,6 @@ def as_doc(value: Any, lang: str) -> dict[str, Any] | None:
     return None
 
 
-def install_doc(value: Any) -> dict[str, Any] | None:
-    """The install result: the install summary dict (``InstallJob.summary()``)."""
-    if value is None:
-        return None
-    if isinstance(value, Mapping):
-        return dict(value)
-    summary = getattr(value, "summary", None)
-    if callable(summary):
-        doc = summary()
-        return doc if isinstance(doc, dict) else None
-    return as_doc(value, "en")
 
 
 def checks_of(verify: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -175,7 +165,7 @@ class ReportContext:
     detection: Detection | None
     verify: dict[str, Any] | None
     bench: dict[str, Any] | None
-    install: dict[str, Any] | None
+    install: InstallSummary | None
     machines: list[MachineRecord]
 
     def t(self, key: str, **params: Any) -> str:
@@ -183,4 +173,4 @@ class ReportContext:
 
 
 __all__ = ["ReportInputs", "ReportContext", "inputs_redactor", 
-           "as_doc", "install_doc", "checks_of", "check_of", "bench_course", "gpus_of", "local_machine"]
+           "as_doc", "checks_of", "check_of", "bench_course", "gpus_of", "local_machine"]

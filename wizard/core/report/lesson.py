@@ -100,7 +100,7 @@ def _pytorch_line(ctx: ReportContext, verify: dict[str, Any] | None) -> Item:
     label = ctx.t("report.line.pytorch_cuda")
     if not verify:
         details = []
-        if ctx.install and ctx.install.get("ok"):
+        if ctx.install is not None and ctx.install.ok:
             details.append(ctx.t("report.pytorch.installed_not_verified"))
         return Item("pytorch_cuda", label, not_run(ctx.lang, "report.why.no_verify"), NOT_RUN, details)
     versions = verify.get("versions") or {}

@@ -152,14 +152,14 @@ class VerifyPage(BasePage):
     def _after_install(self) -> None:
         """Straight after a successful install: Back shows the install's summary again, and the
         new environment is checked at once, without a click (once per environment)."""
-        install = self.model.session.install or {}
+        install = self.model.session.install
         wizard = self.wizard()
         if wizard is not None and PageId.INSTALL in wizard.visitedIds():
             page = wizard.page(PageId.INSTALL)
             if page is not None and page.isComplete():
                 page.setCommitPage(False)  # it has done its work; Qt disables Back after a commit page
-        env_python = install.get("env_python")
-        if install.get("ok") and env_python and self._auto_verified != env_python and self.picker.path() == env_python:
+        env_python = install.env_python if install is not None else None
+        if install is not None and install.ok and env_python and self._auto_verified != env_python and self.picker.path() == env_python:
             self._auto_verified = env_python
             self.start()
 

@@ -45,7 +45,7 @@ class PythonPicker(QWidget):
         """(label, path) in the order a student most likely wants them."""
         found: list[tuple[str, str]] = []
         install = self.session.install
-        env_python = install.get("env_python") if install else None
+        env_python = install.env_python if install is not None else None
         if env_python:
             found.append((t("picker.installed", self.lang, path=env_python), env_python))
         choice = self.session.recommendation
