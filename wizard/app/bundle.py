@@ -82,7 +82,7 @@ def variant_sets(job: Any, planned: list[Any], requirements: list[str],
     if not family or not job.options.index_url:
         raise BundleError(msg("p.bundle.variant_no_family"))
     own = local_label(family[0].version)
-    index = WheelIndex()
+    index = WheelIndex(proxy=job.options.proxies)  # the proxy the install uses
     pairs: list[tuple[Any, Any]] = []
     sets: dict[str, dict[str, list[str]]] = {}
     family_names = {f.name for f in family}

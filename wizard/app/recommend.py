@@ -252,9 +252,17 @@ def known_cards() -> list[str]:
     return [g["name"] for g in load_json("gpus.json")["gpus"] if g.get("compute_capability")]
 
 
-def check_index(candidate: Any, facts: Any) -> Any:
+def check_index(candidate: Any, facts: Any, proxy: str | None = None) -> Any:
     """Ask the build's index whether it has wheels for this Python/OS/arch (blocking: the window
-    calls it on a worker). Returns the index check, whose ``messages(lang)`` say what it found."""
+    calls it on a worker). Returns the index check, whose ``messages(lang)`` say what it found.
+
+    ``proxy``: the one typed in the window; None: the one typed there last time (remembered
+    beside the mirror, :mod:`wizard.app.reuse`), so the check goes the way the install will;
+    "" or nothing remembered: the environment's proxy variables."""
     from wizard.core.recommend.wheel_index import WheelIndex, target_tags
 
-    return WheelIndex().check_candidate(candidate, target_tags(facts.python, facts.os, facts.arch))
+    if proxy is None:
+        from wizard.app.reuse import load_remembered
+
+        proxy = load_remembered().proxy
+    return WheelIndex(proxy=proxy).check_candidate(candidate, target_tags(facts.python, facts.os, facts.arch))

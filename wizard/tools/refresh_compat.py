@@ -36,6 +36,7 @@ PYPI_PROJECT = "https://pypi.org/pypi/torch/json"
 INDEX_PAGE = "https://download.pytorch.org/whl/{variant}/torch/"
 RESOURCE = Path(__file__).resolve().parents[1] / "resources" / "compat.json"
 Fetcher = Callable[[str], bytes]
+MAX_PAGE_BYTES = 64 * 1024 * 1024  # PyPI's torch JSON is a few MB; an index page well under that
 
 _WHEEL_RE = re.compile(r"^torch-(?P<ver>[0-9][^-+]*)(?:\+(?P<local>[^-]+))?-(?P<py>[^-]+)-(?P<abi>[^-]+)-(?P<plat>[^-]+)\.whl$")
 _HREF_RE = re.compile(r"""href=["']?([^"'>\s]+)""", re.I)
@@ -47,12 +48,18 @@ class FetchError(OSError):
 
 
 def http_fetcher(timeout: float = 30.0) -> Fetcher:
-    """URL → bytes over HTTPS with ``timeout`` seconds for connect and for each read."""
+    """URL → bytes over HTTPS with ``timeout`` seconds for connect and for each read, 4 × that in
+    all, at most ``MAX_PAGE_BYTES``, with the wizard's User-Agent (:mod:`wizard.core.base.http`)."""
     import requests
+
+    from wizard.core.base.http import http_session
+
+    session = http_session(timeout=(timeout, timeout), deadline_s=4 * timeout, https_only=True,
+                           max_bytes=MAX_PAGE_BYTES)
 
     def fetch(url: str) -> bytes:
         try:
-            resp = requests.get(url, timeout=timeout, headers={"Accept": "application/json, text/html"})
+            resp = session.get(url, headers={"Accept": "application/json, text/html"})
         except requests.RequestException as exc:
             raise FetchError(f"{url}: {exc}") from exc
         if resp.status_code != 200:

@@ -20,7 +20,8 @@ from wizard.core.base.user_input import decode_user_bytes, read_user_text
 
 # A course profile is a few hundred bytes; 64 kB is far beyond a real one and bounds a hostile one.
 MAX_COURSE_BYTES = 64 * 1024
-URL_TIMEOUT_S = 10.0
+URL_TIMEOUT_S = 10.0  # connect, and each read
+URL_DEADLINE_S = 40.0  # the whole fetch, every redirect and the body (4 × the timeout, as the table update)
 SCHEMA = "gpu-setup-wizard/course"
 SUPPORTED = "1.0"
 # The distribution name → the module ``import`` needs, where they differ.
@@ -172,16 +173,24 @@ def _profile(doc: dict[str, Any], course: dict[str, Any], source: str) -> Course
 
 
 def _read_url(url: str, limit: int) -> str:
+    """The profile at ``url``: https on every hop (or http to this machine), at most ``limit``
+    bytes, within ``URL_DEADLINE_S`` in all (a server sending a byte a second is given up)."""
     import requests
 
+    from wizard.core.base.http import DeadlineExceeded, InsecureURL, ResponseTooLarge, http_session
+
+    session = http_session(timeout=(URL_TIMEOUT_S, URL_TIMEOUT_S), deadline_s=URL_DEADLINE_S, https_only=True,
+                           allow_loopback_http=True, max_bytes=limit)
     try:
-        with requests.get(url, timeout=URL_TIMEOUT_S, stream=True) as resp:
+        with session, session.get(url) as resp:
             resp.raise_for_status()
-            data = b""
-            for chunk in resp.iter_content(16384):
-                data += chunk
-                if len(data) > limit:
-                    raise CourseError(msg("o.course.too_big", source=url, limit=limit // 1024))
+            data = resp.content
+    except InsecureURL as exc:
+        raise CourseError(msg("o.course.redirect_not_https", source=url, target=exc.url)) from exc
+    except ResponseTooLarge as exc:
+        raise CourseError(msg("o.course.too_big", source=url, limit=limit // 1024)) from exc
+    except DeadlineExceeded as exc:
+        raise CourseError(msg("o.course.too_slow", source=url, seconds=f"{URL_DEADLINE_S:g}")) from exc
     except requests.RequestException as exc:
         raise CourseError(msg("o.course.unreadable", source=url, error=str(exc))) from exc
     return decode_user_bytes(data)

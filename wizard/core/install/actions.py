@@ -342,7 +342,7 @@ def plan_step(ctx: StepContext) -> None:
         if f.size is None and not f.satisfied:
             f.size = job.cache.known_size(f)
     session = job.session_factory() if job.session_factory else None
-    fill_sizes(plan.files, session)
+    fill_sizes(plan.files, session, proxy=job.options.proxies)
     if job.state is not None:
         job.state.plan = plan.to_json()
         job.state.pins = [f.pin for f in plan.files]

@@ -13,8 +13,9 @@ cache folder the wizard owns, so:
 * finished files live under the user cache dir (platformdirs) and are reused by every later
   run: re-running after a driver update fetches 0 bytes. The install then runs offline from
   the cache (``--no-index --find-links``);
-* proxies come from the standard variables (``HTTPS_PROXY``, ``NO_PROXY``), which requests
-  honours; a mirror is simply another URL in the plan.
+* the session is the wizard's one HTTP session (:mod:`wizard.core.base.http`): its User-Agent,
+  the proxy typed in the window or the environment's, the certificates; a mirror is simply
+  another URL in the plan.
 
 Threads: :meth:`Downloader.fetch` blocks. It runs the transfers on a small pool and calls the
 ``progress`` callback on *its own* thread, every ``progress_interval_s`` -- in the GUI that is
@@ -55,7 +56,6 @@ from wizard.core.base.lazy import lazy_import
 requests = lazy_import("requests")  # loads on first use: not at the window's start-up
 urllib3 = lazy_import("urllib3")
 
-from wizard import __version__
 from wizard.core.base.files import replace_file
 from wizard.core.install.cache import FileLike, WheelCache, sha256_file
 from wizard.core.install.download_errors import (
@@ -98,9 +98,12 @@ SPEED_WINDOW_S = 3.0
 
 
 def _default_session() -> requests.Session:
-    session = requests.Session()  # trust_env: HTTPS_PROXY / NO_PROXY / REQUESTS_CA_BUNDLE apply
-    session.headers["User-Agent"] = f"gpu-setup-wizard/{__version__} requests/{requests.__version__}"
-    return session
+    """The wizard's HTTP session (:mod:`wizard.core.base.http`) for downloads: no total deadline
+    (a 2.5 GB wheel on a slow link is not a hung server; a stall is ended by the read timeout)
+    and no retry of its own (the transfer loop below resumes from the byte it reached)."""
+    from wizard.core.base.http import http_session
+
+    return http_session(timeout=DEFAULT_TIMEOUT, deadline_s=None, retries=0)
 
 
 class _Stop(Exception):
@@ -237,7 +240,9 @@ class Downloader:
         if sess is None:
             sess = self.session_factory()
             if self.proxies is not None:
-                sess.proxies.update(self.proxies)
+                from wizard.core.base.http import set_proxy
+
+                set_proxy(sess, self.proxies)  # the typed proxy wins over the environment's
             self._local.session = sess
         return sess
 

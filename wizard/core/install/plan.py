@@ -428,16 +428,21 @@ def _first_host(text: str) -> str | None:
 # Sizes
 # --------------------------------------------------------------------------------------------
 def fill_sizes(files: Sequence[PlannedFile], session: Any = None, parallel: int = 8,
-               timeout: tuple[float, float] = HEAD_TIMEOUT) -> None:
+               timeout: tuple[float, float] = HEAD_TIMEOUT, proxy: Mapping[str, str] | str | None = None) -> None:
     """Ask the server for each file's size (``HEAD``; Content-Length) where it is unknown.
 
     PEP 503 pages carry no sizes; a HEAD per file costs a round trip, done several at once.
     A server that does not answer leaves the size unknown (the plan says so; the download
-    learns it). Local ``file:`` URLs are measured on disk.
+    learns it). Local ``file:`` URLs are measured on disk. ``proxy``: the one typed in the window
+    (the download's); the session is the wizard's (:mod:`wizard.core.base.http`) unless given.
     """
     import requests
 
-    sess = session or requests.Session()
+    from wizard.core.base.http import http_session, set_proxy
+
+    sess = session or http_session(timeout=timeout)
+    if proxy:
+        set_proxy(sess, proxy)
     todo = [f for f in files if f.size is None and not f.satisfied]
 
     def one(f: PlannedFile) -> None:

@@ -108,13 +108,13 @@ def _plan_cache(job: JobState) -> PlanCache:
 
 
 def _page_session(job: JobState) -> Callable[[], Any]:
-    """Sessions for the plan cache's requests: the downloader's (its proxy, its certificates)."""
-    from wizard.core.install.download import _default_session
+    """Sessions for the plan cache's requests: the wizard's HTTP session with the job's proxy."""
+    from wizard.core.base.http import http_session, set_proxy
 
     def make() -> Any:
-        sess = job.session_factory() if job.session_factory else _default_session()
+        sess = job.session_factory() if job.session_factory else http_session()
         if job.options.proxies:
-            sess.proxies.update(job.options.proxies)
+            set_proxy(sess, job.options.proxies)  # the typed proxy wins over the environment's
         return sess
     return make
 

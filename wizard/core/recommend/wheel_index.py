@@ -15,9 +15,9 @@ How:
   so a second check sends a conditional request and gets a small ``304``. The folder is a
   parameter so tests and portable installs choose it.
 * No network: the result says "offline, used the bundled table" (or uses the cached copy and
-  says from when). Proxies come from the standard environment variables (``HTTPS_PROXY``,
-  ``NO_PROXY``...), which requests honours because the session keeps ``trust_env``; a mirror is
-  just another ``index_url``.
+  says from when). The session is the wizard's one HTTP session (:mod:`wizard.core.base.http`):
+  the proxy typed in the window, else the environment's (``HTTPS_PROXY``, ``NO_PROXY``...); a
+  mirror is just another ``index_url``.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import unquote, urljoin, urlsplit
 
 from wizard.core.base.lazy import lazy_import
@@ -314,14 +314,19 @@ def project_url(index_url: str, project: str) -> str:
 class WheelIndex:
     """A simple-index client with an ETag/Last-Modified cache on disk.
 
-    ``session``: a :class:`requests.Session`; the default one keeps ``trust_env`` so the standard
-    proxy variables apply. ``offline=True`` never touches the network (a user setting).
+    ``session``: a :class:`requests.Session`; the default one is the wizard's
+    (:func:`wizard.core.base.http.http_session`: its User-Agent, deadline and retry), with
+    ``proxy`` (the one typed in the window) or else the environment's proxy variables.
+    ``offline=True`` never touches the network (a user setting).
     """
 
     def __init__(self, cache_dir: str | os.PathLike[str] | None = None, session: requests.Session | None = None,
-                 timeout: float | tuple[float, float] = DEFAULT_TIMEOUT, offline: bool = False) -> None:
+                 timeout: float | tuple[float, float] = DEFAULT_TIMEOUT, offline: bool = False,
+                 proxy: str | Mapping[str, str] | None = None) -> None:
+        from wizard.core.base.http import http_session
+
         self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-        self.session = session or requests.Session()
+        self.session = session or http_session(proxy=proxy)
         self.timeout = timeout
         self.offline = offline
 
