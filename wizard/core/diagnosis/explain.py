@@ -445,18 +445,26 @@ def python_support(python: str, os_name: str, arch: str = "x86_64", bits: int | 
     if newest_verified is None:
         return None
     pythons = sorted({p for r in kb.releases for p in r.pythons_on(facts.platform)}, key=Version)
+    supported = sorted(newest_verified.pythons_on(facts.platform), key=Version)
     if not with_wheels:
-        newest = max(newest_verified.pythons_on(facts.platform), key=Version)
-        oldest = min(newest_verified.pythons_on(facts.platform), key=Version)
+        newest, oldest = supported[-1], supported[0]
         too_new = Version(facts.python) > Version(pythons[-1]) if pythons else False
         return "error", "too-new" if too_new else "too-old", {
-            "python": facts.python, "use": newest if too_new else oldest, "lowest": oldest, "highest": newest}
+            "python": facts.python, "use": _settled_python(supported) if too_new else oldest, "lowest": oldest,
+            "highest": newest}
     if all(r.v < newest_verified.v for r in with_wheels):
         last = max(with_wheels, key=lambda r: r.v)
+        # never the newest Python: a course's other packages lag behind torch, so the oldest one the
+        # newest torch supports is the advice (a Python 3.10 user was told "use Python 3.15")
         return "warning", "old-only", {"python": facts.python, "torch": last.torch,
-                                       "newest": newest_verified.torch,
-                                       "use": max(newest_verified.pythons_on(facts.platform), key=Version)}
+                                       "newest": newest_verified.torch, "use": supported[0]}
     return None
+
+
+def _settled_python(supported: list[str]) -> str:
+    """The Python to suggest in place of one that is too new: one behind the newest torch supports
+    (the newest is days old when torch adds it, and most course packages have no wheels for it yet)."""
+    return supported[-2] if len(supported) >= 3 else supported[-1]
 
 
 # ---------------------------------------------------------------------------------------------
