@@ -9,9 +9,12 @@ headless command runs on a server with no display and without PySide6.
 from __future__ import annotations
 
 import sys
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from wizard.cli import main as cli_main
+
+if TYPE_CHECKING:
+    from wizard.cli.environment import Environment
 
 
 def open_window(lang: str, smoke_test: bool) -> int:
@@ -21,9 +24,10 @@ def open_window(lang: str, smoke_test: bool) -> int:
     return run(smoke_test=smoke_test, lang=lang)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command, or the window when none is given; the exit status."""
-    return cli_main(argv, open_window=open_window)
+def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> int:
+    """Run one command, or the window when none is given; the exit status. ``env``: other
+    streams, variables and working folder than the process's (see :mod:`wizard.cli.environment`)."""
+    return cli_main(argv, open_window=open_window, env=env)
 
 
 if __name__ == "__main__":

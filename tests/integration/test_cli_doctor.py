@@ -1,24 +1,15 @@
-"""`gpu-setup-wizard doctor` as a student runs it: real process, real output, real exit codes."""
+"""`gpu-setup-wizard doctor` as a student runs it: the real command line (in-process), real output, real exit codes."""
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import run_cli
 from tests.conftest import reference_file
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-def run_cli(*args: str, stdin: str | None = None, lang: str = "en") -> subprocess.CompletedProcess:
-    env = {**os.environ, "GSW_LANG": lang, "PYTHONUTF8": "1"}
-    return subprocess.run([sys.executable, "-m", "wizard", *args], cwd=REPO, input=stdin, capture_output=True,
-                          text=True, encoding="utf-8", timeout=120, env=env)
 
 
 def test_doctor_json_on_this_machine_has_the_contract():

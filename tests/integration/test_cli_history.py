@@ -1,22 +1,10 @@
-"""doctor --explain, doctor --compare-last and history, as a student runs them (real processes)."""
+"""doctor --explain, doctor --compare-last and history, as a student runs them (the real command line, in-process)."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-
-
-def run_cli(*args: str, stdin: str | None = None, data_dir: Path | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "GSW_LANG": "en"}
-    if data_dir is not None:
-        env["GSW_DATA_DIR"] = str(data_dir)
-    return subprocess.run([sys.executable, "-m", "wizard", *args], cwd=REPO, input=stdin, capture_output=True,
-                          text=True, encoding="utf-8", timeout=120, env=env)
+from tests.cli_runner import run_cli
 
 
 def test_explain_recognises_a_pasted_traceback():

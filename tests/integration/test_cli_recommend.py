@@ -3,28 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from tests import scenarios
+from tests.cli_runner import run_cli
 from wizard.core.machine.detect import detect
 from wizard.core.machine.doctor import detection_to_json
 
-REPO = Path(__file__).resolve().parents[2]
-
-
-def run_cli(*args: str, stdin: str | None = None, lang: str = "en") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "wizard", "recommend", *args], cwd=REPO, input=stdin,
-                          capture_output=True, text=True, encoding="utf-8", timeout=120,
-                          env={**os.environ, "GSW_LANG": lang})
-
 
 def test_this_machine_json_contract():
-    out = run_cli("--json")
+    out = run_cli("recommend", "--json")
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["schema"] == "gpu-setup-wizard/recommend@1.0"
@@ -42,14 +31,14 @@ def test_a_machine_without_an_nvidia_gpu_gets_the_cpu_build(tmp_path):
     detection = detect(scenarios.linux_host(), pythons=False, conda=False)
     path = tmp_path / "no gpu doctor.json"
     path.write_text(json.dumps(detection_to_json(detection, "en")), encoding="utf-8")
-    out = run_cli("--from-doctor", str(path), "--python", "3.11", "--json")
+    out = run_cli("recommend", "--from-doctor", str(path), "--python", "3.11", "--json")
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["machine"]["gpu_ccs"] == [] and doc["candidates"][0]["variant"] == "cpu"
 
 
 def test_what_if_rtx5090_old_driver_needs_update():
-    out = run_cli("--os", "windows", "--arch", "x86_64", "--python", "3.11", "--driver", "566.36",
+    out = run_cli("recommend", "--os", "windows", "--arch", "x86_64", "--python", "3.11", "--driver", "566.36",
                   "--gpu-cc", "12.0", "--json")
     doc = json.loads(out.stdout)
     assert out.returncode == 0, out.stderr
@@ -58,7 +47,7 @@ def test_what_if_rtx5090_old_driver_needs_update():
 
 
 def test_what_if_gtx1060_new_driver_avoids_cu128():
-    doc = json.loads(run_cli("--os", "linux", "--python", "3.12", "--driver", "580.65.06", "--gpu-cc", "6.1",
+    doc = json.loads(run_cli("recommend", "--os", "linux", "--python", "3.12", "--driver", "580.65.06", "--gpu-cc", "6.1",
                              "--json").stdout)
     best = doc["candidates"][0]
     assert best["variant"] == "cu126"
@@ -66,7 +55,7 @@ def test_what_if_gtx1060_new_driver_avoids_cu128():
 
 
 def test_course_pin_torch_2_1():
-    doc = json.loads(run_cli("--os", "windows", "--python", "3.11", "--driver", "566.36", "--gpu-cc", "8.6",
+    doc = json.loads(run_cli("recommend", "--os", "windows", "--python", "3.11", "--driver", "566.36", "--gpu-cc", "8.6",
                              "--torch", "2.1", "--json").stdout)
     assert {c["torch"].rsplit(".", 1)[0] for c in doc["candidates"]} == {"2.1"}
 
@@ -75,7 +64,7 @@ def test_from_doctor_round_trip(tmp_path):
     detection = detect(scenarios.windows_rtx2080super(), pythons=False, conda=False)
     path = tmp_path / "학생 doctor.json"
     path.write_text(json.dumps(detection_to_json(detection, "en")), encoding="utf-8")
-    out = run_cli("--from-doctor", str(path), "--python", "3.11", "--json")
+    out = run_cli("recommend", "--from-doctor", str(path), "--python", "3.11", "--json")
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["machine"]["gpu_ccs"] == ["7.5"] and doc["machine"]["driver_version"] == "591.86"
@@ -88,15 +77,15 @@ def test_from_doctor_round_trip(tmp_path):
     ("not json", "not valid JSON"),
 ])
 def test_from_doctor_rejects_foreign_documents(stdin, needle):
-    out = run_cli("--from-doctor", "-", stdin=stdin)
+    out = run_cli("recommend", "--from-doctor", "-", stdin=stdin)
     assert out.returncode == 2 and needle in out.stderr and "Traceback" not in out.stderr
 
 
 def test_bad_what_if_input_is_a_message():
-    out = run_cli("--os", "linux", "--gpu-cc", "banana")
+    out = run_cli("recommend", "--os", "linux", "--gpu-cc", "banana")
     assert out.returncode == 2 and "banana" in out.stderr and "Traceback" not in out.stderr
 
 
 def test_text_in_korean():
-    out = run_cli("--os", "windows", "--python", "3.11", "--driver", "566.36", "--gpu-cc", "8.6", lang="ko")
+    out = run_cli("recommend", "--os", "windows", "--python", "3.11", "--driver", "566.36", "--gpu-cc", "8.6", lang="ko")
     assert out.returncode == 0 and "추천 PyTorch 빌드" in out.stdout and "--index-url" in out.stdout

@@ -3,35 +3,26 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-
-
-def run_cli(*args: str, lang: str = "en") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "wizard", "recommend", *args], cwd=REPO, capture_output=True,
-                          text=True, encoding="utf-8", timeout=120, env={**os.environ, "GSW_LANG": lang})
+from tests.cli_runner import run_cli
 
 
 def test_rtx_4090_and_gtx_1080_ti_on_driver_580():
-    out = run_cli("--os", "linux", "--python", "3.13", "--driver", "580.95", "--gpu-cc", "8.9", "--json")
+    out = run_cli("recommend", "--os", "linux", "--python", "3.13", "--driver", "580.95", "--gpu-cc", "8.9", "--json")
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["candidates"][0]["torch"] == "2.15.0"
     assert doc["compat"]["source"]["kind"] == "built-in"
-    out = run_cli("--os", "linux", "--python", "3.13", "--driver", "580", "--gpu-cc", "6.1", "--lang", "ko")
+    out = run_cli("recommend", "--os", "linux", "--python", "3.13", "--driver", "580", "--gpu-cc", "6.1", "--lang", "ko")
     assert out.returncode == 0, out.stderr
     assert "torch 2.14.1 (cu126)" in out.stdout and "sm_60 커널" in out.stdout
     assert "마지막 릴리스는 torch 2.14.1(cu126)" in out.stdout
 
 
 def test_card_by_name_and_a_near_miss():
-    out = run_cli("--gpu", "RTX 5070", "--os", "windows", "--json")
+    out = run_cli("recommend", "--gpu", "RTX 5070", "--os", "windows", "--json")
     assert out.returncode == 0, out.stderr
     plan = json.loads(out.stdout)["advice"][0]
     assert plan["kind"] == "gpu_plan" and "sm_120" in plan["text"] and "570.65" in plan["text"]
-    out = run_cli("--gpu", "RTX 5070 Ti")
+    out = run_cli("recommend", "--gpu", "RTX 5070 Ti")
     assert out.returncode != 0 and "Did you mean: GeForce RTX 5070" in out.stderr and "Traceback" not in out.stderr

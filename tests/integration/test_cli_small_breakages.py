@@ -9,27 +9,18 @@ a table with a value of the wrong type.
 from __future__ import annotations
 
 import copy
-import os
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import run_cli
 from wizard.core.base.resources import load_json
 from wizard.core.machine.models import GpuInfo
 from wizard.core.recommend.compat import CompatDataError, parse
 from wizard.core.recommend.wheel_index import STATUS_BAD_URL, WheelIndex, index_url_problem
 
-REPO = Path(__file__).resolve().parents[2]
 NO_SCHEME = "download.pytorch.org/whl/cu126"
-
-
-def _cli(*args: str, tmp_path: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONUTF8": "1", "PYTHONPATH": str(REPO), "GSW_DATA_DIR": str(tmp_path / "data")}
-    return subprocess.run([sys.executable, "-m", "wizard", *args, "--lang", "en"], cwd=REPO, capture_output=True,
-                          text=True, encoding="utf-8", timeout=300, env=env)
 
 
 # --- index addresses ------------------------------------------------------------------------------
@@ -54,7 +45,7 @@ def test_wheel_check_of_a_scheme_less_index_is_a_clear_answer(tmp_path):
 
 def test_install_refuses_a_scheme_less_index_before_touching_anything(tmp_path):
     venv = tmp_path / "venv"
-    out = _cli("install", "--venv", str(venv), "--index-url", NO_SCHEME, "--plan-only", tmp_path=tmp_path)
+    out = run_cli("install", "--venv", str(venv), "--index-url", NO_SCHEME, "--plan-only", data_dir=tmp_path / "data")
     assert out.returncode == 2, out.stderr
     assert "Traceback" not in out.stderr
     assert "is not a web address" in out.stderr and "https://" in out.stderr
@@ -68,7 +59,7 @@ def test_install_refuses_a_scheme_less_index_before_touching_anything(tmp_path):
 def test_install_refuses_a_3999_byte_path_in_one_line(shape, tmp_path):
     tail = "b" * 3999 if shape == "one long name" else "/".join(["b" * 9] * 400)
     path = str(tmp_path / tail)[:max(3999, len(str(tmp_path)) + 10)]
-    out = _cli("install", "--venv", path, "--plan-only", tmp_path=tmp_path)
+    out = run_cli("install", "--venv", path, "--plan-only", data_dir=tmp_path / "data")
     assert out.returncode == 2, out.stderr[-2000:]
     assert "Traceback" not in out.stderr and "CalledProcessError" not in out.stderr
     assert "Choose a shorter path" in out.stderr
@@ -80,7 +71,7 @@ def test_install_refuses_a_3999_byte_path_in_one_line(shape, tmp_path):
 
 @pytest.mark.skipif(not Path("/bin/false").exists(), reason="needs /bin/false")
 def test_verify_with_bin_false_says_it_is_not_python(tmp_path):
-    out = _cli("verify", "--python", "/bin/false", tmp_path=tmp_path)
+    out = run_cli("verify", "--python", "/bin/false", data_dir=tmp_path / "data")
     assert out.returncode == 1
     assert "Traceback" not in out.stderr
     assert "not a working Python interpreter" in out.stdout
@@ -101,7 +92,7 @@ def test_doctor_text_never_glues_na_into_the_link(tmp_path):
     smi = tmp_path / "smi.csv"
     smi.write_text("index, name, memory.total [MiB], driver_version\n0, NVIDIA GeForce RTX 3060, 12288 MiB, 560.35\n",
                    encoding="utf-8")
-    out = _cli("doctor", "--nvidia-smi-file", str(smi), tmp_path=tmp_path)
+    out = run_cli("doctor", "--nvidia-smi-file", str(smi), data_dir=tmp_path / "data")
     assert out.returncode == 0, out.stderr
     assert "RTX 3060" in out.stdout
     assert "Genn/a" not in out.stdout and "xn/a" not in out.stdout, out.stdout

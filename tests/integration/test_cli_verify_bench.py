@@ -4,19 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.cli_runner import run_cli
+
 pytestmark = pytest.mark.slow
-
-
-def run_cli(*args: str, lang: str = "en") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "wizard", *args], cwd=REPO, capture_output=True, text=True,
-                          encoding="utf-8", timeout=600, env={**os.environ, "GSW_LANG": lang})
 
 
 def test_verify_json_contract_on_a_cpu_build(torch_python):

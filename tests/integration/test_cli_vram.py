@@ -3,23 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-
-
-def run_cli(*args: str, lang: str = "en") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "wizard", "vram", *args], cwd=REPO, capture_output=True,
-                          text=True, encoding="utf-8", timeout=120, env={**os.environ, "GSW_LANG": lang})
+from tests.cli_runner import run_cli
 
 
 def test_json_contract_for_a_typed_in_card():
-    out = run_cli("--vram-gb", "8", "--model", "llama-2-7b", "--dtype", "nf4", "--context", "4096", "--json")
+    out = run_cli("vram", "--vram-gb", "8", "--model", "llama-2-7b", "--dtype", "nf4", "--context", "4096", "--json")
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["schema"] == "gpu-setup-wizard/vram@1.0"
@@ -34,7 +25,7 @@ def test_json_contract_for_a_typed_in_card():
 
 def test_custom_size_training_matches_the_zero_paper_bound():
     """ZeRO: 1.5B parameters need ≥ 24 GB to train with Adam in mixed precision (16 B/param)."""
-    doc = json.loads(run_cli("--vram-gb", "80", "--params", "1.5B", "--mode", "train", "--json").stdout)
+    doc = json.loads(run_cli("vram", "--vram-gb", "80", "--params", "1.5B", "--mode", "train", "--json").stdout)
     assert doc["items"]["weights"] + doc["items"]["gradients"] + doc["items"]["optimizer"] >= 24 * 10**9
 
 
@@ -49,17 +40,17 @@ def test_custom_size_training_matches_the_zero_paper_bound():
     (("--model", "gpt2", "--batch", "0"), "0"),
 ])
 def test_bad_input_is_a_clear_message(args, needle):
-    out = run_cli(*args)
+    out = run_cli("vram", *args)
     assert out.returncode == 2, out.stdout
     assert needle in out.stderr and "Traceback" not in out.stderr
 
 
 def test_korean_text_output():
-    out = run_cli("--vram-gb", "24", "--model", "bert-base-uncased", "--mode", "train", lang="ko")
+    out = run_cli("vram", "--vram-gb", "24", "--model", "bert-base-uncased", "--mode", "train", lang="ko")
     assert out.returncode == 0, out.stderr
     assert "합계" in out.stdout and "강의별 판단" in out.stdout and "GiB" in out.stdout
 
 
 def test_list_models():
-    out = run_cli("--list-models")
+    out = run_cli("vram", "--list-models")
     assert out.returncode == 0 and "llama-2-7b" in out.stdout.lower()

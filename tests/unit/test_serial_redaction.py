@@ -10,18 +10,14 @@ serial a data-centre board would show, and run the real command line on them.
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import run_cli
 from tests.conftest import reference_file
 from wizard.core.base.privacy import HIDDEN, Redactor, redact_board_ids
 
-REPO = Path(__file__).resolve().parents[2]
 SERIAL = "1324020012345"
 PDI = "0x7f8dedcec96ce17f"  # the real one in the Windows capture
 XML_SERIAL = "1650522003820"  # the real ones in the A100 capture
@@ -69,12 +65,6 @@ def xml_text() -> str:
     text = reference_file("nvidia-smi", "04-linux-4x-a100-sxm4-535.54.03.q-x.xml").read_text(encoding="utf-8")
     assert XML_SERIAL in text and XML_BOARD_PART in text
     return text
-
-
-def _cli(*args: str, tmp_path: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONUTF8": "1", "PYTHONPATH": str(REPO), "GSW_DATA_DIR": str(tmp_path / "data")}
-    return subprocess.run([sys.executable, "-m", "wizard", *args, "--lang", "en"], cwd=REPO, capture_output=True,
-                          text=True, encoding="utf-8", timeout=120, env=env)
 
 
 def _leaks(text: str) -> list[str]:
@@ -130,7 +120,7 @@ def test_structured_board_fields_are_hidden_by_name():
 def test_doctor_json_from_a_saved_output_leaks_nothing(fixture, request, tmp_path):
     path = tmp_path / "smi.txt"
     path.write_text(request.getfixturevalue(fixture), encoding="utf-8")
-    out = _cli("doctor", "--nvidia-smi-file", str(path), "--json", tmp_path=tmp_path)
+    out = run_cli("doctor", "--nvidia-smi-file", str(path), "--json", data_dir=tmp_path / "data")
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["nvidia"]["raw_smi_output"] and doc["nvidia"]["gpus"]
@@ -140,7 +130,7 @@ def test_doctor_json_from_a_saved_output_leaks_nothing(fixture, request, tmp_pat
 def test_doctor_include_private_keeps_them(xml_text, tmp_path):
     path = tmp_path / "smi.xml"
     path.write_text(xml_text, encoding="utf-8")
-    out = _cli("doctor", "--nvidia-smi-file", str(path), "--json", "--include-private", tmp_path=tmp_path)
+    out = run_cli("doctor", "--nvidia-smi-file", str(path), "--json", "--include-private", data_dir=tmp_path / "data")
     assert out.returncode == 0, out.stderr
     assert XML_SERIAL in out.stdout
 
@@ -151,7 +141,7 @@ def test_report_with_remote_outputs_leaks_nothing(fmt, q_text, xml_text, csv_tex
     for name, text in (("q.txt", q_text), ("x.xml", xml_text), ("c.csv", csv_text)):
         (tmp_path / name).write_text(text, encoding="utf-8")
         files += ["--add-remote", "cloud:" + str(tmp_path / name)]
-    out = _cli("report", "--format", fmt, *files, tmp_path=tmp_path)
+    out = run_cli("report", "--format", fmt, *files, data_dir=tmp_path / "data")
     assert out.returncode == 0, out.stderr
     assert "A100-SXM4-80GB" in out.stdout  # the appendices are there...
     assert not _leaks(out.stdout), _leaks(out.stdout)  # ...without the board ids

@@ -25,6 +25,7 @@ from wizard.core.base.i18n import t
 from wizard.core.base.interrupt import stop_children
 
 if TYPE_CHECKING:  # the window's module (the Qt platform check, ctypes) loads only to open it
+    from wizard.cli.environment import Environment
     from wizard.cli.window import WindowLauncher
 
 # What a shell reports for a program ended by SIGPIPE (128 + 13); Python ignores SIGPIPE, so the
@@ -40,12 +41,18 @@ def _wants_commands(args_list: list[str]) -> bool:
     return bool(positional) or any(a in ("-h", "--help") for a in args_list)
 
 
-def main(argv: Sequence[str] | None = None, open_window: WindowLauncher | None = None) -> int:
+def main(argv: Sequence[str] | None = None, open_window: WindowLauncher | None = None,
+         env: Environment | None = None) -> int:
     """The ``gpu-setup-wizard`` command (``python -m wizard`` too). Returns the exit status.
 
     ``open_window`` opens the Qt wizard when no command is given; :mod:`wizard.__main__` passes
-    it, so this package never imports the window itself.
+    it, so this package never imports the window itself. ``env`` runs the command with other
+    streams, variables and working folder than the process's (tests run the command line
+    in-process so); None is the real environment.
     """
+    if env is not None:
+        with env.applied():
+            return main(argv, open_window)
     args_list = list(sys.argv[1:] if argv is None else argv)
     lang = prescan_lang(args_list)
     setup_streams()

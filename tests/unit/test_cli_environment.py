@@ -1,0 +1,52 @@
+"""The command line runs against an injected environment: its own streams, variables and folder,
+and the process's are as they were afterwards (what tests/cli_runner.py builds on)."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+
+from tests.cli_runner import run_cli
+from wizard.__main__ import main
+from wizard.cli.environment import Environment
+
+
+def test_a_command_writes_to_the_streams_it_is_given_and_reads_its_variables(tmp_path):
+    out, err = io.StringIO(), io.StringIO()
+    before = (sys.stdout, sys.stderr, os.getcwd(), os.environ.get("GSW_LANG"))
+    status = main(["vram", "--vram-gb", "8", "--model", "llama-2-7b", "--json"],
+                  env=Environment(stdout=out, stderr=err, environ={"GSW_LANG": "ko"}, cwd=tmp_path))
+    assert status == 0
+    assert '"schema": "gpu-setup-wizard/vram@1.0"' in out.getvalue()
+    assert (sys.stdout, sys.stderr, os.getcwd(), os.environ.get("GSW_LANG")) == before
+
+
+def test_the_language_comes_from_the_injected_variables():
+    korean = run_cli("vram", "--vram-gb", "8", "--model", "llama-2-7b", lang="ko")
+    english = run_cli("vram", "--vram-gb", "8", "--model", "llama-2-7b", lang="en")
+    assert korean.exit_status == english.exit_status == 0
+    assert korean.stdout != english.stdout and any("\uac00" <= c <= "\ud7a3" for c in korean.stdout)
+
+
+def test_stdin_bytes_reach_the_command_and_a_bad_input_is_one_line_and_status_2():
+    out = run_cli("doctor", "--nvidia-smi-file", "-", stdin="hello, this is not nvidia-smi\n".encode("utf-16"))
+    assert out.exit_status == 2
+    assert out.stderr.startswith("gpu-setup-wizard: ") and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_argparse_exits_become_the_status_and_help_is_captured():
+    done = run_cli("doctor", "--help", lang="ko")
+    assert done.exit_status == 0 and done.stdout.startswith("사용법: ")
+    wrong = run_cli("doctor", "--no-such-option")
+    assert wrong.exit_status == 2 and "--no-such-option" in wrong.stderr
+
+
+def test_json_is_parsed_and_a_variable_removed_for_the_command_is_back_afterwards():
+    os.environ["GSW_TEST_MARKER"] = "kept"
+    try:
+        done = run_cli("vram", "--vram-gb", "8", "--model", "llama-2-7b", "--json", env={"GSW_TEST_MARKER": None})
+        assert done.json["schema"] == "gpu-setup-wizard/vram@1.0" and done.returncode == 0
+        assert os.environ["GSW_TEST_MARKER"] == "kept"
+    finally:
+        del os.environ["GSW_TEST_MARKER"]
