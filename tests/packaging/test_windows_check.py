@@ -1,0 +1,139 @@
+"""The pieces of ``scripts/windows-check`` that can be checked without a Windows build.
+
+The check itself takes many minutes (it freezes the wizard under wine); these tests keep its
+parts honest on every run: the stand-in nvidia-smi answers what the wizard parses, byte for
+byte from the capture; the PE import reader finds what a real DLL imports; the signature gate
+refuses a Windows CPython not signed by the PSF; screenshots decode. Parts needing mingw, wine or
+osslsigncode skip with the reason when the tool is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "scripts" / "windows_check"))
+
+import fake_smi  # noqa: E402
+import screenshot  # noqa: E402
+import shims  # noqa: E402
+import wine  # noqa: E402
+import winpython  # noqa: E402
+
+from wizard.core.machine import nvidia_smi  # noqa: E402
+
+CAPTURE = REPO.parent / "shared" / "reference" / "nvidia-smi" / "01-windows-wddm-geforce-rtx2080super-591.86.capture.txt"
+MINGW = shutil.which("x86_64-w64-mingw32-gcc")
+needs_capture = pytest.mark.skipif(not CAPTURE.exists(), reason="the recorded Windows nvidia-smi capture is not here")
+needs_mingw = pytest.mark.skipif(MINGW is None, reason="mingw-w64 (Debian gcc-mingw-w64-x86-64) is not installed")
+
+
+def _answers():
+    return fake_smi.answers(CAPTURE.read_text(encoding="ascii"), fake_smi.wizard_query_sets(REPO))
+
+
+@needs_capture
+def test_stand_in_csv_is_what_the_wizard_parses():
+    by_argv = {a.argv: a for a in _answers()}
+    answer = by_argv[tuple(nvidia_smi.query_argv("nvidia-smi")[1:])]
+    assert answer.exit_code == 0
+    assert " MiB" not in answer.stdout and " %" not in answer.stdout  # nounits
+    parsed = nvidia_smi.parse_csv(answer.stdout, nvidia_smi.QUERY_FIELDS)
+    gpu = parsed.gpus[0]
+    assert (gpu.name, gpu.memory_total_mib, gpu.compute_capability) == ("NVIDIA GeForce RTX 2080 SUPER", 8192, "7.5")
+    assert parsed.driver_version == "591.86"
+    assert "WDDM" in answer.stdout
+
+
+@needs_capture
+def test_stand_in_table_is_the_capture_byte_for_byte():
+    capture = CAPTURE.read_text(encoding="ascii")
+    table = next(a for a in _answers() if a.argv == ())
+    assert table.stdout in capture
+    assert table.stdout.startswith("Mon Jun 22 23:04:18 2026")
+    assert table.stdout.endswith("+\n")  # the section separator is not part of the output
+    assert nvidia_smi.parse_table(table.stdout).cuda_version == "13.1"
+
+
+@needs_capture
+def test_stand_in_refuses_a_field_the_capture_lacks_like_nvidia_smi():
+    csv_text = fake_smi.sections(CAPTURE.read_text(encoding="ascii"))["query-gpu (csv, what the exporter parses)"]
+    answer = fake_smi.csv_answer(csv_text, ["index", "no.such.field"])
+    assert answer.exit_code == 2
+    assert answer.stdout.startswith('Field "no.such.field" is not a valid field to query.')
+
+
+@pytest.mark.slow
+@needs_capture
+@needs_mingw
+@pytest.mark.skipif(shutil.which("wine") is None, reason="wine is not installed")
+def test_stand_in_exe_prints_the_answer_with_crlf_under_wine(tmp_path):
+    exe = tmp_path / "nvidia-smi.exe"
+    found = fake_smi.build(CAPTURE, exe, fake_smi.wizard_query_sets(REPO))
+    env = {**os.environ, "WINEPREFIX": str(tmp_path / "prefix"), "WINEDEBUG": "-all",
+           "WINEDLLOVERRIDES": wine.OVERRIDES}
+    argv = list(nvidia_smi.query_argv(str(exe)))
+    res = subprocess.run(["wine", *argv], capture_output=True, stdin=subprocess.DEVNULL, env=env, timeout=300)
+    want = next(a for a in found if a.argv == tuple(argv[1:]))
+    assert res.returncode == 0, res.stderr[-500:]
+    assert res.stdout == want.stdout.replace("\n", "\r\n").encode("ascii")
+
+
+def test_xwd_framebuffer_becomes_a_png(tmp_path):
+    width, height = 3, 2
+    pixels = [0xFF0000, 0x00FF00, 0x0000FF, 0xFFFFFF, 0x000000, 0x123456]
+    header = struct.pack(">25I", 100 + 4, 7, 2, 24, width, height, 0, 0, 32, 0, 32, 32, width * 4, 4,
+                         0xFF0000, 0x00FF00, 0x0000FF, 8, 0, 0, width, height, 0, 0, 0)
+    xwd = tmp_path / "Xvfb_screen0"
+    xwd.write_bytes(header + b"fb\0\0" + struct.pack(f"<{len(pixels)}I", *pixels))
+    png = tmp_path / "shot.png"
+    assert screenshot.save(xwd, png) >= 5
+    data = png.read_bytes()
+    assert data.startswith(b"\x89PNG\r\n\x1a\n")
+    idat = data[data.index(b"IDAT") + 4:data.index(b"IEND") - 8]
+    rows = zlib.decompress(idat)
+    assert rows[:10] == b"\0" + bytes([255, 0, 0, 0, 255, 0, 0, 0, 255])
+    assert rows[10 + 1 + 6:10 + 1 + 9] == bytes([0x12, 0x34, 0x56])
+
+
+@needs_mingw
+def test_pe_import_reader_lists_a_real_dll_s_imports(tmp_path):
+    src = tmp_path / "x.c"
+    src.write_text("#include <windows.h>\n__declspec(dllexport) int f(void) { return (int) GetTickCount(); }\n")
+    dll = tmp_path / "x.dll"
+    subprocess.run([MINGW, "-shared", "-o", str(dll), str(src)], check=True, capture_output=True, timeout=300)
+    imports = shims.pe_imports(dll)
+    assert "GetTickCount" in imports["kernel32.dll"]
+
+
+def test_wine_version_parsing():
+    assert wine.wine_major("8.0~repack-4") == 8
+    assert wine.wine_major("10.0~repack-6") == 10
+    assert wine.wine_major(None) == 0
+
+
+@needs_mingw
+@pytest.mark.skipif(not (shutil.which("osslsigncode") and shutil.which("openssl")), reason="osslsigncode/openssl missing")
+def test_signature_gate_refuses_a_python_not_signed_by_the_psf(tmp_path):
+    src = tmp_path / "p.c"
+    src.write_text("int main(void) { return 0; }\n")
+    exe = tmp_path / "python.exe"
+    subprocess.run([MINGW, "-o", str(exe), str(src)], check=True, capture_output=True, timeout=300)
+    with pytest.raises(winpython.PythonError, match="digest missing"):
+        winpython.verify_signature(exe)
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
+                    "/O=Python Software Foundation Ltd/CN=Python Software Foundation", "-keyout", str(tmp_path / "k.pem"),
+                    "-out", str(tmp_path / "c.pem")], check=True, capture_output=True, timeout=120)
+    signed = tmp_path / "signed.exe"
+    subprocess.run(["osslsigncode", "sign", "-certs", str(tmp_path / "c.pem"), "-key", str(tmp_path / "k.pem"),
+                    "-in", str(exe), "-out", str(signed)], check=True, capture_output=True, timeout=120)
+    with pytest.raises(winpython.PythonError, match="not signed by the Python Software Foundation"):
+        winpython.verify_signature(signed)
