@@ -19,6 +19,7 @@ The run is bounded by ``timeout`` (start-up included) and the kernel is always s
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import re
 import tempfile
@@ -107,6 +108,19 @@ class KernelStartTimeout(KernelStartError):
     """The kernel gave no answer within the time allowed (it has been stopped)."""
 
 
+CREATE_NO_WINDOW = 0x08000000  # subprocess.CREATE_NO_WINDOW, which only Windows' subprocess defines
+
+
+def kernel_popen_flags(os_name: str = os.name) -> dict[str, int]:
+    """Extra Popen arguments for the kernel process: on Windows, no console window.
+
+    jupyter_client adds CREATE_NO_WINDOW only when the parent's ``sys.executable`` ends with
+    ``pythonw.exe``; the frozen windowed wizard is ``gpu-setup-wizard.exe``, so without this the
+    kernel's console ``python.exe`` opened a console window of its own for as long as it ran.
+    """
+    return {"creationflags": CREATE_NO_WINDOW} if os_name == "nt" else {}
+
+
 def _start(kernel_name: str, start_timeout: float, stderr_file: Any, cancel: CancelLike = None) -> tuple[Any, Any]:
     """A started kernel and its client, ready for ``execute``; the wait for the kernel's first
     answer is cut in short steps, so a cancel (the dialog closed) is seen within seconds."""
@@ -118,7 +132,7 @@ def _start(kernel_name: str, start_timeout: float, stderr_file: Any, cancel: Can
 
     km = KernelManager(kernel_name=kernel_name)
     try:
-        km.start_kernel(env=probe_environment(), stderr=stderr_file, stdout=stderr_file)
+        km.start_kernel(env=probe_environment(), stderr=stderr_file, stdout=stderr_file, **kernel_popen_flags())
     except NoSuchKernel as exc:
         raise KernelStartError(f"no such kernel: {kernel_name}") from exc
     except (OSError, RuntimeError, ValueError) as exc:
