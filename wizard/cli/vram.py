@@ -1,108 +1,72 @@
 """``gpu-setup-wizard vram``: what fits in GPU memory, and which lessons need Colab or the cloud.
 
-The memory is this machine's largest NVIDIA GPU unless ``--vram-gb`` names another. Exit
-statuses: SUCCESS; BAD_INPUT for a size, model or precision that cannot be used.
+The memory is this machine's largest NVIDIA GPU unless ``--vram-gb`` names another.
+``--measure SPEC --python PY`` measures the model itself in that environment (on the meta
+device: no GPU, no download, no memory) instead of estimating it. Exit statuses: SUCCESS;
+BAD_INPUT for a size, model, precision or spec that cannot be used; FAILED when a model asked
+to be measured could be neither measured nor estimated.
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from wizard.cli.common import error, lang_of, print_json
+from wizard.app import vram as vram_app
+from wizard.cli.common import error, lang_of, print_json, say
 from wizard.cli.exit_status import ExitStatus
 from wizard.core.base.i18n import t
 
 
-def vram_of_this_machine() -> tuple[int | None, int, str | None]:
-    """(total bytes, used bytes, GPU name) of this machine's largest NVIDIA GPU, or (None, 0, None)."""
-    from wizard.core.base.host import RealHost
-    from wizard.core.machine.nvidia import detect_nvidia
-    from wizard.core.vram.units import vram_from_gpu
-
-    gpus = [g for g in detect_nvidia(RealHost()).gpus if g.memory_total_mib]
-    if not gpus:
-        return None, 0, None
-    gpu = max(gpus, key=lambda g: g.memory_total_mib or 0)
-    total, used = vram_from_gpu(gpu)
-    return total, used, gpu.name
+def _gpu(args: argparse.Namespace) -> vram_app.GpuMemory | None:
+    if args.vram_gb is not None:
+        return vram_app.typed_gpu(args.vram_gb)
+    return vram_app.this_machine_gpu()
 
 
 def run(args: argparse.Namespace) -> int:
-    from wizard.core.vram.catalogue import catalogue_models
-    from wizard.core.vram.estimate import estimate
-    from wizard.core.vram.inputs import VramInputError, parse_param_count
-    from wizard.core.vram.units import GIB, format_params
-    from wizard.core.vram.workloads import judge_workloads
-
     lang = lang_of(args)
     if args.list_models:
-        for spec in catalogue_models():
-            print(f"{spec.id:<28} {format_params(spec.params):>8}  {spec.name}")
+        for spec in vram_app.catalogue_models():
+            print(f"{spec.id:<28} {vram_app.format_params(spec.params):>8}  {spec.name}")
         return ExitStatus.SUCCESS
-    if args.vram_gb is not None:
-        try:
-            gb = float(args.vram_gb)
-        except ValueError:
-            gb = -1.0
-        if not 1 <= gb <= 4096:
-            return error(t("vram.cli.bad_vram_gb", lang, value=args.vram_gb))
-        total, used, gpu_name = int(gb * GIB), 0, None
-        ram = None  # a GPU asked about: its lessons, not this machine's CPU
-    else:
-        from wizard.core.base.host import RealHost
-
-        total, used, gpu_name = vram_of_this_machine()
-        ram = (RealHost().resources() or {}).get("ram_total")  # the small lessons on this CPU, as the report
+    if getattr(args, "measure", None):
+        return _measure(args, lang)
     try:
-        est = None
-        if args.model or args.params:
-            model = args.model if args.model else parse_param_count(args.params)
-            est = estimate(model, mode=args.mode, precision=args.dtype, batch=args.batch,
-                           context=args.context, vram_total_bytes=total, vram_used_bytes=used)
-        judgments = judge_workloads(total, used, ram_total_bytes=int(ram) if ram else None)
-    except VramInputError as exc:
+        gpu = _gpu(args)
+        ram = None if gpu is not None and gpu.what_if else vram_app.ram_total_bytes()
+        result = vram_app.compute(args.model, args.params, mode=args.mode or "inference",
+                                  precision=args.dtype or "fp16", batch=args.batch, context=args.context,
+                                  gpu=gpu, ram_total=ram)
+    except vram_app.VramInputError as exc:
         return error(exc.message(lang))
     if args.json:
-        print_json(_json(est, judgments, total, used, lang))
+        print_json(vram_app.result_json(result, lang))
     else:
-        print("\n".join(_lines(est, judgments, total, used, gpu_name, lang)))
+        print("\n".join(vram_app.result_lines(result, lang)))
     return ExitStatus.SUCCESS
 
 
-def _json(est: Any, judgments: list[Any], total: int | None, used: int, lang: str) -> dict[str, Any]:
-    from wizard.core.vram.estimate import SCHEMA, SCHEMA_VERSION
-    from wizard.core.vram.memory import usable_vram_bytes
-    from wizard.core.vram.units import units_explanation
-
-    if est is not None:
-        return est.to_json(lang, workloads=judgments)
-    return {"schema": f"{SCHEMA}@{SCHEMA_VERSION}", "items": None, "total_bytes": None,
-            "usable_bytes": usable_vram_bytes(total, used) if total else None, "fits": None,
-            "vram_total_bytes": total, "vram_used_bytes": used, "units_note": units_explanation(lang),
-            "workloads": [j.to_json(lang) for j in judgments]}
-
-
-def _lines(est: Any, judgments: list[Any], total: int | None, used: int, gpu_name: str | None,
-           lang: str) -> list[str]:
-    from wizard.core.vram.text import format_estimate, format_largest, format_workloads
-    from wizard.core.vram.units import format_gib, units_explanation
-
-    lines: list[str] = []
-    if gpu_name:
-        lines.append(t("vram.cli.gpu_from_machine", lang, name=gpu_name, total=format_gib(total or 0),
-                       used=format_gib(used)))
-    elif total:
-        lines.append(t("vram.cli.gpu_typed", lang, total=format_gib(total)))
+def _measure(args: argparse.Namespace, lang: str) -> int:
+    """``--measure SPEC --python PY``: the probe counts the model in PY's environment."""
+    if not getattr(args, "python", None):
+        return error(t("vram.measure.needs_python", lang))
+    try:
+        gpu = _gpu(args)
+        request = vram_app.measure_request(args.measure, batch=args.batch, mode=args.mode or "train",
+                                           dtype=args.dtype or "fp32", optimizer=args.optimizer or "adamw",
+                                           input_shape=args.input)
+    except vram_app.VramInputError as exc:
+        return error(exc.message(lang))
+    if not args.json:
+        say(t("vram.measure.running", lang, spec=request.spec, python=args.python))
+    m = vram_app.measure(args.python, request, gpu)
+    if not m.measured and m.reason and not args.json:
+        say(t("vram.measure.why_not", lang, reason=m.reason))
+    if args.json:
+        print_json(m.to_json(lang))
     else:
-        lines.append(t("vram.cli.no_gpu", lang))
-    if est is not None:
-        lines += [""] + format_estimate(est, lang)
-    lines += [""] + format_workloads(judgments, lang)
-    if total:
-        lines += [""] + format_largest(total, used, lang)
-    lines += ["", units_explanation(lang)]
-    return lines
+        print("\n".join(vram_app.measurement_lines(m, gpu, lang) + ["", vram_app.units_explanation(lang)]))
+    return ExitStatus.SUCCESS if m.estimate is not None else ExitStatus.FAILED
 
 
-__all__ = ["run", "vram_of_this_machine"]
+__all__ = ["run"]
