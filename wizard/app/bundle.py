@@ -4,7 +4,8 @@
 wheels come from the wizard's download cache, each re-hashed against the plan);
 ``install --from-bundle DIR --venv PATH`` and the Environment page's button call
 :func:`install_from_bundle`: check every hash, say which machines the bundle serves, make the
-venv, and install with pip told to use the bundle's folder and nothing else.
+venv, and install exactly the bundle's hash-checked files (the manifest's requirements are
+checked against the files, never handed to pip: :mod:`wizard.core.install.bundle_checks`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -172,10 +174,17 @@ def choose_variant_for(manifest: Any, detection: Any, requested: str | None = No
 def install_from_bundle(host: Any, folder: str, venv_path: str, base_python: str | None = None,
                         variant: str | None = None, detection: Any = None) -> BundleInstall:
     """Check the bundle, make ``venv_path`` (``base_python -m venv``; an existing venv is used as
-    it is) and install the bundle's requirements from its folder alone (for a bundle of several
-    builds, the one :func:`choose_variant_for` picks). BundleError (raised
+    it is) and install exactly the bundle's hash-checked files (for a bundle of several builds,
+    those of the one :func:`choose_variant_for` picks). BundleError (raised
     before anything is made) for a tampered or foreign bundle; a failure later is in the result."""
-    from wizard.core.install.bundle import BundleError, Manifest, check_bundle, offline_install_argv, serves
+    from wizard.core.install.bundle import (
+        BundleError,
+        Manifest,
+        check_bundle,
+        hashed_requirement_lines,
+        offline_install_argv,
+        serves,
+    )
 
     checked = check_bundle(folder)
     chosen = choose_variant_for(checked, detection, variant)
@@ -196,10 +205,14 @@ def install_from_bundle(host: Any, folder: str, venv_path: str, base_python: str
         if made.returncode != 0:
             out.messages.append(msg("o.bundle.venv_failed", path=venv_path, error=(made.stderr or made.error or "")[-300:]))
             return out
-    # the student's pip.conf may name an index: none is read, and none is asked
-    env = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": os.path.abspath(folder), "PIP_CONFIG_FILE": os.devnull}
-    done = host.run(offline_install_argv(py, os.path.abspath(folder), manifest.requirements),
-                    timeout=BUNDLE_PIP_TIMEOUT_S, env=env)
+    # exactly the bundle's checked files, each by its path and sha256 (pip hashes them again as it
+    # reads them); the student's pip.conf may name an index: none is read, and none is asked
+    env = {"PIP_NO_INDEX": "1", "PIP_CONFIG_FILE": os.devnull}
+    with tempfile.TemporaryDirectory(prefix="gsw-bundle-") as tmp:
+        pinned = os.path.join(tmp, "bundle-files.txt")
+        with open(pinned, "w", encoding="utf-8") as fh:
+            fh.write("".join(line + "\n" for line in hashed_requirement_lines(folder, manifest.files)))
+        done = host.run(offline_install_argv(py, pinned), timeout=BUNDLE_PIP_TIMEOUT_S, env=env)
     out.log = ((done.stdout or "") + (done.stderr or "")).splitlines()[-15:]
     if done.returncode != 0:
         out.messages.append(msg("o.bundle.pip_failed", status=str(done.returncode)))

@@ -135,10 +135,15 @@ def parse_course(text: str, source: str = "") -> CourseProfile:
     from packaging.specifiers import InvalidSpecifier
 
     from wizard.core.base.schema import SchemaError, check_schema
+    from wizard.core.course.checks import MAX_DEPTH, CourseProblem, check_document, check_fields, toml_nesting
     from wizard.core.course.validate import SchemaViolation, validate
 
+    if toml_nesting(text) > MAX_DEPTH:  # before the parser, which recurses
+        raise CourseError(msg("o.course.too_deep", source=source, depth=MAX_DEPTH))
     try:
         doc = _toml_loads(text)
+    except RecursionError as exc:  # a nesting the scan could not see: never a traceback
+        raise CourseError(msg("o.course.too_deep", source=source, depth=MAX_DEPTH)) from exc
     except ValueError as exc:  # tomllib.TOMLDecodeError is a ValueError
         raise CourseError(msg("o.course.not_toml", source=source, error=str(exc))) from exc
     try:
@@ -146,9 +151,13 @@ def parse_course(text: str, source: str = "") -> CourseProfile:
     except SchemaError as exc:
         raise CourseError(msg("o.course.not_ours", source=source)) from exc
     try:
+        check_document(doc, source)  # depth, nan/inf, control characters: anywhere in the file
         validate(doc, _schema())
+        check_fields(doc, source)  # lesson ids once; packages by the install's one rule
     except SchemaViolation as exc:
         raise CourseError(msg("o.course.invalid", source=source, where=exc.where, error=exc.problem)) from exc
+    except CourseProblem as exc:
+        raise CourseError(exc.message) from exc
     course = doc["course"]
     try:
         for req in course.get("packages", []):
@@ -203,12 +212,27 @@ def load_course(source: str, limit: int = MAX_COURSE_BYTES) -> CourseProfile:
             raise CourseError(msg("o.course.not_https", source=source))
         return parse_course(_read_url(source, limit), source)
     try:
+        if source != "-":  # a regular file only: a named pipe is refused, never opened and waited on
+            _regular_file(source)
         got = read_user_text(source, limit)
     except OSError as exc:
-        raise CourseError(msg("o.course.unreadable", source=source, error=exc.strerror or str(exc))) from exc
+        error = exc.message if isinstance(exc, MessageError) else (exc.strerror or str(exc))
+        raise CourseError(msg("o.course.unreadable", source=source, error=error)) from exc
     if got.truncated:
         raise CourseError(msg("o.course.too_big", source=source, limit=limit // 1024))
     return parse_course(got.text, source)
+
+
+def _regular_file(path: str) -> None:
+    """NotARegularFile (an OSError) for a pipe, a device, a folder or a socket, without opening it."""
+    import os
+    import stat
+
+    from wizard.core.base.user_files import NotARegularFile, file_kind
+
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):
+        raise NotARegularFile(path, file_kind(mode))
 
 
 def _loopback_http(url: str) -> bool:

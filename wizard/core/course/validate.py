@@ -7,6 +7,7 @@ tests check the same schema file with jsonschema itself where it is installed, s
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -23,6 +24,15 @@ class SchemaViolation(ValueError):
         self.problem = problem
 
 
+def _ecma_pattern(pattern: str) -> str:
+    """A JSON-schema pattern as Python means it: JSON schema's ``$`` (ECMA 262) matches only at
+    the end, Python's also before a final newline (``"week\\n"`` passed ``^…$``), so a final ``$``
+    becomes ``\\Z``."""
+    if pattern.endswith("$") and not pattern.endswith("\\$"):
+        return pattern[:-1] + r"\Z"
+    return pattern
+
+
 def validate(doc: Any, schema: dict[str, Any], where: str = "") -> None:
     """Raise :class:`SchemaViolation` for the first place ``doc`` breaks ``schema``."""
     here = where or "(top)"
@@ -34,9 +44,11 @@ def validate(doc: Any, schema: dict[str, Any], where: str = "") -> None:
     if isinstance(doc, str):
         if len(doc) < schema.get("minLength", 0) or len(doc) > schema.get("maxLength", len(doc)):
             raise SchemaViolation(here, "too short or too long")
-        if "pattern" in schema and not re.search(schema["pattern"], doc):
+        if "pattern" in schema and not re.search(_ecma_pattern(schema["pattern"]), doc):
             raise SchemaViolation(here, f"does not match {schema['pattern']}")
     if isinstance(doc, (int, float)) and not isinstance(doc, bool):
+        if isinstance(doc, float) and not math.isfinite(doc):  # NaN passes every comparison below
+            raise SchemaViolation(here, "not a finite number")
         if doc < schema.get("minimum", doc) or doc > schema.get("maximum", doc):
             raise SchemaViolation(here, f"out of range {schema.get('minimum')}..{schema.get('maximum')}")
     if isinstance(doc, list):

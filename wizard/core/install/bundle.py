@@ -92,18 +92,24 @@ def export_bundle(dest: str | os.PathLike[str], files: Iterable[tuple[str | os.P
     """Copy each (cached path, planned file) into ``dest`` and write the manifest last (a folder
     without ``bundle.json`` is no bundle, so an interrupted export is never taken for one).
     Each copy is hashed again and must equal the plan's sha256."""
+    from wizard.core.install.bundle_checks import checked_export_requirements
+
+    requirements = checked_export_requirements(requirements, variant_sets or {}, str(dest))
     out = Path(dest)
     out.mkdir(parents=True, exist_ok=True)
     written: list[BundleFile] = []
     for src, planned in files:
         target = out / planned.filename
         tmp = target.with_name(target.name + ".part")
-        shutil.copyfile(src, tmp)
-        actual = sha256_file(tmp)
-        if planned.sha256 and actual != planned.sha256:
+        try:  # a full disk or a cancel leaves no half-copied wheel behind
+            shutil.copyfile(src, tmp)
+            actual = sha256_file(tmp)
+            if planned.sha256 and actual != planned.sha256:
+                raise BundleError(msg("o.bundle.copy_changed", file=planned.filename))
+            os.replace(tmp, target)
+        except BaseException:
             tmp.unlink(missing_ok=True)
-            raise BundleError(msg("o.bundle.copy_changed", file=planned.filename))
-        os.replace(tmp, target)
+            raise
         written.append(BundleFile(planned.filename, actual, target.stat().st_size, getattr(planned, "name", ""),
                                   getattr(planned, "version", "")))
     manifest = Manifest(written, list(requirements), list(variants or []), python, platform, created_by,
@@ -113,7 +119,9 @@ def export_bundle(dest: str | os.PathLike[str], files: Iterable[tuple[str | os.P
 
 
 def read_manifest(folder: str | os.PathLike[str]) -> Manifest:
-    """The manifest of the bundle at ``folder``; BundleError when there is none or it is not ours."""
+    """The manifest of the bundle at ``folder``; BundleError when there is none, it is not ours,
+    or anything in it is of the wrong shape or asks for more than the bundle's own files (see
+    :func:`manifest_from_json`). Nothing is made before this returns."""
     from wizard.core.base.schema import SchemaError, load_schema_json
     from wizard.core.base.user_input import read_user_text
 
@@ -121,29 +129,29 @@ def read_manifest(folder: str | os.PathLike[str]) -> Manifest:
     try:
         text = read_user_text(path).text
     except OSError as exc:
-        raise BundleError(msg("o.bundle.no_manifest", folder=str(folder), error=exc.strerror or str(exc))) from exc
+        error = exc.message if isinstance(exc, MessageError) else (exc.strerror or str(exc))
+        raise BundleError(msg("o.bundle.no_manifest", folder=str(folder), error=error)) from exc
     try:
         doc = load_schema_json(text, SCHEMA, SCHEMA_VERSION)
-        files = [BundleFile(str(f["filename"]), str(f["sha256"]), int(f["size"]), str(f.get("name", "")),
-                            str(f.get("version", ""))) for f in doc["files"]]
-        sets = {str(v): {"files": [str(x) for x in s.get("files", [])],
-                         "requirements": [str(x) for x in s.get("requirements", [])]}
-                for v, s in dict(doc.get("variant_sets") or {}).items()}
     except SchemaError as exc:
-        raise BundleError(msg("o.bundle.bad_manifest", folder=str(folder), error=exc.text("en"))) from exc
-    except (KeyError, TypeError, ValueError) as exc:
-        raise BundleError(msg("o.bundle.bad_manifest", folder=str(folder), error=str(exc))) from exc
-    for f in files:
-        if os.path.basename(f.filename) != f.filename or f.filename in ("", ".", ".."):
-            raise BundleError(msg("o.bundle.bad_manifest", folder=str(folder), error=f.filename))
-    listed = {f.filename for f in files}
-    for s in sets.values():
-        stray = [x for x in s["files"] if x not in listed]
-        if stray:
-            raise BundleError(msg("o.bundle.bad_manifest", folder=str(folder), error=stray[0]))
-    return Manifest(files, [str(r) for r in doc.get("requirements", [])], list(doc.get("variants", [])),
-                    str(doc.get("python", "")), str(doc.get("platform", "")), str(doc.get("created_by", "")),
-                    sets, str(doc.get("variant_dependencies", "")))
+        raise BundleError(msg("o.bundle.bad_manifest", folder=str(folder), error=exc.message)) from exc
+    except (TypeError, ValueError) as exc:
+        raise BundleError(msg("o.bundle.bad_manifest", folder=str(folder), error=str(exc)[:200])) from exc
+    return manifest_from_json(doc, str(folder))
+
+
+def manifest_from_json(doc: Any, folder: str = "") -> Manifest:
+    """``bundle.json``'s document, checked field by field, as a :class:`Manifest`.
+
+    Why so strict: the manifest decides what is installed on every machine the stick reaches.
+    ``files`` is a non-empty list of wheels, each named once, with a sha256 and a size;
+    ``requirements`` (and each of ``variant_sets``' lists) is a non-empty list of requirements that
+    pass the wizard's one rule (:mod:`wizard.core.install.requirements`: no URL, no path, no option)
+    and that a listed file provides; ``variant_sets`` maps build names to objects naming listed
+    files. Anything else: one BundleError line, before a venv is made."""
+    from wizard.core.install.bundle_checks import check_manifest_doc
+
+    return check_manifest_doc(doc, folder)
 
 
 def check_bundle(folder: str | os.PathLike[str]) -> Manifest:
@@ -190,11 +198,30 @@ def pythons_served(manifest: Manifest) -> list[str]:
     return sorted(set.intersection(*specific)) if specific else []
 
 
-def offline_install_argv(python_exe: str, folder: str, requirements: list[str]) -> list[str]:
-    """pip, told to use nothing but the bundle's folder."""
-    return [python_exe, "-m", "pip", "install", "--no-index", "--find-links", str(folder), "--only-binary", ":all:",
-            "--disable-pip-version-check", "--no-input", *requirements]
+def hashed_requirement_lines(folder: str | os.PathLike[str], files: Iterable[BundleFile]) -> list[str]:
+    """One pip requirement line per bundle file: ``name @ file:///…/x.whl --hash=sha256:…``.
+
+    Why the files themselves and not the manifest's requirements: the offline install must put
+    exactly the bundle's checked files into the venv. Named by their own path and hash, pip
+    installs those files and nothing else (under ``--require-hashes`` a dependency no line names
+    is an error, not a search), and it hashes each file again as it reads it, so a file swapped
+    on the stick after :func:`check_bundle` is refused too."""
+    from packaging.utils import parse_wheel_filename
+
+    root = Path(folder).resolve()
+    lines = []
+    for f in files:
+        name = parse_wheel_filename(f.filename)[0]
+        lines.append(f"{name} @ {(root / f.filename).as_uri()} --hash=sha256:{f.sha256}")
+    return lines
 
 
-__all__ = ["BundleError", "BundleFile", "MANIFEST", "Manifest", "check_bundle", "export_bundle",
-           "offline_install_argv", "platforms_served", "pythons_served", "read_manifest", "serves"]
+def offline_install_argv(python_exe: str, requirements_file: str) -> list[str]:
+    """pip installing the hash-pinned lines of ``requirements_file`` (written by the wizard from
+    :func:`hashed_requirement_lines`) with no index, no configuration and no other source."""
+    return [python_exe, "-m", "pip", "--isolated", "install", "--no-index", "--require-hashes", "--only-binary", ":all:",
+            "--disable-pip-version-check", "--no-input", "-r", requirements_file]
+
+
+__all__ = ["BundleError", "BundleFile", "MANIFEST", "Manifest", "check_bundle", "export_bundle", "hashed_requirement_lines",
+           "manifest_from_json", "offline_install_argv", "platforms_served", "pythons_served", "read_manifest", "serves"]
