@@ -175,7 +175,7 @@ class WizardSession(requests.Session):
         self.explicit_proxies = proxy_map(proxy)
 
     # requests calls request() once, and send() for the first URL and for every redirect hop
-    def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any) -> requests.Response:
+    def request(self, method: str, url: str | bytes, *args: Any, **kwargs: Any) -> requests.Response:
         if len(args) < 8 and kwargs.get("timeout") is None:  # timeout is request()'s 9th parameter
             kwargs["timeout"] = self.timeout
         before = getattr(_state, "deadline", None)
@@ -209,10 +209,10 @@ class WizardSession(requests.Session):
             if own:
                 _state.deadline = None
 
-    def merge_environment_settings(self, url: str | bytes | None, proxies: Any, stream: Any, verify: Any,
+    def merge_environment_settings(self, url: str, proxies: Any, stream: Any, verify: Any,
                                    cert: Any) -> dict[str, Any]:
         settings: dict[str, Any] = super().merge_environment_settings(url, proxies, stream, verify, cert)
-        if self.explicit_proxies and not (self.trust_env and url and should_bypass_proxies(str(url), None)):
+        if self.explicit_proxies and not (self.trust_env and url and should_bypass_proxies(url, None)):
             settings["proxies"] = dict(self.explicit_proxies)
         return settings
 

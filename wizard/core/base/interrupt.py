@@ -79,7 +79,7 @@ def _zombie(proc: Any) -> bool:
     import psutil
 
     try:
-        return proc.status() == psutil.STATUS_ZOMBIE
+        return bool(proc.status() == psutil.STATUS_ZOMBIE)
     except psutil.Error:
         return True  # gone
 

@@ -240,7 +240,7 @@ def is_cancelled(cancel: CancelLike) -> bool:
 # --------------------------------------------------------------------------------------------
 # Stopping a process tree
 # --------------------------------------------------------------------------------------------
-def kill_tree(target: int | subprocess.Popen, grace_s: float = DEFAULT_GRACE_S) -> None:
+def kill_tree(target: int | subprocess.Popen[bytes], grace_s: float = DEFAULT_GRACE_S) -> None:
     """Terminate the process and every process it started (psutil), wait ``grace_s``, kill
     what is left, and on POSIX signal its whole process group (stragglers started after the
     snapshot). ``target`` is a ``Popen`` (reaped through it, so its exit status is kept) or a
@@ -248,10 +248,11 @@ def kill_tree(target: int | subprocess.Popen, grace_s: float = DEFAULT_GRACE_S) 
     import psutil  # small, and only needed when something must die
 
     popen = target if isinstance(target, subprocess.Popen) else None
-    pid = popen.pid if popen is not None else int(target)
-    procs = []
-    for find in (lambda: [psutil.Process(pid)] if popen is None else [],
-                 lambda: psutil.Process(pid).children(recursive=True)):
+    pid = popen.pid if popen is not None else int(target)  # type: ignore[arg-type]  # an int here
+    procs: list[Any] = []
+    finders: tuple[Callable[[], list[Any]], ...] = (lambda: [psutil.Process(pid)] if popen is None else [],
+                                                    lambda: psutil.Process(pid).children(recursive=True))
+    for find in finders:
         try:
             procs += find()
         except psutil.Error:
@@ -269,7 +270,7 @@ def kill_tree(target: int | subprocess.Popen, grace_s: float = DEFAULT_GRACE_S) 
             pass
 
 
-def _signal(popen: subprocess.Popen | None, procs: Sequence[Any], how: str) -> None:
+def _signal(popen: subprocess.Popen[bytes] | None, procs: Sequence[Any], how: str) -> None:
     """Send terminate or kill to the Popen (when it still runs) and to each psutil process."""
     import psutil
 
@@ -285,7 +286,7 @@ def _signal(popen: subprocess.Popen | None, procs: Sequence[Any], how: str) -> N
             pass
 
 
-def _wait(popen: subprocess.Popen | None, procs: Sequence[Any], deadline: float) -> list[Any]:
+def _wait(popen: subprocess.Popen[bytes] | None, procs: Sequence[Any], deadline: float) -> list[Any]:
     """Wait until ``deadline`` for the Popen and the processes; the ones still alive."""
     import psutil
 
@@ -332,7 +333,7 @@ class _Capture:
         return text if self.keep is None else text[-self.keep:]
 
 
-def _reader(fd: int, name: str, decoder: Decoder, out: queue.Queue) -> None:
+def _reader(fd: int, name: str, decoder: Decoder, out: queue.Queue[tuple[str, Any]]) -> None:
     """A reader thread: bytes → decoded items → the queue; ``(name, None)`` at the end."""
     try:
         while True:
@@ -355,8 +356,8 @@ class _Run:
     """One running child and what has come of it, for :func:`run_process`'s loop."""
 
     spec: ProcessSpec
-    proc: subprocess.Popen
-    items: queue.Queue
+    proc: subprocess.Popen[bytes]
+    items: queue.Queue[tuple[str, Any]]
     callbacks: dict[str, Callable[[Any], None] | None]
     captures: dict[str, _Capture]
     open_streams: int

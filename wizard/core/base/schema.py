@@ -10,7 +10,7 @@ import cannot drift apart in what they accept or in what they tell the student.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
 from wizard.core.base.i18n import MessageError, msg
 
@@ -60,7 +60,7 @@ def load_schema_json(text: str | bytes, expected_name: str, supported_major: str
     except ValueError as exc:
         raise error(msg("schema.not_json", error=str(exc))) from exc
     check_schema(doc, expected_name, supported_major, error)
-    return doc
+    return cast("dict[str, Any]", doc)  # check_schema raised unless it is an object
 
 
 __all__ = ["SchemaError", "check_schema", "load_schema_json", "split_schema"]

@@ -115,7 +115,7 @@ def build(cls: type[T], data: Any, where: str = "") -> T:
     A required field that is missing raises :class:`DocumentTypeError` too."""
     if not isinstance(data, Mapping):
         raise DocumentTypeError(where, "an object", data)
-    hints = _hints(cls)
+    hints = _hints(typing.cast(type, cls))  # a class: hashable, whatever T is
     kwargs: dict[str, Any] = {}
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]
         place = f"{where}.{f.name}" if where else f.name

@@ -48,13 +48,17 @@ import time
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 from urllib.parse import urlsplit
 
 from wizard.core.base.lazy import lazy_import
 
-requests = lazy_import("requests")  # loads on first use: not at the window's start-up
-urllib3 = lazy_import("urllib3")
+if TYPE_CHECKING:
+    import requests
+    import urllib3
+else:
+    requests = lazy_import("requests")  # loads on first use: not at the window's start-up
+    urllib3 = lazy_import("urllib3")
 
 from wizard.core.base.files import replace_file
 from wizard.core.install.cache import FileLike, WheelCache, sha256_file

@@ -30,12 +30,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 from urllib.parse import unquote, urljoin, urlsplit
 
 from wizard.core.base.lazy import lazy_import
 
-requests = lazy_import("requests")  # loads on first use: not at the window's start-up
+if TYPE_CHECKING:
+    import requests
+else:
+    requests = lazy_import("requests")  # loads on first use: not at the window's start-up
 from packaging.tags import Tag, compatible_tags, cpython_tags, mac_platforms, sys_tags
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
