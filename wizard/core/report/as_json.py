@@ -95,26 +95,24 @@ def _install_facts(ctx: ReportContext) -> dict[str, Any] | None:
     packages = [{"name": p.name, "version": p.version} for p in inst.installed]
     torch = next((p["version"] for p in packages if p["name"] == "torch"), None)
     if torch is None:
-        torch = ((ctx.verify or {}).get("versions") or {}).get("torch")
+        torch = ctx.verify.versions.get("torch") if ctx.verify is not None else None
     return {"ok": inst.ok, "index_url": inst.index_url, "installer": inst.installer,
             "torch_build": torch, "packages": packages}
 
 
 def _verify_facts(ctx: ReportContext) -> dict[str, Any] | None:
-    from wizard.core.report.inputs import checks_of
+    from wizard.core.report.inputs import checks_of, cuda_available
 
     verify = ctx.verify
-    if not verify:
+    if verify is None:
         return None
     checks = checks_of(verify)
-    count = {s: sum(1 for c in checks if c.get("status") == s) for s in ("pass", "warn", "fail", "skip")}
-    versions = verify.get("versions") or {}
-    cuda = (verify.get("facts") or {}).get("cuda")
-    available = cuda.get("is_available") if isinstance(cuda, dict) else None
+    count = {s: sum(1 for c in checks if c.status == s) for s in ("pass", "warn", "fail", "skip")}
+    versions = verify.versions
     return {"passed": count["pass"], "warned": count["warn"], "failed": count["fail"], "skipped": count["skip"],
-            "failed_ids": sorted({str(c.get("id")) for c in checks if c.get("status") == "fail"}),
+            "failed_ids": sorted({c.id for c in checks if c.status == "fail"}),
             "torch": versions.get("torch"), "torch_cuda": versions.get("cuda"),
-            "cuda_available": available if isinstance(available, bool) else None}
+            "cuda_available": cuda_available(verify)}
 
 
 def _finding_facts(ctx: ReportContext) -> list[dict[str, Any]]:
@@ -139,14 +137,14 @@ def _finding_facts(ctx: ReportContext) -> list[dict[str, Any]]:
             key = f"finding.{f.id}.{f.variant}.fix"
         out.append({"id": f.id, "family": f.id, "severity": f.severity, "variant": f.variant, "fix_key": key})
     for c in checks_of(ctx.verify):
-        if c.get("status") not in _FAILING or c.get("cause_id") == CPU_BUILD_RIGHT_HERE:
+        if c.status not in _FAILING or c.cause == CPU_BUILD_RIGHT_HERE:
             continue
-        family = c.get("finding") or f"verify:{c.get('cause_id') or c.get('id')}"
+        family = c.finding or f"verify:{c.cause or c.id}"
         if family in seen:
             continue
         seen.add(family)
-        out.append({"id": str(c.get("id")), "family": family, "severity": "error" if c["status"] == "fail" else "warning",
-                    "variant": None, "fix_key": f"verify.fix.{c['fix_id']}" if c.get("fix_id") else None})
+        out.append({"id": c.id, "family": family, "severity": "error" if c.status == "fail" else "warning",
+                    "variant": None, "fix_key": f"verify.fix.{c.fix}" if c.fix else None})
     return out
 
 

@@ -25,7 +25,7 @@ from wizard.core.report.details import (
     vram_section,
 )
 from wizard.core.report.document import MachineRecord, Report
-from wizard.core.report.inputs import ReportContext, ReportInputs, as_doc, inputs_redactor, local_machine
+from wizard.core.report.inputs import ReportContext, ReportInputs, inputs_redactor, local_machine
 from wizard.core.report.kernel_section import kernel_section
 from wizard.core.report.lesson import benchmark_section, checklist_section, judgment_section
 
@@ -42,7 +42,7 @@ def build_report(inputs: ReportInputs, *, lang: str | None = None, include_priva
     host name and GPU ids are replaced (``redactor`` defaults to the inputs' machine's)."""
     lang = lang or inputs.lang
     remote_list = list(remotes if remotes is not None else inputs.remotes)
-    ctx = ReportContext(inputs, lang, inputs.detection, as_doc(inputs.verify, lang), as_doc(inputs.bench, lang),
+    ctx = ReportContext(inputs, lang, inputs.detection, inputs.verify, inputs.bench,
                         inputs.install, [local_machine(inputs, lang), *remote_list])
     when = (now or _dt.datetime.now().astimezone()).isoformat(timespec="seconds")
     sections = [

@@ -5,7 +5,7 @@ the raw appendices (collect_env and nvidia-smi exactly as printed) a teaching as
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wizard.core.base.i18n import t
 from wizard.core.machine.models import STATUS_OK
@@ -28,24 +28,31 @@ from wizard.core.report.inputs import ReportContext, check_of, checks_of
 from wizard.core.report.lesson import nvidia_smi_line, workload_judgments
 from wizard.core.report.text import date_text, fmt_duration, fmt_speedup, gib, machine_title, not_run, num, status_word
 
+if TYPE_CHECKING:
+    from wizard.core.verify.checks import Check
+
 # --- the blog's verification checklist ---------------------------------------------------------------
 
 
-def _check_item(ctx: ReportContext, item_id: str, label_key: str, c: dict[str, Any] | None,
-                missing: tuple[str, str] | None = None) -> Item:
-    """A line from a verify check; ``missing``: (status, text) when the check is absent."""
+def _check_item(ctx: ReportContext, item_id: str, label_key: str, c: Check | None,
+                missing: tuple[str, str] | None = None, status: str | None = None) -> Item:
+    """A line from a verify check; ``missing``: (status, text) when the check is absent;
+    ``status``: shown instead of the check's own (its text stays the check's)."""
     label = ctx.t(label_key)
     if c is None:
-        status, text = missing or (NOT_RUN, not_run(ctx.lang, "report.why.no_verify"))
-        return Item(item_id, label, text, status)
+        shown, text = missing or (NOT_RUN, not_run(ctx.lang, "report.why.no_verify"))
+        return Item(item_id, label, text, shown)
+    status = status or c.status
+    detail = c.detail_text(ctx.lang)
     details = []
-    if c.get("status") in (FAIL, WARN):
-        if c.get("cause") and c.get("cause") != c.get("detail"):
-            details.append(ctx.t("report.cause", text=c["cause"]))
-        if c.get("fix"):
-            details.append(ctx.t("report.fix", text=c["fix"]))
-    status = c.get("status") if c.get("status") in STATUSES else INFO
-    return Item(item_id, label, str(c.get("detail") or status_word(status, ctx.lang)), status, details)
+    if status in (FAIL, WARN):
+        cause, fix = c.cause_text(ctx.lang), c.fix_text(ctx.lang)
+        if cause and cause != detail:
+            details.append(ctx.t("report.cause", text=cause))
+        if fix:
+            details.append(ctx.t("report.fix", text=fix))
+    status = status if status in STATUSES else INFO
+    return Item(item_id, label, str(detail or status_word(status, ctx.lang)), status, details)
 
 
 def verify_checklist_section(ctx: ReportContext) -> Section:
@@ -53,7 +60,7 @@ def verify_checklist_section(ctx: ReportContext) -> Section:
     sec = Section("verify_checklist", ctx.t("report.section.verify_checklist"), style=STYLE_CHECKS)
     # driver: what detection saw outside the environment; the env's own view when it disagrees
     drv = check_of(verify, "cuda.driver")
-    if drv is not None and drv.get("status") in (FAIL, WARN):
+    if drv is not None and drv.status in (FAIL, WARN):
         driver_item = _check_item(ctx, "driver", "report.check.driver", drv)
     elif d is None:
         driver_item = Item("driver", ctx.t("report.check.driver"), not_run(ctx.lang, "report.why.no_detection"),
@@ -71,21 +78,21 @@ def verify_checklist_section(ctx: ReportContext) -> Section:
     # CUDA: the build, then whether CUDA starts
     avail, build = check_of(verify, "cuda.available"), check_of(verify, "cuda.build")
     cuda_check = avail
-    if avail is None or avail.get("status") == SKIP:
-        cuda_check = build if build is not None and build.get("status") in (FAIL, WARN) else avail or build
-    if cuda_check is not None and cuda_check.get("cause_id") == CPU_BUILD_RIGHT_HERE:
-        cuda_check = {**cuda_check, "status": SKIP}  # no NVIDIA GPU: CUDA does not apply here
-    items.append(_check_item(ctx, "cuda", "report.check.cuda", cuda_check))
+    if avail is None or avail.status == SKIP:
+        cuda_check = build if build is not None and build.status in (FAIL, WARN) else avail or build
+    # no NVIDIA GPU: CUDA does not apply here
+    cpu_right_here = cuda_check is not None and cuda_check.cause == CPU_BUILD_RIGHT_HERE
+    items.append(_check_item(ctx, "cuda", "report.check.cuda", cuda_check, status=SKIP if cpu_right_here else None))
     torch_check = check_of(verify, "torch.import")
-    if torch_check is not None and torch_check.get("status") == PASS:
+    if torch_check is not None and torch_check.status == PASS:
         # the torch family (torchvision, torchaudio) belongs to "PyTorch works": one that cannot
         # be imported next to this torch fails the line, with its cause and fix
         family = [check_of(verify, name) for name in ("torchvision", "torchaudio")]
-        torch_check = next((c for c in family if c is not None and c.get("status") == FAIL), torch_check)
+        torch_check = next((c for c in family if c is not None and c.status == FAIL), torch_check)
     items.append(_check_item(ctx, "pytorch", "report.check.pytorch", torch_check))
     tensor = check_of(verify, "cuda.matmul.fp32", 0)
     kernel = check_of(verify, "cuda.kernel", 0)
-    if kernel is not None and kernel.get("status") == FAIL:
+    if kernel is not None and kernel.status == FAIL:
         tensor = kernel
     no_gpu = (SKIP, ctx.t("report.check.no_gpu_here"))
     items.append(_check_item(ctx, "gpu_tensor", "report.check.gpu_tensor", tensor, no_gpu if verify else None))
@@ -227,9 +234,9 @@ def _index_text(ctx: ReportContext, url: str | None) -> str:
 def _build_item(ctx: ReportContext) -> Item:
     """The build that is in the environment, as verify's probe found it there."""
     label = ctx.t("report.install.build")
-    versions = (ctx.verify or {}).get("versions") or {}
-    if not ctx.verify:
+    if ctx.verify is None:
         return Item("build", label, not_run(ctx.lang, "report.why.no_verify"), NOT_RUN)
+    versions = ctx.verify.versions
     if not versions.get("torch"):
         return Item("build", label, ctx.t("report.pytorch.not_importable"), FAIL)
     cuda = versions.get("cuda")
@@ -275,26 +282,25 @@ def install_section(ctx: ReportContext) -> Section:
 def verification_section(ctx: ReportContext) -> Section:
     sec = Section("verification", ctx.t("report.section.verification"))
     verify = ctx.verify
-    if not verify:
+    if verify is None:
         sec.status = NOT_RUN
         sec.paragraphs = [not_run(ctx.lang, "report.why.no_verify")]
         return sec
-    counts = verify.get("counts") or {}
-    python = verify.get("python")
-    if python:
-        sec.paragraphs.append(ctx.t("report.verify.env", python=python))
+    counts = verify.counts()
+    if verify.python_exe:
+        sec.paragraphs.append(ctx.t("report.verify.env", python=verify.python_exe))
     sec.paragraphs.append(t("verify.report.counts", ctx.lang, passed=counts.get("pass", 0), warned=counts.get("warn", 0),
                             failed=counts.get("fail", 0), skipped=counts.get("skip", 0)))
-    if verify.get("complete") is False:
+    if not verify.complete:
         sec.paragraphs.append(ctx.t("report.verify.incomplete"))
     rows, statuses = [], []
     for c in checks_of(verify):
-        status = c.get("status") if c.get("status") in STATUSES else INFO
-        rows.append([status_word(status, ctx.lang), str(c.get("title") or c.get("id")), str(c.get("detail") or "")])
+        status = c.status if c.status in STATUSES else INFO
+        rows.append([status_word(status, ctx.lang), c.title(ctx.lang) or c.id, c.detail_text(ctx.lang) or ""])
         statuses.append(status)
     sec.tables.append(Table("checks", [ctx.t("report.col.status"), ctx.t("report.col.check"),
                                        ctx.t("report.col.result")], rows, row_status=statuses))
-    versions = verify.get("versions") or {}
+    versions = verify.versions
     shown = [(k, versions.get(k)) for k in ("python", "torch", "cuda", "cudnn", "nccl", "driver_cuda", "arch_list")]
     rows = [[k, " ".join(str(a) for a in v) if isinstance(v, list) else str(v)] for k, v in shown
             if v not in (None, "", [])]
@@ -310,54 +316,49 @@ _UNIT_SECONDS = ("s",)
 def bench_details_section(ctx: ReportContext) -> Section:
     sec = Section("bench_details", ctx.t("report.section.bench_details"))
     bench = ctx.bench
-    if not bench:
+    if bench is None:
         sec.status = NOT_RUN
         sec.paragraphs = [not_run(ctx.lang, "report.why.no_bench")]
         return sec
-    for key in ("summary", "course_line"):
-        if bench.get(key):
-            sec.paragraphs.append(str(bench[key]))
-    gpu, cpu = bench.get("gpu") or {}, bench.get("cpu") or {}
-    if cpu.get("model"):
-        sec.items.append(Item("cpu", "CPU", f"{cpu['model']}" + (f", {cpu['threads']} threads" if cpu.get("threads")
-                                                                  else "")))
-    if gpu.get("name"):
-        sec.items.append(Item("gpu", "GPU", str(gpu["name"])))
-    if bench.get("suite"):
-        sec.items.append(Item("suite", ctx.t("report.bench.suite"), str(bench["suite"])))
-    speedups = [s for s in bench.get("speedups") or [] if isinstance(s, dict)]
+    for text in (bench.summary(ctx.lang), bench.course_line(ctx.lang)):
+        if text:
+            sec.paragraphs.append(str(text))
+    cpu_model, threads = bench.bench_facts.get("cpu"), bench.threads
+    if cpu_model:
+        sec.items.append(Item("cpu", "CPU", f"{cpu_model}" + (f", {threads} threads" if threads else "")))
+    if bench.gpu_name:
+        sec.items.append(Item("gpu", "GPU", str(bench.gpu_name)))
+    suite = bench.bench_facts.get("suite")
+    if suite:
+        sec.items.append(Item("suite", ctx.t("report.bench.suite"), str(suite)))
+    speedups = bench.speedups()
     if speedups:
-        rows = [[ctx.t(f"report.speedup.{s.get('id')}"), f"{s.get('baseline')} → {s.get('target')}",
-                 str(s.get("size") if s.get("size") is not None else ""), fmt_speedup(s.get("factor"), ctx.lang)]
-                for s in speedups]
+        rows = [[ctx.t(f"report.speedup.{s.id}"), f"{s.baseline} → {s.target}",
+                 str(s.size if s.size is not None else ""), fmt_speedup(s.factor, ctx.lang)] for s in speedups]
         sec.tables.append(Table("speedups", [ctx.t("report.col.what"), ctx.t("report.col.devices"),
                                              ctx.t("report.col.size"), ctx.t("report.line.speedup")], rows))
-    effs = [e for e in bench.get("efficiency") or [] if isinstance(e, dict)]
+    effs = bench.efficiencies()
     if effs:
-        rows = [[t(f"bench.result.{e.get('id')}", ctx.lang), str(e.get("dtype")), str(e.get("size") or ""),
-                 f"{num(float(e.get('measured') or 0))} / {num(float(e.get('peak') or 0))}",
-                 f"{float(e.get('percent') or 0):.0f}%"] for e in effs]
+        rows = [[t(f"bench.result.{e.id}", ctx.lang), str(e.dtype), str(e.size or ""),
+                 f"{num(float(e.measured or 0))} / {num(float(e.peak or 0))}", f"{float(e.percent or 0):.0f}%"]
+                for e in effs]
         sec.tables.append(Table("efficiency", [ctx.t("report.col.what"), "dtype", ctx.t("report.col.size"),
                                                ctx.t("report.col.measured_peak"), ctx.t("report.col.efficiency")], rows,
                                 caption=ctx.t("report.bench.efficiency_caption")))
-    results = [r for r in bench.get("results") or [] if isinstance(r, dict)]
-    if results:
+    if bench.results:
         rows = []
-        for r in results:
-            title = t(f"bench.result.{r.get('id')}", ctx.lang)
-            unit = str(r.get("unit") or "")
-            value = fmt_duration(r.get("value"), ctx.lang) if unit in _UNIT_SECONDS else \
-                f"{num(float(r.get('value') or 0))} {unit}"
-            rows.append([title, str(r.get("device") or ""), str(r.get("dtype") or ""),
-                         str(r.get("size") if r.get("size") is not None else ""), value,
-                         fmt_duration(r.get("median_s"), ctx.lang)])
+        for r in bench.results:
+            title = t(f"bench.result.{r.id}", ctx.lang)
+            unit = r.unit or ""
+            value = fmt_duration(r.value, ctx.lang) if unit in _UNIT_SECONDS else f"{num(float(r.value or 0))} {unit}"
+            rows.append([title, r.device or "", r.dtype or "", str(r.size if r.size is not None else ""), value,
+                         fmt_duration(r.median_s, ctx.lang)])
         sec.tables.append(Table("results", [ctx.t("report.col.what"), ctx.t("report.col.device"), "dtype",
                                             ctx.t("report.col.size"), ctx.t("report.col.value"),
                                             ctx.t("report.col.median")], rows))
-    skipped = [s for s in bench.get("skipped") or [] if isinstance(s, dict)]
-    if skipped:
-        sec.items.append(Item("skipped", ctx.t("report.bench.skipped"), str(len(skipped)), SKIP,
-                              sorted({f"{s.get('id')} ({s.get('device')}): {s.get('text')}" for s in skipped})))
+    if bench.skipped:
+        sec.items.append(Item("skipped", ctx.t("report.bench.skipped"), str(len(bench.skipped)), SKIP,
+                              sorted({f"{s.id} ({s.device}): {s.text(ctx.lang)}" for s in bench.skipped})))
     return sec
 
 
@@ -425,19 +426,20 @@ def findings_section(ctx: ReportContext) -> Section:
         sec.items.append(Item(f.id, f"{t('severity.' + f.severity, ctx.lang)}: {title}", f.cause(ctx.lang),
                               severity_status.get(f.severity, INFO), [ctx.t("report.fix", text=f.fix(ctx.lang))]))
     for c in checks_of(ctx.verify):
-        if c.get("status") not in (FAIL, WARN) or not (c.get("cause") or c.get("fix")):
+        cause, fix = c.cause_text(ctx.lang), c.fix_text(ctx.lang)
+        if c.status not in (FAIL, WARN) or not (cause or fix):
             continue
-        if c.get("cause_id") == CPU_BUILD_RIGHT_HERE:
+        if c.cause == CPU_BUILD_RIGHT_HERE:
             continue  # the detection's "no NVIDIA GPU" note says it, as a note
-        key = f"verify:{c.get('cause_id') or c.get('id')}"
-        if key in seen or (c.get("finding") and c.get("finding") in seen):
+        key = f"verify:{c.cause or c.id}"
+        if key in seen or (c.finding and c.finding in seen):
             continue
         seen.add(key)
-        details = [ctx.t("report.fix", text=c["fix"])] if c.get("fix") else []
-        sec.items.append(Item(str(c.get("id")), f"{ctx.t('report.findings.verify')}: {c.get('title')}",
-                              str(c.get("cause") or c.get("detail") or ""), c["status"], details))
+        details = [ctx.t("report.fix", text=fix)] if fix else []
+        sec.items.append(Item(c.id, f"{ctx.t('report.findings.verify')}: {c.title(ctx.lang)}",
+                              str(cause or c.detail_text(ctx.lang) or ""), c.status, details))
     if not sec.items:
-        if d is None and not ctx.verify:
+        if d is None and ctx.verify is None:
             sec.status = NOT_RUN
             sec.paragraphs = [not_run(ctx.lang, "report.why.no_detection")]
         else:
@@ -475,15 +477,14 @@ def changes_section(ctx: ReportContext) -> Section:
 def appendices(ctx: ReportContext) -> list[Block]:
     verify = ctx.verify
     collect = None
-    if verify:
-        ce = verify.get("collect_env")
-        collect = ce.get("text") if isinstance(ce, dict) else None
+    if verify is not None:
+        ce = verify.collect_env
+        collect = ce.get("text") if isinstance(ce, dict) and isinstance(ce.get("text"), str) else None
         if collect is None:
-            raw = ctx.inputs.verify
-            text = getattr(raw, "collect_env_text", None)
-            collect = text if isinstance(text, str) else None
+            collect = verify.collect_env_text
     blocks = [Block("collect_env", ctx.t("report.appendix.collect_env"), collect,
-                    not_run(ctx.lang, "report.why.no_verify") if not verify else ctx.t("report.appendix.no_collect_env"))]
+                    not_run(ctx.lang, "report.why.no_verify") if verify is None
+                    else ctx.t("report.appendix.no_collect_env"))]
     d = ctx.detection
     smi = d.nvidia.raw_smi_output if d is not None else None
     empty = not_run(ctx.lang, "report.why.no_detection") if d is None else ctx.t("report.appendix.no_smi")

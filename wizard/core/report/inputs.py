@@ -4,9 +4,9 @@ Why a dataclass of its own: the report stage comes before the application layer,
 import :mod:`wizard.app`; and a report a teaching assistant trusts must say exactly which facts it
 was built from. The application layer (``wizard.app.report.report_inputs``) fills one; :func:`~wizard.core.report.build.build_report` reads nothing else.
 
-The later steps' results (verification, benchmark) are read as their JSON documents
-(``to_json(lang)``), the same documents their own ``--json`` outputs print, so the report and
-those outputs cannot disagree.
+The later steps' results are read as the typed values they are (a :class:`VerifyReport`'s
+:class:`Check` rows, a :class:`BenchReport`'s results, an :class:`InstallSummary`): fields, not
+string keys. Their ``--json`` outputs are made from the same values, so the two cannot disagree.
 """
 
 from __future__ import annotations
@@ -24,13 +24,12 @@ if TYPE_CHECKING:
     from wizard.core.install.summary import InstallSummary
     from wizard.core.recommend.choose_python import PythonChoice
     from wizard.core.recommend.recommender import Candidate
-    from wizard.core.verify.benchmark import BenchReport
+    from wizard.core.verify.benchmark import BenchReport, BenchResult
     from wizard.core.verify.checklist import VerifyReport
+    from wizard.core.verify.checks import Check
 
 
 @dataclass(frozen=True)
-
-
 class ReportInputs:
     """Everything one report is made of. A step that did not run is ``None`` (the report says
     "not run"); nothing here is looked up later from anywhere else."""
@@ -46,15 +45,28 @@ class ReportInputs:
     candidate: Candidate | None = None  # the build the student picked, when not the recommended one
     install: InstallSummary | None = None  # the install job's summary
     install_plan: Mapping[str, Any] | None = None  # what the Environment page set up: requirements, index_url
-    verify: VerifyReport | Mapping[str, Any] | None = None
-    bench: BenchReport | Mapping[str, Any] | None = None
+    verify: VerifyReport | None = None
+    bench: BenchReport | None = None
     vram: Any = None  # the VramEstimate of the workload the student chose
     diagnosis: Sequence[Any] | None = None  # Diagnosis items (wizard.core.diagnosis.rules)
     changes_checked: bool = False  # history was compared (``changes`` None: nothing to compare with)
     changes: Any = None  # a SnapshotDiff; history is a later stage, so it is not named here
     remotes: Sequence[MachineRecord] = ()  # Colab/cloud machines added to the report
-    # the checklist run inside a Jupyter kernel: (the kernel's display name, VerifyReport or its JSON)
-    kernel_verify: tuple[str, VerifyReport | Mapping[str, Any]] | None = None
+    # the checklist run inside a Jupyter kernel: (the kernel's display name, its VerifyReport)
+    kernel_verify: tuple[str, VerifyReport] | None = None
+
+    def __post_init__(self) -> None:
+        """A result of another type is a bug in the caller, said at once: read as "not run" it
+        would hide a step, and read as a document it would be looked up by string keys again."""
+        from wizard.core.install.summary import InstallSummary
+        from wizard.core.verify.benchmark import BenchReport
+        from wizard.core.verify.checklist import VerifyReport
+
+        kernel = self.kernel_verify[1] if self.kernel_verify is not None else None
+        for name, value, kind in (("verify", self.verify, VerifyReport), ("bench", self.bench, BenchReport),
+                                  ("install", self.install, InstallSummary), ("kernel_verify", kernel, VerifyReport)):
+            if value is not None and not isinstance(value, kind):
+                raise TypeError(f"ReportInputs.{name} must be a {kind.__name__}, not {type(value).__name__}")
 
 
 def inputs_redactor(inputs: ReportInputs) -> Redactor:
@@ -66,44 +78,36 @@ def inputs_redactor(inputs: ReportInputs) -> Redactor:
 
 
 # ---------------------------------------------------------------------------------------------
-# Reading the later steps' results as their JSON documents
+# Reading the later steps' results
 # ---------------------------------------------------------------------------------------------
 
 
-def as_doc(value: Any, lang: str) -> dict[str, Any] | None:
-    """A step's result as its JSON document: a dict as is, else ``to_json(lang)``."""
-    if value is None:
-        return None
-    if isinstance(value, Mapping):
-        return dict(value)
-    to_json = getattr(value, "to_json", None)
-    if callable(to_json):  # VerifyReport.to_json(lang), BenchReport.to_json(lang)
-        doc = to_json(lang)
-        return doc if isinstance(doc, dict) else None
-    return None
 
 
+def checks_of(verify: VerifyReport | None) -> list[Check]:
+    return list(verify.checks) if verify is not None else []
 
 
-def checks_of(verify: dict[str, Any] | None) -> list[dict[str, Any]]:
-    if not verify:
-        return []
-    return [c for c in verify.get("checks") or [] if isinstance(c, dict)]
-
-
-def check_of(verify: dict[str, Any] | None, cid: str, device: int | None = None) -> dict[str, Any] | None:
+def check_of(verify: VerifyReport | None, cid: str, device: int | None = None) -> Check | None:
     for c in checks_of(verify):
-        if c.get("id") == cid and (device is None or c.get("device") in (device, None)):
+        if c.id == cid and (device is None or c.device in (device, None)):
             return c
     return None
 
 
-def bench_course(bench: dict[str, Any] | None) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+def cuda_available(verify: VerifyReport | None) -> bool | None:
+    """What ``torch.cuda.is_available()`` answered in the environment (None: not asked)."""
+    cuda = verify.facts.get("cuda") if verify is not None else None
+    value = cuda.get("is_available") if isinstance(cuda, dict) else None
+    return value if isinstance(value, bool) else None
+
+
+def bench_course(bench: BenchReport | None) -> tuple[BenchResult | None, BenchResult | None]:
     """The course's N×N matmul on the CPU and on the GPU (the last of each)."""
     cpu = gpu = None
-    for r in (bench or {}).get("results") or []:
-        if isinstance(r, dict) and r.get("id") == "course_matmul":
-            if r.get("device") == "cpu":
+    for r in bench.results if bench is not None else []:
+        if r.id == "course_matmul":
+            if r.device == "cpu":
                 cpu = r
             else:
                 gpu = r
@@ -123,10 +127,8 @@ def gpus_of(detection: Detection | None) -> list[GpuInfo]:
 
 def local_machine(inputs: ReportInputs, lang: str | None = None) -> MachineRecord:
     """This machine's facts as a record (``machines[0]`` of the report)."""
-    lang = lang or inputs.lang
     d = inputs.detection
-    verify = as_doc(inputs.verify, lang)
-    bench = as_doc(inputs.bench, lang)
+    verify = inputs.verify
     record = MachineRecord(kind=KIND_LOCAL, source="detection", date=inputs.started_at,
                            platform_hint=detect_platform_hint(inputs.environ))
     if d is not None:
@@ -136,19 +138,17 @@ def local_machine(inputs: ReportInputs, lang: str | None = None) -> MachineRecor
         record.cuda_version = d.nvidia.cuda_version
         record.gpus = [{"name": g.name, "memory_total_mib": g.memory_total_mib,
                         "compute_capability": g.compute_capability} for g in gpus_of(d)]
-    if verify:
-        versions = verify.get("versions") or {}
+    if verify is not None:
+        versions = verify.versions
         record.torch_version = versions.get("torch")
         record.torch_cuda = versions.get("cuda")
-        cuda = (verify.get("facts") or {}).get("cuda")
-        if isinstance(cuda, dict) and isinstance(cuda.get("is_available"), bool):
-            record.cuda_available = cuda["is_available"]
-    cpu, gpu = bench_course(bench)
+        record.cuda_available = cuda_available(verify)
+    cpu, gpu = bench_course(inputs.bench)
     if cpu is not None:
-        record.bench_size = cpu.get("size")
-        record.cpu_s = cpu.get("median_s")
+        record.bench_size = cpu.size
+        record.cpu_s = cpu.median_s
     if gpu is not None:
-        record.gpu_s = gpu.get("median_s")
+        record.gpu_s = gpu.median_s
     if record.cpu_s and record.gpu_s:
         record.speedup = record.cpu_s / record.gpu_s
     return record
@@ -163,8 +163,8 @@ class ReportContext:
     inputs: ReportInputs
     lang: str
     detection: Detection | None
-    verify: dict[str, Any] | None
-    bench: dict[str, Any] | None
+    verify: VerifyReport | None
+    bench: BenchReport | None
     install: InstallSummary | None
     machines: list[MachineRecord]
 
@@ -173,4 +173,4 @@ class ReportContext:
 
 
 __all__ = ["ReportInputs", "ReportContext", "inputs_redactor", 
-           "as_doc", "checks_of", "check_of", "bench_course", "gpus_of", "local_machine"]
+           "checks_of", "cuda_available", "check_of", "bench_course", "gpus_of", "local_machine"]

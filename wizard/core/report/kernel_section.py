@@ -10,18 +10,20 @@ reports that never ran one are unchanged.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from wizard.core.report.document import FAIL, PASS, SKIP, STATUSES, WARN, Item, Section
-from wizard.core.report.inputs import ReportContext, as_doc
+from wizard.core.report.inputs import ReportContext, cuda_available
+
+if TYPE_CHECKING:
+    from wizard.core.verify.checklist import VerifyReport
 
 
-def kernel_state(doc: dict[str, Any]) -> str:
+def kernel_state(report: VerifyReport) -> str:
     """What the kernel's interpreter has: "gpu" (CUDA available), "cpu_build" (torch without
     CUDA), "no_gpu" (a CUDA build that sees no GPU) or "no_torch"."""
-    versions = doc.get("versions") or {}
-    cuda = (doc.get("facts") or {}).get("cuda")
-    if isinstance(cuda, dict) and cuda.get("is_available") is True:
+    versions = report.versions
+    if cuda_available(report) is True:
         return "gpu"
     if not versions.get("torch"):
         return "no_torch"
@@ -33,21 +35,18 @@ def kernel_section(ctx: ReportContext) -> Section | None:
     pair = ctx.inputs.kernel_verify
     if pair is None:
         return None
-    label, value = pair
-    doc = as_doc(value, ctx.lang)
-    if doc is None:
-        return None
-    state = kernel_state(doc)
-    status = doc.get("status") if doc.get("status") in STATUSES else WARN
+    label, report = pair
+    state = kernel_state(report)
+    status = report.status if report.status in STATUSES else WARN
     if status == SKIP:
         status = WARN
-    counts = doc.get("counts") or {}
+    counts = report.counts()
     counts_text = ctx.t("p.report.kernel.counts", passed=counts.get(PASS, 0), warned=counts.get(WARN, 0),
                         failed=counts.get(FAIL, 0), skipped=counts.get(SKIP, 0))
-    versions = doc.get("versions") or {}
+    versions = report.versions
     details = [counts_text]
-    if doc.get("python"):
-        details.append(ctx.t("p.report.kernel.python", python=doc["python"]))
+    if report.python_exe:
+        details.append(ctx.t("p.report.kernel.python", python=report.python_exe))
     value_text = ctx.t(f"p.report.kernel.{state}", kernel=label, torch=versions.get("torch") or "?",
                        cuda=versions.get("cuda") or "?")
     sec = Section("kernel", ctx.t("p.report.section.kernel"), status=status)

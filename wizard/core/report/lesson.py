@@ -8,7 +8,7 @@ and which need Colab or the cloud), so they come first, each line from a measure
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wizard.core.base.i18n import t
 from wizard.core.machine.models import STATUS_NO_DRIVER, STATUS_OK, Detection
@@ -28,8 +28,12 @@ from wizard.core.report.document import (
     gib_from_mib,
     gpu_label,
 )
-from wizard.core.report.inputs import ReportContext, bench_course, check_of, gpus_of
+from wizard.core.report.inputs import ReportContext, bench_course, check_of, cuda_available, gpus_of
 from wizard.core.report.text import date_text, fmt_seconds, fmt_speedup, gib, machine_title, not_run, remote_summary
+
+if TYPE_CHECKING:
+    from wizard.core.verify.benchmark import BenchReport
+    from wizard.core.verify.checklist import VerifyReport
 
 
 def _remote_line(ctx: ReportContext, kind: str) -> Item:
@@ -96,30 +100,28 @@ def nvidia_smi_line(ctx: ReportContext, d: Detection) -> Item:
     return Item("nvidia_smi", label, text, INFO if no_card else FAIL, details)
 
 
-def _pytorch_line(ctx: ReportContext, verify: dict[str, Any] | None) -> Item:
+def _pytorch_line(ctx: ReportContext, verify: VerifyReport | None) -> Item:
     label = ctx.t("report.line.pytorch_cuda")
-    if not verify:
+    if verify is None:
         details = []
         if ctx.install is not None and ctx.install.ok:
             details.append(ctx.t("report.pytorch.installed_not_verified"))
         return Item("pytorch_cuda", label, not_run(ctx.lang, "report.why.no_verify"), NOT_RUN, details)
-    versions = verify.get("versions") or {}
+    versions = verify.versions
     torch_v = versions.get("torch")
     if not torch_v:
         imp = check_of(verify, "torch.import")
-        detail = (imp or {}).get("detail") or ctx.t("report.pytorch.not_importable")
+        detail = (imp.detail_text(ctx.lang) if imp is not None else None) or ctx.t("report.pytorch.not_importable")
         return Item("pytorch_cuda", label, detail, FAIL)
     cuda = versions.get("cuda")
-    facts_cuda = (verify.get("facts") or {}).get("cuda")
-    available = facts_cuda.get("is_available") if isinstance(facts_cuda, dict) else None
     value = ctx.t("report.pytorch.value", torch=torch_v, cuda=cuda or ctx.t("report.pytorch.cpu_build"),
-                  available=_bool_text(available))
+                  available=_bool_text(cuda_available(verify)))
     c = check_of(verify, "cuda.available")
-    status = {PASS: PASS, FAIL: FAIL, WARN: WARN}.get((c or {}).get("status"), INFO)
+    status = {PASS: PASS, FAIL: FAIL, WARN: WARN}.get(c.status if c is not None else "", INFO)
     if not cuda:
-        build = check_of(verify, "cuda.build") or {}
-        status = build.get("status") if build.get("status") in (FAIL, WARN) else INFO
-        if build.get("cause_id") == CPU_BUILD_RIGHT_HERE:
+        build = check_of(verify, "cuda.build")
+        status = build.status if build is not None and build.status in (FAIL, WARN) else INFO
+        if build is not None and build.cause == CPU_BUILD_RIGHT_HERE:
             status = INFO  # no NVIDIA GPU: the CPU build is the right one, not something to fix
     return Item("pytorch_cuda", label, value, status)
 
@@ -128,15 +130,15 @@ def _bool_text(value: Any) -> str:
     return {True: "True", False: "False"}.get(value, "?")
 
 
-def _memory_line(ctx: ReportContext, d: Detection | None, verify: dict[str, Any] | None) -> Item:
+def _memory_line(ctx: ReportContext, d: Detection | None, verify: VerifyReport | None) -> Item:
     label = ctx.t("report.line.gpu_memory")
     mem = check_of(verify, "cuda.memory")
-    if mem and mem.get("status") in (PASS, WARN):
-        ev = mem.get("evidence") or {}
+    if mem is not None and mem.status in (PASS, WARN):
+        ev = mem.evidence  # the probe's own numbers (JSON from the target environment)
         total, free = ev.get("total_bytes"), ev.get("free_bytes")
         if total:
             value = ctx.t("report.memory.torch", total=gib(total), free=gib(free) or "?")
-            return Item("gpu_memory", label, value, WARN if mem["status"] == WARN else INFO)
+            return Item("gpu_memory", label, value, WARN if mem.status == WARN else INFO)
     if d is None:
         return Item("gpu_memory", label, not_run(ctx.lang, "report.why.no_detection"), NOT_RUN)
     gpus = [g for g in gpus_of(d) if g.memory_total_mib]
@@ -158,7 +160,7 @@ def benchmark_section(ctx: ReportContext) -> Section:
     sec = Section("benchmark", ctx.t("report.section.benchmark"))
     bench, local = ctx.bench, ctx.machines[0]
     labels = (ctx.t("report.line.cpu_time"), ctx.t("report.line.gpu_time"), ctx.t("report.line.speedup"))
-    if not bench:
+    if bench is None:
         why = not_run(ctx.lang, "report.why.no_bench")
         sec.items = [Item(i, label, why, NOT_RUN) for i, label in zip(("cpu_time", "gpu_time", "speedup"), labels)]
         sec.status = NOT_RUN
@@ -175,7 +177,7 @@ def benchmark_section(ctx: ReportContext) -> Section:
             gpu_item = Item("gpu_time", labels[1], ctx.t("report.bench.no_gpu", reason=reason), SKIP)
             speed_item = Item("speedup", labels[2], t("common.na", ctx.lang), SKIP)
         else:
-            name = (bench.get("gpu") or {}).get("name") or gpu.get("device")
+            name = bench.gpu_name or gpu.device
             gpu_item = Item("gpu_time", labels[1], f"{fmt_seconds(local.gpu_s, ctx.lang)} ({what}, {name})")
             status = WARN if (local.speedup or 0) < 1 else INFO
             speed_item = Item("speedup", labels[2], fmt_speedup(local.speedup, ctx.lang), status)
@@ -185,10 +187,11 @@ def benchmark_section(ctx: ReportContext) -> Section:
     return sec
 
 
-def _no_gpu_reason(ctx: ReportContext, bench: dict[str, Any]) -> str:
-    for s in bench.get("skipped") or []:
-        if isinstance(s, dict) and s.get("text"):
-            return str(s["text"])
+def _no_gpu_reason(ctx: ReportContext, bench: BenchReport) -> str:
+    for s in bench.skipped:
+        text = s.text(ctx.lang)
+        if text:
+            return text
     return ctx.t("report.gpu.none")
 
 

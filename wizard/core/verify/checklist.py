@@ -111,6 +111,11 @@ class VerifyReport:
         return [e for e in self.events if e.get("event") == "error"]
 
     @property
+    def complete(self) -> bool:
+        """The probe finished every check (not stopped, crashed or timed out on the way)."""
+        return self.final and (self.outcome is None or self.outcome.completed)
+
+    @property
     def collect_env(self) -> dict[str, Any] | None:
         for e in reversed(self.events):
             if e.get("event") == "result" and e.get("type") == "collect_env":
@@ -185,7 +190,7 @@ class VerifyReport:
             "python": self.python_exe,
             "status": self.status,
             "ok": self.ok,
-            "complete": self.final and (self.outcome is None or self.outcome.completed),
+            "complete": self.complete,
             "counts": self.counts(),
             "checks": [c.to_json(lang) for c in self.checks],
             "versions": self.versions,
