@@ -19,6 +19,19 @@ def recognise(text: str) -> list[Any]:
     return list(_recognise(text))
 
 
+def recognise_in_environment(text: str, env_path: str) -> list[Any]:
+    """The findings ``text`` shows, refined by what the environment at ``env_path`` (an interpreter
+    or an environment folder) has: the versions, the interpreter, the code page. Raises
+    ``wizard.core.diagnosis.context.ContextError`` when that environment cannot be asked."""
+    from wizard.core.base.host import RealHost
+    from wizard.core.diagnosis.context import apply_context, gather_explain_context
+
+    findings = recognise(text)
+    if not findings:
+        return findings
+    return apply_context(findings, gather_explain_context(RealHost(), env_path))
+
+
 def format_findings(findings: list[Any], lang: str) -> str:
     """The findings as the text the command prints, or the line that says nothing was found."""
     from wizard.core.diagnosis.model import format_diagnoses

@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
 
     lang = lang_of(args)
     if args.explain:
-        return cmd_explain(args.explain, lang, as_json=args.json)
+        return cmd_explain(args.explain, lang, as_json=args.json, python=getattr(args, "python", None))
     host = RealHost()
     detection = _read_smi_file(args.nvidia_smi_file, lang) if args.nvidia_smi_file else app_detect.compute(host)
     if isinstance(detection, ExitStatus):
@@ -93,14 +93,15 @@ def read_pasted(path: str, lang: str | None = None) -> str:
     return read_input(path, lang)
 
 
-def explain_text(text: str, lang: str | None = None) -> tuple[list[Any], ExitStatus]:
+def explain_text(text: str, lang: str | None = None, python: str | None = None) -> tuple[list[Any], ExitStatus]:
     """The findings a pasted text shows, and the exit status: SUCCESS, NOTHING_RECOGNISED, or
-    BAD_INPUT for an empty text."""
-    from wizard.app.explain import recognise
+    BAD_INPUT for an empty text. ``python``: an environment to read the machine's side from
+    (raises ContextError when it cannot be asked)."""
+    from wizard.app.explain import recognise, recognise_in_environment
 
     if not (text or "").strip():
         return [], ExitStatus.BAD_INPUT
-    findings = recognise(text)
+    findings = recognise_in_environment(text, python) if python else recognise(text)
     return findings, ExitStatus.SUCCESS if findings else ExitStatus.NOTHING_RECOGNISED
 
 
@@ -116,13 +117,19 @@ def explain_json(findings: list[Any], lang: str) -> dict[str, Any]:
     return findings_json(findings, lang)
 
 
-def cmd_explain(path: str, lang: str, as_json: bool = False) -> ExitStatus:
-    """All of ``doctor --explain FILE|-``: read, recognise, print. Returns the exit status."""
+def cmd_explain(path: str, lang: str, as_json: bool = False, python: str | None = None) -> ExitStatus:
+    """All of ``doctor --explain FILE|- [--python ENV]``: read, recognise (with what ENV shows),
+    print. Returns the exit status."""
+    from wizard.core.diagnosis.context import ContextError
+
     try:
         text = read_pasted(path, lang)
     except OSError as exc:
         return error(t("cli.error.cannot_read", lang, path=path, error=exc.strerror or exc))
-    findings, status = explain_text(text, lang)
+    try:
+        findings, status = explain_text(text, lang, python)
+    except ContextError:
+        return error(t("explain.python.unusable", lang, path=python))
     if status == ExitStatus.BAD_INPUT:
         return error(t("cli.error.empty", lang))
     if as_json:
