@@ -39,22 +39,26 @@ def table(folder):
 
 def test_every_student_is_a_row_and_the_junk_is_skipped_with_its_reason(table):
     labels = [r.student.label for r in table.rows]
-    assert len(labels) == len(cr.CLASS_PLAN) + 1  # the 36 students and the hostile file's report
+    # the 36 students, the hostile file's report, and the two possible duplicates (kept and flagged:
+    # a copy must never push the real report out of the view)
+    assert len(labels) == len(cr.CLASS_PLAN) + 1 + 2
     assert labels == sorted(labels, key=str.casefold)
+    dups = {r.student.file: r.student.duplicates for r in table.rows if r.student.duplicates}
+    assert set(dups) == {"2026000_kim.json", "2026000_kim (1).json", "2026001_lee.json", "2026001_lee-again.json"}
+    assert [d.key for d in dups["2026000_kim (1).json"]] == ["k.class.dup.same_content"]  # said once
+    assert dict(dups["2026000_kim (1).json"][0].params)["others"] == "2026000_kim.json"
+    assert [d.key for d in dups["2026001_lee-again.json"]] == ["k.class.dup.same_machine"]
     reasons = {s.file: s.reason for s in table.roster.skipped}
-    assert reasons["2026000_kim (1).json"].key == "k.class.skip.same_content"
-    assert dict(reasons["2026000_kim (1).json"].params)["other"] == "2026000_kim.json"
-    assert reasons["2026001_lee-again.json"].key == "k.class.skip.same_machine"
     for name in ("truncated.json", "doctor.json", "future.json", "wrong-types.json", "empty.json"):
         assert reasons[name].key == "k.class.skip.not_report", name
     assert "facts.gpus[0].vram_bytes" in reasons["wrong-types.json"].text("en")
     assert "2.0" in reasons["future.json"].text("en")
-    assert len(reasons) == 7
+    assert len(reasons) == 5
 
 
 def test_ready_and_help_are_counted_and_grouped_by_failure_family(table):
     plan = cr.CLASS_PLAN
-    assert table.ready == plan.count("ok") + plan.count("no_gpu") + 1
+    assert table.ready == plan.count("ok") + plan.count("no_gpu") + 1 + 2  # + the two flagged copies
     assert table.need_help == len(plan) - plan.count("ok") - plan.count("no_gpu")
     assert {g.family: len(g.labels) for g in table.groups} == FAMILIES
     assert [len(g.labels) for g in table.groups] == sorted((len(g.labels) for g in table.groups), reverse=True)
@@ -99,7 +103,7 @@ def test_html_is_escaped_self_contained_and_sortable(table):
         assert f"\\Users\\{s.user}" not in page and f"/home/{s.user}" not in page
         if re.search(r"[가-힣]", s.user):
             assert s.user not in page
-    assert "도움 필요" in page and t("k.class.skip.same_content", "ko").split("{")[0] in page
+    assert "도움 필요" in page and t("k.class.dup.same_content", "ko", others="2026000_kim.json") in page
 
 
 def test_csv_has_a_bom_hangul_and_no_formulas(table, folder):
@@ -143,8 +147,8 @@ def test_a_report_resaved_by_powershell_or_notepad_still_reads(folder, tmp_path)
     (tmp_path / "ps.json").write_bytes(b"\xff\xfe" + text.encode("utf-16-le"))  # PowerShell 5's '>'
     (tmp_path / "np.json").write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))  # Notepad's BOM
     roster = read_roster([tmp_path / "ps.json", tmp_path / "np.json"])
-    assert [s.label for s in roster.students] == ["ps"]  # the same machine and time: np.json is a duplicate
-    assert roster.skipped[0].reason.key == "k.class.skip.same_machine"
+    assert [s.label for s in roster.students] == ["ps", "np"]  # the same machine and time: both kept, flagged
+    assert [d.key for d in roster.students[1].duplicates] == ["k.class.dup.same_machine"] and not roster.skipped
     assert roster.students[0].facts.gpus[0].name == "NVIDIA GeForce RTX 2070"
 
 

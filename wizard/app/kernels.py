@@ -50,13 +50,14 @@ def display_name(env: EnvFacts, lang: str) -> str:
 
 
 def register(session: Session, python_exe: str, *, name: str | None = None, consent: bool = False,
-             on_line: Callable[[str], None] | None = None, cancel: Any = None) -> RegisterResult:
-    """Register ``python_exe`` as a ``--user`` kernel (installing ipykernel only with consent)."""
+             on_line: Callable[[str], None] | None = None, cancel: Any = None, replace: bool = False) -> RegisterResult:
+    """Register ``python_exe`` as a ``--user`` kernel (installing ipykernel only with consent). A
+    kernel of the same name that runs another interpreter is replaced only with ``replace``."""
     from wizard.core.verify.kernel_install import register_kernel
 
     lang = session.lang
     return register_kernel(python_exe, lambda env: display_name(env, lang), name=name, consent=consent,
-                           on_line=on_line, cancel=cancel, os_name=os_name(session))
+                           on_line=on_line, cancel=cancel, os_name=os_name(session), replace=replace)
 
 
 def list_kernels(session: Session) -> list[KernelInfo]:
@@ -110,7 +111,9 @@ def flag_fix(flag: Flag, lang: str) -> str:
 def kernel_line(info: KernelInfo, lang: str) -> str:
     """One kernel as a line: its name, display name, interpreter and torch build."""
     torch = info.env.torch if info.env is not None else None
-    if info.interpreter is None:
+    if info.broken:
+        build = t("j.kernel.broken_state", lang)
+    elif info.interpreter is None:
         build = t("j.kernel.interpreter_gone", lang)
     elif torch is None:
         build = t("j.kernel.no_torch", lang) if info.env is not None and not info.env.error else "—"
@@ -125,6 +128,8 @@ def register_text(result: RegisterResult, lang: str) -> str:
     """What a registration did, in a sentence or two."""
     if result.ok:
         lines = [t("j.kernel.registered", lang, name=result.name, display=result.display_name)]
+        if result.replaced:
+            lines.insert(0, t("j.kernel.replaced", lang, name=result.name, python=(result.existing or {}).get("python", "?")))
         if result.installed_ipykernel:
             lines.insert(0, t("j.kernel.ipykernel_installed", lang))
         for flag in result.warnings:
@@ -132,6 +137,13 @@ def register_text(result: RegisterResult, lang: str) -> str:
         return "\n".join(lines)
     if result.needs_consent:
         return t("j.kernel.needs_ipykernel", lang, python=result.env.python_exe)
+    if result.failed_step == "name":
+        return t("j.kernel.bad_name", lang, name=result.name)
+    if result.failed_step == "exists" and result.existing is not None:
+        step = result.steps[-1] if result.steps else None
+        if step is not None and step.error:
+            return t("j.kernel.replace_failed", lang, name=result.name, error=step.error)
+        return t("j.kernel.exists", lang, name=result.name, python=result.existing["python"])
     if result.failed_step == "inspect":
         return t("j.kernel.python_broken", lang, python=result.env.python_exe, error=result.env.error or "")
     step = result.steps[-1] if result.steps else None

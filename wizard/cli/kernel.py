@@ -44,7 +44,8 @@ def run_install(args: argparse.Namespace) -> int:
         return error(t("j.kernel.bad_name", lang, name=args.name))
     session = _session(lang, detect=False)
     try:
-        result = app_kernels.register(session, python, name=args.name, consent=args.yes, on_line=None)
+        result = app_kernels.register(session, python, name=args.name, consent=args.yes, on_line=None,
+                                      replace=getattr(args, "replace", False))
     except KeyboardInterrupt:
         return ExitStatus.CANCELLED
     if args.json:
@@ -54,6 +55,10 @@ def run_install(args: argparse.Namespace) -> int:
     if result.needs_consent:
         say(t("j.kernel.needs_yes", lang))
         return ExitStatus.NEEDS_CONFIRM
+    if result.failed_step == "exists" and not result.steps:  # a kernel of that name is someone else's
+        return ExitStatus.NEEDS_CONFIRM
+    if result.failed_step == "name":
+        return ExitStatus.BAD_INPUT
     if not result.ok:
         return ExitStatus.FAILED
     if args.vscode and not write_vscode(args.vscode, python, lang):

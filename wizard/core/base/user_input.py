@@ -100,11 +100,14 @@ def read_bounded(stream: BinaryIO, limit: int = MAX_USER_BYTES) -> tuple[bytes, 
 
 def read_user_text(path: str | os.PathLike[str], limit: int = MAX_USER_BYTES) -> UserText:
     """FILE (or stdin for ``"-"``) decoded with :func:`decode_user_bytes`, at most ``limit`` bytes.
-    Raises OSError when it cannot be read."""
+    Raises OSError when it cannot be read (:class:`~wizard.core.base.user_files.NotARegularFile`, an
+    OSError, for a pipe, a device or a folder)."""
     if str(path) == "-":
         data, cut = read_bounded(sys.stdin.buffer, limit)
     else:
-        with open(path, "rb") as fh:
+        from wizard.core.base.user_files import open_user_file
+
+        with open_user_file(path) as fh:  # a regular file only: a FIFO is refused, never waited on
             data, cut = read_bounded(fh, limit)
     return UserText(decode_user_bytes(data), cut, limit)
 

@@ -4,15 +4,20 @@ Why typed dataclasses of its own: a handed-in report is an untrusted file. The r
 loader (:func:`wizard.core.report.as_json.loads`) checks the sections and machines, but ``facts``
 is a plain object to it; here every value of ``facts`` is checked against these annotations
 (:func:`wizard.core.base.typed.build`), so ``"vram_bytes": "lots"`` is a skipped file with a
-reason, never a crash half-way through 500 reports. A 1.0 report has no ``facts``: the same
+reason, never a crash half-way through 500 reports. Types are not enough: ``10**400`` is an int,
+and one such report took the whole page down (a float division overflowed). So every number is
+bounded too (:func:`check_bounds`: memory below 1 PiB, counts below a million, lists no longer
+than a real report's, text no longer than a page) and a report outside them is skipped, named. A 1.0 report has no ``facts``: the same
 values are taken from its ``machines[0]`` and its sections (:func:`facts_from_legacy`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, fields, is_dataclass
+from typing import Any
 
-from wizard.core.base.i18n import has
+from wizard.core.base.i18n import MessageError, has, msg
 from wizard.core.report.document import FAIL, NOT_RUN, PASS, SKIP, WARN, Report
 
 
@@ -103,6 +108,45 @@ class ReportFacts:
         return max(sizes) if sizes else None
 
 
+MAX_BYTES = 2**50  # 1 PiB: no GPU's or PC's memory comes near
+MAX_COUNT = 10**6
+MAX_LIST = {"gpus": 64, "findings": 1000, "lessons": 1000, "packages": 10000, "failed_ids": 1000}
+MAX_TEXT = 10_000
+
+
+class FactOutOfRange(MessageError, ValueError):
+    """A value of a report's facts that no real machine has; the message names where."""
+
+
+def _bounded(value: Any, where: str, name: str) -> None:
+    if isinstance(value, bool) or value is None:
+        return
+    if isinstance(value, int):
+        top = MAX_BYTES if name.endswith("_bytes") else MAX_COUNT
+        if not 0 <= value < top:
+            raise FactOutOfRange(msg("k.class.skip.out_of_range", where=where, limit=str(top)))
+    elif isinstance(value, float) and not (math.isfinite(value) and abs(value) < MAX_BYTES):
+        raise FactOutOfRange(msg("k.class.skip.out_of_range", where=where, limit=str(MAX_BYTES)))
+    elif isinstance(value, str) and len(value) > MAX_TEXT:
+        raise FactOutOfRange(msg("k.class.skip.out_of_range", where=where, limit=f"{MAX_TEXT} characters"))
+    elif isinstance(value, list):
+        limit = MAX_LIST.get(name, MAX_COUNT)
+        if len(value) > limit:
+            raise FactOutOfRange(msg("k.class.skip.out_of_range", where=where, limit=f"{limit} items"))
+        for i, item in enumerate(value):
+            _bounded(item, f"{where}[{i}]", name)
+    elif is_dataclass(value):
+        for f in fields(value):
+            _bounded(getattr(value, f.name), f"{where}.{f.name}", f.name)
+
+
+def check_bounds(facts: "ReportFacts", where: str = "facts") -> "ReportFacts":
+    """``facts`` when every number, list and text is within what a real report holds; raises
+    :class:`FactOutOfRange` (a MessageError) naming the first value that is not."""
+    _bounded(facts, where, "facts")
+    return facts
+
+
 def _verify_from_sections(report: Report) -> VerifyFact | None:
     sec = report.section("verify_checklist")
     items = sec.items if sec is not None else []
@@ -146,14 +190,17 @@ def facts_from_legacy(report: Report) -> ReportFacts:
     gpus = []
     for g in local.gpus:
         mib = g.get("memory_total_mib")
+        real = isinstance(mib, (int, float)) and not isinstance(mib, bool) and math.isfinite(mib) and 0 < mib < MAX_BYTES
         gpus.append(GpuFact(name=g.get("name") if isinstance(g.get("name"), str) else None,
-                            vram_bytes=int(mib * 2**20) if isinstance(mib, (int, float)) and mib > 0 else None,
+                            vram_bytes=int(mib * 2**20) if real else None,
                             cc=g.get("compute_capability") if isinstance(g.get("compute_capability"), str) else None))
-    return ReportFacts(started_at=local.date, os=local.os, nvidia_status=local.nvidia_status, gpus=gpus,
-                       driver=local.driver_version, cuda_driver=local.cuda_version,
-                       verify=_verify_from_sections(report), findings=_findings_from_sections(report),
-                       lessons=_lessons_for(gpus))
+    if len(gpus) > MAX_LIST["gpus"]:
+        raise FactOutOfRange(msg("k.class.skip.out_of_range", where="machines[0].gpus", limit=f"{MAX_LIST['gpus']} items"))
+    return check_bounds(ReportFacts(started_at=local.date, os=local.os, nvidia_status=local.nvidia_status,
+                                    gpus=gpus, driver=local.driver_version,
+                                    cuda_driver=local.cuda_version, verify=_verify_from_sections(report),
+                                    findings=_findings_from_sections(report), lessons=_lessons_for(gpus)))
 
 
 __all__ = ["GpuFact", "PackageFact", "InstallFact", "VerifyFact", "FindingFact", "LessonFact", "VramFact",
-           "ReportFacts", "facts_from_legacy"]
+           "ReportFacts", "facts_from_legacy", "check_bounds", "FactOutOfRange", "MAX_BYTES"]

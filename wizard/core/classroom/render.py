@@ -6,13 +6,16 @@ when a heading is clicked, and the GPU-tier plot as SVG drawn here. Every string
 student's file (file name, OS, GPU name, versions, ids) is untrusted and escaped
 (:func:`html.escape`, quotes included) before it reaches the page; the script reads only the
 cells' text. The CSV starts with a UTF-8 BOM so Excel shows Hangul, and a cell that a
-spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@`` first) is quoted with ``'``.
+spreadsheet would run as a formula is quoted with ``'``: one whose first character -- or the first
+of any of its lines, after leading blanks, quotes and control characters, which some imports trim
+before they evaluate -- is ``=``, ``+``, ``-``, ``@``, a tab or a carriage return (OWASP's list).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from html import escape
 
 from wizard import __version__
@@ -21,6 +24,7 @@ from wizard.core.classroom.table import ClassTable, Group, Row, family_fix, fami
 
 COLUMNS = ("student", "status", "os", "gpu", "vram", "driver", "build", "verify", "families", "colab")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_LINE = re.compile(r"(?:^|[\r\n])[\s\"'\x00-\x1f\x7f]*[=+\-@]")
 
 
 def _gib(nbytes: int | None) -> str:
@@ -44,6 +48,8 @@ def cells(row: Row, lang: str) -> list[str]:
     lessons = [lesson_title(x, lang) for x in row.colab]
     lessons += [t("k.class.cloud_mark", lang, lesson=lesson_title(x, lang)) for x in row.cloud]
     label = row.student.label + ("" if row.student.from_facts else " " + t("k.class.old_report", lang))
+    for dup in row.student.duplicates:  # kept, and said: the instructor decides which is the real one
+        label += " " + t("k.class.dup.mark", lang, why=dup.text(lang))
     return [label, t("k.class.status.ready" if row.ready else "k.class.status.help", lang), f.os or "—", gpu,
             _gib(f.vram_bytes), driver, f.build or "—", verify, ", ".join(row.families) or "—",
             ", ".join(lessons) or "—"]
@@ -54,7 +60,8 @@ def headings(lang: str) -> list[str]:
 
 
 def _csv_cell(text: str) -> str:
-    return "'" + text if text.startswith(_FORMULA_START) else text
+    """``text`` as a cell no spreadsheet runs: see the module docstring."""
+    return "'" + text if text.startswith(_FORMULA_START) or _FORMULA_LINE.search(text) else text
 
 
 def render_csv(table: ClassTable, lang: str) -> str:

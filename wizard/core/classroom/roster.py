@@ -1,14 +1,19 @@
-"""Reading a class's handed-in reports: each file once, bounded, typed, duplicates and broken
-files skipped with a one-line reason.
+"""Reading a class's handed-in reports: each file once, bounded, typed; broken files skipped with a
+one-line reason, possible duplicates kept and flagged.
 
 Why these rules: a TA points the class view at a shared folder where students upload twice,
 rename, re-export the same run, or drop something that is not a report at all. Every file is
 read with the one bounded reader (:func:`wizard.core.base.user_input.read_user_text`, 4 MB cap,
 any encoding a Windows editor writes) and parsed by the report's own typed loader, exactly as
 ``report --add-remote`` reads a report; ``facts`` are then checked value by value
-(:mod:`wizard.core.classroom.facts`). A file whose bytes were already seen, or that describes
-the same machine at the same time as an earlier file, is a duplicate. Nothing is de-redacted:
-the table shows what the student exported.
+(:mod:`wizard.core.classroom.facts`), numbers bounded. A file whose bytes were already seen, or
+that describes the same machine at the same time as another file, is a *possible* duplicate:
+every such file keeps its row and each is flagged with the others' names -- a student who copies
+a classmate's report under a name that sorts first must not push the real one out of the view.
+Only regular files are read (a named pipe is refused without being opened, never waited on), at
+most :data:`MAX_REPORTS` of them. File names and reasons reach the instructor's terminal, so
+control characters in them (terminal escape codes) are shown escaped (:func:`shown_name`).
+Nothing is de-redacted: the table shows what the student exported.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -23,12 +29,16 @@ from typing import Iterable
 from wizard.core.base.i18n import Message, MessageError, msg
 from wizard.core.base.schema import SchemaError
 from wizard.core.base.typed import DocumentTypeError, build
+from wizard.core.base.user_files import NotARegularFile, file_kind, open_user_file
 from wizard.core.base.user_input import MAX_USER_BYTES, decode_user_bytes, read_bounded
-from wizard.core.classroom.facts import ReportFacts, facts_from_legacy
+from wizard.core.classroom.facts import ReportFacts, check_bounds, facts_from_legacy
 
 REPORT_SUFFIXES = (".json",)
-_UNSAFE = re.compile(r"[\x00-\x1f\x7f]+")
+# C0 and C1 controls, DEL, and the bidirectional overrides that reorder what a terminal shows
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]+")
+_UNSAFE_ONE = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 MAX_LABEL = 60
+MAX_REPORTS = 5000  # a class is at most a few hundred; a folder of more is not a class folder
 
 
 @dataclass
@@ -36,10 +46,11 @@ class Student:
     """One student's report: who (a label from the file, never a path), and the facts."""
 
     label: str
-    file: str  # the file's name, without its folder
+    file: str  # the file's name, without its folder (control characters shown escaped)
     facts: ReportFacts
     lang: str | None = None  # the report's language (a 1.0 report's fix lines are in it)
     from_facts: bool = True  # False: a 1.0 report, read from its machines and sections
+    duplicates: list[Message] = field(default_factory=list)  # "the same content/machine as <file>"
 
 
 @dataclass
@@ -52,6 +63,19 @@ class Skipped:
 class Roster:
     students: list[Student] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+
+
+def shown_name(name: str) -> str:
+    """A file name as it may be printed: each control character (an escape code) as ``\\x1b``."""
+    return _UNSAFE_ONE.sub(lambda m: ascii(m.group())[1:-1], name)
+
+
+def _safe(message: Message) -> Message:
+    """``message`` with every text parameter's control characters shown escaped (a reason may
+    quote the file: a schema version, a type name)."""
+    params = {k: (_safe(v) if isinstance(v, Message) else shown_name(v) if isinstance(v, str) else v)
+              for k, v in message.params}
+    return Message(message.key, tuple(params.items()))
 
 
 def label_from_name(name: str) -> str:
@@ -72,16 +96,31 @@ def expand_inputs(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], 
         p = Path(raw)
         if p.is_dir():
             try:
-                found = [c for c in p.iterdir() if c.suffix.lower() in REPORT_SUFFIXES and c.is_file()]
+                found = [c for c in p.iterdir() if c.suffix.lower() in REPORT_SUFFIXES and not c.is_dir()]
             except OSError as exc:
-                missing.append(Skipped(p.name, msg("k.class.skip.unreadable", error=exc.strerror or str(exc))))
+                missing.append(Skipped(shown_name(p.name), msg("k.class.skip.unreadable",
+                                                               error=exc.strerror or str(exc))))
                 continue
-            files.extend(sorted(found, key=lambda c: (c.stem, c.name)))  # "x.json" before its copy "x (1).json"
-        elif p.is_file():
-            files.append(p)
+            for c in sorted(found, key=lambda c: (c.stem, c.name)):  # "x.json" before its copy "x (1).json"
+                _add(c, files, missing)
+        elif os.path.lexists(p):
+            _add(p, files, missing)
         else:
-            missing.append(Skipped(p.name or str(p), msg("k.class.skip.missing")))
+            missing.append(Skipped(shown_name(p.name or str(p)), msg("k.class.skip.missing")))
     return files, missing
+
+
+def _add(path: Path, files: list[Path], skipped: list[Skipped]) -> None:
+    """A regular file joins ``files``; a pipe, device or socket is skipped without being opened."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        skipped.append(Skipped(shown_name(path.name), msg("k.class.skip.unreadable", error=exc.strerror or str(exc))))
+        return
+    if stat.S_ISREG(mode):
+        files.append(path)
+    else:
+        skipped.append(Skipped(shown_name(path.name), NotARegularFile(path, file_kind(mode)).message))
 
 
 def student_from_text(text: str, name: str) -> Student:
@@ -97,7 +136,7 @@ def student_from_text(text: str, name: str) -> Student:
     if doc.get("facts") is not None:
         # a 1.1 report: the table needs only its facts, each value checked against its type
         # (checking every section's text too made 500 reports take three times as long)
-        return Student(label, name, build(ReportFacts, doc["facts"], "facts"), lang)
+        return Student(label, name, check_bounds(build(ReportFacts, doc["facts"], "facts")), lang)
     check_report_types(doc)  # a 1.0 report: the machines and sections are read, so all of it is checked
     return Student(label, name, facts_from_legacy(report_from_dict(doc)), lang, from_facts=False)
 
@@ -109,37 +148,43 @@ def _machine_key(facts: ReportFacts) -> tuple | None:
 
 
 def read_roster(paths: Iterable[str | os.PathLike[str]], limit: int = MAX_USER_BYTES) -> Roster:
-    """Every report of ``paths`` read once; the rest skipped, each with a reason."""
+    """Every report of ``paths`` read once, each with its row; possible duplicates flagged, the
+    rest skipped, each with a reason."""
     files, skipped = expand_inputs(paths)
     roster = Roster(skipped=skipped)
-    by_hash: dict[str, str] = {}
-    by_machine: dict[tuple, str] = {}
-    for path in files:
-        name = path.name
+    by_hash: dict[str, list[Student]] = {}
+    by_machine: dict[tuple, list[Student]] = {}
+    for n, path in enumerate(files):
+        name = shown_name(path.name)
+        if n >= MAX_REPORTS:
+            roster.skipped.append(Skipped(name, msg("k.class.skip.too_many", count=str(MAX_REPORTS))))
+            continue
         try:
-            with open(path, "rb") as fh:
-                raw, cut = read_bounded(fh, limit)  # the bounded reader: /dev/zero costs ``limit``
+            with open_user_file(path) as fh:  # a regular file only: a pipe swapped in is refused, not waited on
+                raw, cut = read_bounded(fh, limit)  # the bounded reader: the cap, whatever the file claims
+        except NotARegularFile as exc:
+            roster.skipped.append(Skipped(name, exc.message))
+            continue
         except OSError as exc:
             roster.skipped.append(Skipped(name, msg("k.class.skip.unreadable", error=exc.strerror or str(exc))))
             continue
         if cut:
             roster.skipped.append(Skipped(name, msg("report.remote.too_big", name=name)))
             continue
-        digest = hashlib.sha256(raw).hexdigest()
-        if digest in by_hash:
-            roster.skipped.append(Skipped(name, msg("k.class.skip.same_content", other=by_hash[digest])))
-            continue
-        by_hash[digest] = name
         student = _parse(raw, name, roster)
         if student is None:
             continue
+        by_hash.setdefault(hashlib.sha256(raw).hexdigest(), []).append(student)
         key = _machine_key(student.facts)
-        if key is not None and key in by_machine:
-            roster.skipped.append(Skipped(name, msg("k.class.skip.same_machine", other=by_machine[key])))
-            continue
         if key is not None:
-            by_machine[key] = name
+            by_machine.setdefault(key, []).append(student)
         roster.students.append(student)
+    for group, key in [(g, "k.class.dup.same_content") for g in by_hash.values()] + \
+                      [(g, "k.class.dup.same_machine") for g in by_machine.values()]:
+        for student in group if len(group) > 1 else []:
+            others = [s.file for s in group if s is not student]
+            if not any(dict(d.params).get("others") == ", ".join(others) for d in student.duplicates):
+                student.duplicates.append(msg(key, others=", ".join(others)))
     return roster
 
 
@@ -150,9 +195,9 @@ def _parse(raw: bytes, name: str, roster: Roster) -> Student | None:
             raise MessageError(msg("cli.error.empty"))
         return student_from_text(text, name)
     except (SchemaError, DocumentTypeError, MessageError) as exc:
-        roster.skipped.append(Skipped(name, msg("k.class.skip.not_report", reason=exc.message)))
+        roster.skipped.append(Skipped(name, msg("k.class.skip.not_report", reason=_safe(exc.message))))
     return None
 
 
-__all__ = ["Student", "Skipped", "Roster", "label_from_name", "expand_inputs", "student_from_text", "read_roster",
-           "REPORT_SUFFIXES"]
+__all__ = ["Student", "Skipped", "Roster", "label_from_name", "shown_name", "expand_inputs", "student_from_text",
+           "read_roster", "REPORT_SUFFIXES", "MAX_REPORTS"]

@@ -10,6 +10,14 @@ file is merged (every other setting kept). VS Code allows comments and trailing 
 (JSONC); such a file is refused plainly rather than rewritten without them -- the student's
 comments are theirs.
 
+A kernel name is letters, digits, ``.``, ``_`` and ``-``, starting with a letter or digit
+(:func:`valid_name`): jupyter_client deletes ``kernels/<name>`` before it copies, so ``.`` took
+every kernel and ``..`` all of ``~/.local/share/jupyter`` with it. A kernel of the same name that
+is not this interpreter's (the student's own ``python3``) is never overwritten silently: the
+registration stops and says which interpreter that kernel runs, and only ``replace`` (the CLI's
+``--replace``) removes it -- through the one deletion rule (:mod:`wizard.core.base.deletion`:
+only a folder with a kernelspec's own files, never through a link) -- before ipykernel installs.
+
 Every child runs through the one process runner, an argv list each.
 """
 
@@ -17,12 +25,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from wizard.core.base import deletion
 from wizard.core.base.files import write_atomic
 from wizard.core.base.process import CancelLike, ProcessSpec, child_env, run_process
 from wizard.core.install.plan import pip_argv, pip_command
@@ -31,7 +41,9 @@ from wizard.core.verify.kernel_specs import EnvFacts, Flag, conda_flags, inspect
 INSTALL_TIMEOUT_S = 900.0
 REGISTER_TIMEOUT_S = 120.0
 IPYKERNEL_REQUIREMENT = "ipykernel>=6"
-NAME_RE = re.compile(r"^[A-Za-z0-9._\-]+$")  # what jupyter_client accepts as a kernel name
+# jupyter_client accepts [a-z0-9._-]+ (case-insensitive), "." and ".." included; a name must also
+# start with a letter or digit here, so it is never a path step.
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-]{0,63}")
 VSCODE_KEY = "python.defaultInterpreterPath"
 
 
@@ -45,7 +57,8 @@ def kernel_name(env: EnvFacts) -> str:
 
 
 def valid_name(name: str) -> bool:
-    return bool(NAME_RE.match(name))
+    """A kernel name that is one plain folder name: not ``.``/``..``, no slash, no trailing newline."""
+    return isinstance(name, str) and NAME_RE.fullmatch(name) is not None
 
 
 def torch_label(env: EnvFacts) -> tuple[str, str]:
@@ -84,12 +97,14 @@ class RegisterResult:
     failed_step: str | None = None  # "inspect" | "ipykernel" | "register"
     resource_dir: str | None = None  # where ipykernel wrote kernel.json
     warnings: list[Flag] = field(default_factory=list)  # the traps this kernel will meet (Hangul path, conda)
+    existing: dict[str, str] | None = None  # a kernel of this name that runs another interpreter: {"dir", "python"}
+    replaced: str | None = None  # the folder of the kernel that ``replace`` removed first
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "display_name": self.display_name, "python": self.env.python_exe,
                 "prefix": self.env.prefix, "ok": self.ok, "needs_consent": self.needs_consent,
                 "installed_ipykernel": self.installed_ipykernel, "failed_step": self.failed_step,
-                "resource_dir": self.resource_dir,
+                "resource_dir": self.resource_dir, "existing": self.existing, "replaced": self.replaced,
                 "warnings": [{"id": f.id, "severity": f.severity, "params": f.params} for f in self.warnings],
                 "steps": [{"argv": s.argv, "ok": s.ok, "returncode": s.returncode, "timed_out": s.timed_out,
                            "cancelled": s.cancelled, "error": s.error, "output_tail": s.output_tail[-3000:]}
@@ -119,19 +134,86 @@ def register_argv(python_exe: str, name: str, display_name: str) -> list[str]:
 INSTALLED_RE = re.compile(r"Installed kernelspec \S+ in (.+?)\s*$", re.M)
 
 
+def existing_kernel(name: str, python_exe: str, data_dirs: list[str] | None = None) -> dict[str, str] | None:
+    """A registered kernel called ``name`` (any case, in any of Jupyter's data folders, first wins)
+    that is not ``python_exe``'s: ``{"dir": its folder, "python": its argv[0]}``; None when there
+    is none, or it already runs this interpreter (registering again only refreshes it)."""
+    from wizard.core.verify.kernel_specs import jupyter_data_dirs
+
+    for data_dir in data_dirs if data_dirs is not None else jupyter_data_dirs():
+        kernels = os.path.join(data_dir, "kernels")
+        try:
+            names = os.listdir(kernels)
+        except OSError:
+            continue
+        for entry in names:
+            if entry.lower() != name.lower():
+                continue
+            folder = os.path.join(kernels, entry)
+            argv0 = ""
+            try:
+                with open(os.path.join(folder, "kernel.json"), encoding="utf-8") as fh:
+                    spec = json.loads(fh.read(1_000_000))
+                argv0 = str((spec.get("argv") or [""])[0]) if isinstance(spec, dict) else ""
+            except (OSError, ValueError, IndexError, TypeError, RecursionError):
+                argv0 = ""
+            if argv0 and _same_file(argv0, python_exe):
+                return None
+            return {"dir": folder, "python": argv0 or "?"}
+    return None
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b) or os.path.abspath(a) == os.path.abspath(b)
+    except OSError:
+        return os.path.normcase(os.path.abspath(a)) == os.path.normcase(os.path.abspath(b))
+
+
+def remove_kernelspec(folder: str) -> deletion.DeleteResult:
+    """Delete one kernelspec folder under the deletion rule: only ``kernel.json`` and its logos,
+    never a link. Raises :class:`~wizard.core.base.deletion.DeletionRefused` otherwise."""
+    def shape(path: str) -> tuple[bool, list[str]]:
+        names = os.listdir(path)
+        return "kernel.json" in names, [n for n in names if n not in deletion.KERNELSPEC_OWN]
+
+    return deletion.execute(deletion.plan_tree(folder, own=shape))
+
+
 def register_kernel(python_exe: str, display_name_for: Callable[[EnvFacts], str], *, name: str | None = None,
                     consent: bool = False, on_line: Callable[[str], None] | None = None,
-                    cancel: CancelLike = None, os_name: str = "linux") -> RegisterResult:
+                    cancel: CancelLike = None, os_name: str = "linux", replace: bool = False) -> RegisterResult:
     """Register ``python_exe`` as a kernel (``--user``). ``display_name_for`` makes the display
     name from the inspected environment (the caller's language). ipykernel is installed first
     when missing, only with ``consent``; without it the result says ``needs_consent``. A
     registered kernel's ``warnings`` are the traps it will meet on ``os_name`` (a Hangul path on
-    Windows, a conda environment VS Code will not list)."""
+    Windows, a conda environment VS Code will not list). A name that is not :func:`valid_name` is
+    refused (``failed_step`` "name"); a kernel of that name running another interpreter stops the
+    registration (``failed_step`` "exists", ``existing`` says which) unless ``replace``."""
     env = inspect_python(python_exe)
     result = RegisterResult(name=name or kernel_name(env), display_name=display_name_for(env), env=env)
+    if not valid_name(result.name):
+        result.failed_step = "name"
+        return result
     if env.error:
         result.failed_step = "inspect"
         return result
+    result.existing = existing_kernel(result.name, python_exe)
+    if result.existing is not None:
+        if not replace:
+            result.failed_step = "exists"
+            return result
+        try:
+            done = remove_kernelspec(result.existing["dir"])
+        except deletion.DeletionRefused as exc:
+            result.failed_step = "exists"
+            result.steps.append(StepResult([], False, None, error=exc.text("en")))
+            return result
+        if done.errors or done.left:
+            result.failed_step = "exists"
+            result.steps.append(StepResult([], False, None, error="; ".join(done.errors + done.left)[:500]))
+            return result
+        result.replaced = result.existing["dir"]
     if not env.ipykernel:
         if not consent:
             result.needs_consent = True
@@ -203,4 +285,5 @@ def write_vscode_setting(project_dir: str | Path, python_exe: str) -> SettingsRe
 
 
 __all__ = ["kernel_name", "valid_name", "torch_label", "StepResult", "RegisterResult", "register_kernel",
+           "existing_kernel", "remove_kernelspec",
            "ipykernel_install_argv", "register_argv", "SettingsRefused", "SettingsResult", "write_vscode_setting"]

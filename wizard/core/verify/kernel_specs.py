@@ -12,7 +12,10 @@ wizard has it, else by reading the same folders directly) and flags the traps st
 * ``non_ascii_path``: a Hangul (non-ASCII) Windows user name in the kernel's or the
   interpreter's path, which older Jupyter and VS Code versions fail to start;
 * ``conda_hidden``: a conda environment VS Code will not list (no ``conda`` on PATH, or the
-  environment lives outside the default ``envs`` folders).
+  environment lives outside the default ``envs`` folders);
+* ``broken_spec``: a kernel folder whose ``kernel.json`` is missing, unreadable or not a kernel
+  spec. Jupyter (and jupyter_client's listing) silently leave such a kernel out, so the student
+  sees it vanish; here it is listed, state "broken", with the reason.
 
 The torch build is read from ``torch/version.py`` by a tiny child of that interpreter (no
 ``import torch``: listing ten kernels must not take ten torch imports), run through the one
@@ -110,6 +113,7 @@ class KernelInfo:
     interpreter: str | None = None  # argv[0] resolved to a file, None when it is not there
     env: EnvFacts | None = None
     flags: list[Flag] = field(default_factory=list)
+    broken: str | None = None  # why its kernel.json cannot be used (then it is listed, never dropped)
 
     @property
     def status(self) -> str:
@@ -117,12 +121,17 @@ class KernelInfo:
             return "fail"
         return "warn" if self.flags else "pass"
 
+    @property
+    def state(self) -> str:
+        """``status``, or "broken" for a kernel whose spec cannot be read."""
+        return "broken" if self.broken else self.status
+
     def to_json(self) -> dict[str, Any]:
         torch = self.env.torch if self.env is not None else None
         return {
             "name": self.name, "display_name": self.display_name, "resource_dir": self.resource_dir,
             "argv": list(self.argv), "language": self.language, "interpreter": self.interpreter,
-            "status": self.status,
+            "status": self.status, "state": self.state, "broken": self.broken,
             "python_version": self.env.python_version if self.env else None,
             "prefix": self.env.prefix if self.env else None,
             "ipykernel": self.env.ipykernel if self.env else None,
@@ -225,6 +234,63 @@ def read_kernel_dirs(data_dirs: Sequence[str]) -> dict[str, dict[str, Any]]:
     return found
 
 
+MAX_SPEC_BYTES = 1_000_000
+
+
+def broken_kernels(data_dirs: Sequence[str], known: Sequence[str]) -> dict[str, str]:
+    """``{name: why}`` for the kernel folders of ``data_dirs`` that are not in ``known`` because
+    their ``kernel.json`` is missing, unreadable or not a spec object (first folder of a name wins)."""
+    seen = {n.lower() for n in known}
+    out: dict[str, str] = {}
+    for data_dir in data_dirs:
+        kernels = os.path.join(data_dir, "kernels")
+        try:
+            folders = sorted(os.listdir(kernels))
+        except OSError:
+            continue
+        for entry in folders:
+            name = entry.lower()
+            folder = os.path.join(kernels, entry)
+            if name in seen or name in out or not os.path.isdir(folder):
+                continue
+            seen.add(name)
+            why = _spec_problem(os.path.join(folder, "kernel.json"))
+            if why is not None:
+                out[name] = why
+    return out
+
+
+def _spec_problem(path: str) -> str | None:
+    from wizard.core.base.user_files import open_user_file
+    from wizard.core.base.user_input import loads_user_json, read_bounded
+
+    try:
+        with open_user_file(path) as fh:
+            raw, cut = read_bounded(fh, MAX_SPEC_BYTES)
+    except FileNotFoundError:
+        return "kernel.json is missing"
+    except OSError as exc:
+        return f"kernel.json cannot be read: {exc.strerror or exc}"
+    if cut:
+        return "kernel.json is too large"
+    try:
+        spec = loads_user_json(raw.decode("utf-8", "replace"))
+    except ValueError as exc:
+        return f"kernel.json is not valid JSON: {str(exc)[:200]}"
+    if not isinstance(spec, dict) or not isinstance(spec.get("argv"), list) or not spec.get("argv"):
+        return "kernel.json has no argv list"
+    return None
+
+
+def kernel_dirs_searched() -> list[str]:
+    """Jupyter's data folders, as jupyter_client computes them when it is there."""
+    try:
+        from jupyter_core.paths import jupyter_path
+    except ImportError:
+        return jupyter_data_dirs()
+    return list(jupyter_path())
+
+
 def all_specs() -> dict[str, dict[str, Any]]:
     """Every registered kernel spec, as jupyter_client sees it (else the folders read directly)."""
     try:
@@ -297,13 +363,23 @@ def list_kernels(gpu_machine: bool, os_name: str, specs: Mapping[str, Mapping[st
 
     ``gpu_machine``: this PC has an NVIDIA GPU (the session's detection). ``inspect``: run each
     Python kernel's interpreter once (about 50 ms each) to read its torch build."""
-    specs = all_specs() if specs is None else specs
+    broken: dict[str, str] = {}
+    if specs is None:
+        specs = all_specs()
+        broken = broken_kernels(kernel_dirs_searched(), list(specs))
     which_conda = shutil.which("conda")
     out = []
+    for name in sorted(broken):
+        flag = Flag("broken_spec", "fail", {"name": name, "error": broken[name]})
+        out.append(KernelInfo(name=name, display_name=name, resource_dir="", argv=[], language="",
+                              flags=[flag], broken=broken[name]))
     for name in sorted(specs):
         entry = specs[name]
         spec = entry.get("spec") or {}
-        argv = [str(a) for a in spec.get("argv") or []]
+        if not isinstance(spec, Mapping):
+            spec = {}
+        raw_argv = spec.get("argv")
+        argv = [str(a) for a in raw_argv] if isinstance(raw_argv, list) else []
         info = KernelInfo(name=name, display_name=str(spec.get("display_name") or name),
                           resource_dir=str(entry.get("resource_dir") or ""), argv=argv,
                           language=str(spec.get("language") or ""))
@@ -312,9 +388,9 @@ def list_kernels(gpu_machine: bool, os_name: str, specs: Mapping[str, Mapping[st
             info.env = inspect_python(info.interpreter)
         info.flags = kernel_flags(info, gpu_machine, os_name, which_conda)
         out.append(info)
-    return out
+    return sorted(out, key=lambda k: k.name)
 
 
 __all__ = ["TorchBuild", "EnvFacts", "Flag", "KernelInfo", "parse_torch_version_py", "inspect_python",
-           "jupyter_data_dirs", "read_kernel_dirs", "all_specs", "resolve_interpreter", "non_ascii", "path_flags",
+           "jupyter_data_dirs", "read_kernel_dirs", "all_specs", "broken_kernels", "kernel_dirs_searched", "resolve_interpreter", "non_ascii", "path_flags",
            "conda_flags", "kernel_flags", "list_kernels"]
