@@ -301,6 +301,13 @@ def test_tensorflow_errors_name_tensorflow_not_pytorch():
         assert "cuda-libs-not-found" not in [f.id for f in found], name  # was "a CUDA library of PyTorch"
         assert "TensorFlow" in found[0].title("en") and "TensorFlow" in found[0].title("ko"), name
         assert "PyTorch" not in found[0].title("en"), name
+    # another program's cuDNN is not called PyTorch's either; when the text does not say whose it is,
+    # the title claims no owner
+    (other,) = _found("libcudnn8-onnxruntime.txt")
+    assert other.variant == "other" and other.action is None and "not PyTorch" in other.title("en")
+    for name in ("cudnn-so-ctranslate2-aborted.txt", "cudnn-dll-error-code-126-ctranslate2.txt"):
+        (unsure,) = _found(name)
+        assert "PyTorch" not in unsure.title("en") and "PyTorch" not in unsure.title("ko"), name
 
 
 def test_page_file_error_is_not_sent_to_the_vc_redistributable():
