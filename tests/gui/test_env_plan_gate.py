@@ -20,7 +20,7 @@ from tests.gui import test_install_pages as _pages  # noqa: E402 - its fixtures 
 from tests.integration.index_server import LoopbackIndex, make_wheel  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402
 from wizard.ui.pages.environment.common import MODE_NEW_VENV  # noqa: E402
-from wizard.ui.pages.environment.failure import CONNECTION, DISK, NO_BUILD, OTHER, classify, describe  # noqa: E402
+from wizard.ui.pages.environment.failure import CONNECTION, describe  # noqa: E402
 from wizard.ui.pages.install_page import STATE_DONE, STATE_FAILED  # noqa: E402
 
 
@@ -134,17 +134,16 @@ def test_failures_in_korean_say_what_happened_without_pip_lines_or_cli_flags(qtb
     assert page.details_label.isVisibleTo(page)
 
 
-def test_classify_reads_the_kind_and_the_tool_words():
+def test_the_window_words_a_connection_failure_from_its_kind_without_pip_lines_or_cli_flags():
+    """The kind comes from the engine; the window's sentence and advice, the tool's lines in Details."""
+    from wizard.core.base.i18n import t
+
     refused = ("ERROR: Could not find a version that satisfies the requirement torch==2.14.1 "
                "(from versions: none)\nERROR: No matching distribution found for torch==2.14.1\n"
                "WARNING: Retrying ... NewConnectionError: Failed to establish a new connection: "
                "[Errno 111] Connection refused")
-    assert classify("network", refused) == CONNECTION
-    assert classify("failed", refused) == CONNECTION
-    assert classify("no-version", "ERROR: No matching distribution found for torch==2.14.1") == NO_BUILD
-    assert classify("space") == DISK and classify("failed", "OSError: [Errno 28] No space left on device") == DISK
-    assert classify("hash", "sha256 mismatch") == OTHER
-    said = describe("network", "연결 실패 (또는 --index-url)", refused, "ko", host="download.pytorch.org")
+    engine = t("install.error.network", "ko", host="download.pytorch.org", detail="x")
+    said = describe(CONNECTION, engine, refused, "ko", host="download.pytorch.org")
     assert said.headline == "download.pytorch.org에 연결하지 못했습니다."
     assert "ERROR:" not in said.headline + said.advice and "--index-url" not in said.headline + said.advice
     assert "No matching distribution" in said.details and "--index-url" not in said.details
@@ -167,27 +166,26 @@ def test_checks_that_crash_keep_install_off(qtbot, build, index, root, monkeypat
     assert "the disk went away" in env_page.checks_label.text()
 
 
-def test_no_engine_sentence_shows_a_command_line_flag_in_the_window():
-    """Every install error sentence of the catalogue, as the pages show it, in both languages."""
+def test_no_engine_sentence_the_window_shows_has_a_command_line_flag():
+    """Every install error sentence of the catalogue that the window shows as it is (the kinds it
+    does not word itself), in both languages: no ``--index-url`` (the window has a field)."""
     from wizard.core.base.i18n import catalogue
-    from wizard.ui.pages.environment.failure import without_cli_flags
 
-    keys = [k for k in catalogue() if k.startswith(("install.error.", "install.plan.error."))]
+    keys = [k for k in catalogue() if k.startswith(("install.error.", "install.plan.error."))
+            and k != "install.error.network"]  # a connection: the window says it in its own words
     assert len(keys) > 10
     for key in keys:
         for lang in ("ko", "en"):
-            shown = without_cli_flags(catalogue()[key][lang])
-            assert "--index-url" not in shown, (key, lang, shown)
-            assert "()" not in shown and "( )" not in shown, (key, lang, shown)
+            assert "--index-url" not in catalogue()[key][lang], (key, lang)
 
 
 def test_a_gpu_mirror_without_the_chosen_cuda_build_offers_the_other_cuda_build_it_has(tmp_path):
     """An RTX 3060 machine, the chosen build for cu128, a mirror that carries only cu126: the
     cu126 build of the same torch is offered (its own variant folder of the mirror)."""
+    from wizard.app.alternatives import builds_on_index
     from wizard.app.install import InstallSettings
     from wizard.core.recommend.inputs import MachineFacts, Wishes
     from wizard.core.recommend.recommender import recommend
-    from wizard.ui.pages.environment.alternatives import builds_on_index
 
     facts = MachineFacts("linux", "x86_64", "3.11", driver_version="570.124", cuda_driver="12.8",
                          gpu_ccs=["8.6"], gpu_names=["NVIDIA GeForce RTX 3060"])

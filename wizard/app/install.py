@@ -11,14 +11,31 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from wizard.core.install import environments, preflight
 from wizard.core.install.environments import EnvTarget, is_incomplete, new_uv_venv, new_venv
-from wizard.core.install.job import INSTALLER_AUTO, INSTALLER_PIP, InstallOptions
-from wizard.core.install.plan import InstallPlan, PlanError
-from wizard.core.install.preflight import UNPACK_FACTOR, PreflightResult
-from wizard.core.install.runner import InstallJob, run_steps
+from wizard.core.install.failure_kind import PLAN_BLOCKING_REASONS, FailureKind
+from wizard.core.install.job import INSTALLER_AUTO, INSTALLER_PIP, INSTALLER_UV, STEP_DOWNLOAD, InstallOptions
+from wizard.core.install.plan import InstallPlan, PlanError, format_bytes
+from wizard.core.install.preflight import (
+    CONFIRMABLE,
+    SEVERITY_CONFIRM,
+    SEVERITY_ERROR,
+    SEVERITY_OK,
+    UNPACK_FACTOR,
+    PreflightResult,
+)
+from wizard.core.install.recovery import OPTION_REMOVE, OPTION_RESTORE, OPTION_RESUME
+from wizard.core.install.runner import InstallJob, Progress, run_steps
+
+if TYPE_CHECKING:
+    from wizard.core.install.summary import InstallSummary
+
+# The value types and constants the faces read (they import this layer, never an engine stage)
+VALUE_TYPES = (EnvTarget, FailureKind, InstallJob, InstallOptions, InstallPlan, PlanError, Progress)
+CONSTANTS = (CONFIRMABLE, INSTALLER_AUTO, INSTALLER_PIP, INSTALLER_UV, OPTION_REMOVE, OPTION_RESTORE, OPTION_RESUME,
+             SEVERITY_CONFIRM, SEVERITY_ERROR, SEVERITY_OK, STEP_DOWNLOAD, format_bytes)
 
 # What the install's own last step imports: nothing. It checks that every planned distribution
 # is there at its exact version (a partial install is caught there); importing each package
@@ -102,6 +119,39 @@ def install_options(candidate: Any, settings: InstallSettings, *, cache_dir: str
                           uv_python_mirror=settings.python_mirror.strip() or None,
                           verify_imports=list(VERIFY_IMPORTS),
                           expected_download_bytes=plan.total_bytes if plan is not None else 0, **extra)
+
+
+def options_for(session: Any, candidate: Any, settings: InstallSettings, **kwargs: Any) -> InstallOptions:
+    """:func:`install_options` with the session's course extras added, so the plan preview, the
+    "what" line and the install all ask for the same packages from the same indexes (a preview
+    without ``transformers`` said "Ready" for an install that then failed on it)."""
+    options = install_options(candidate, settings, **kwargs)
+    if getattr(session, "course", None) is not None:
+        from wizard.core.course.profile import add_extras
+
+        add_extras(session.course, options)
+    return options
+
+
+def python_version(session: Any) -> str | None:
+    """The Python version the install is for: the recommendation's, else the chosen build's."""
+    return getattr(session.recommendation, "version", None) or getattr(session.candidate, "python", None)
+
+
+def plan_blocks(error: PlanError | None) -> bool:
+    """A plan answer that cannot be installed as it is (no connection, no such build, a torch
+    family of mixed builds ...): Install stays off and nothing says "ready"."""
+    return error is not None and error.kind in PLAN_BLOCKING_REASONS
+
+
+def failure_kind(reason: Any) -> FailureKind:
+    """The kind the faces word, for an engine reason (a saved install state's ``error_kind``)."""
+    return FailureKind.of(reason)
+
+
+def sources_text(options: InstallOptions) -> str:
+    """Where the packages come from: the index, then any extra index ("PyPI" for none)."""
+    return " + ".join([options.index_url or "PyPI", *options.extra_index_urls])
 
 
 # --- where it goes -------------------------------------------------------------------------------
@@ -267,7 +317,61 @@ def run_install(session: Any, job: InstallJob, *, on_progress: Callable[[Any], N
     return outcome
 
 
-def record_install(session: Any, summary: dict[str, Any]) -> None:
-    """A finished install: its summary, and its Python becomes the one Verify checks."""
-    session.install = summary
-    session.target_python = summary.get("env_python") or session.target_python
+def restore_run(job: InstallJob) -> list[Any]:
+    """The steps that put an existing environment's previous packages back (after a failure)."""
+    from wizard.core.install.runner import restore_steps
+
+    return restore_steps(job)
+
+
+def restore_job(state: Any, host: Any, store: Any = None, *, cache_dir: str | None = None,
+                on_progress: Callable[[Any], None] | None = None) -> InstallOutcome:
+    """Put back the packages an existing environment had before the install in ``state``
+    changed it (its saved ``pip freeze``), on this thread."""
+    job = InstallJob(state.env_target(), InstallOptions(state.requirements, state.index_url, cache_dir=cache_dir),
+                     host, store=store if store is not None else state_store())
+    job.state = state
+    return InstallOutcome(run_steps(job, restore_run(job), on_progress=on_progress), job)
+
+
+def index_url_problem(url: str) -> str | None:
+    """The catalogue key for why ``url`` is no web address an index can have, or None."""
+    from wizard.core.recommend.wheel_index import index_url_problem as problem
+
+    return problem(url)
+
+
+def conda_name_problem(name: str, existing: list[str]) -> Any:
+    """Why ``name`` cannot be a new conda env (conda's own rules), or None."""
+    return preflight.conda_name_problem(name, existing)
+
+
+def describe_uv_python(host: Any, uv: str, version: str, mirror: str | None, lang: str) -> str:
+    """One sentence: what uv will download for Python ``version`` and where (blocking: a worker's)."""
+    from wizard.core.base.i18n import t
+    from wizard.core.install.env_commands import (
+        COMMAND_TIMEOUT,
+        describe_uv_python_download,
+        uv_env,
+        uv_python_find_argv,
+    )
+
+    found = host.run(uv_python_find_argv(uv, version), timeout=COMMAND_TIMEOUT, env=uv_env(mirror))
+    if found.ok and found.stdout.strip():
+        return t("envpage.uv.have", lang, version=version, path=found.stdout.strip().splitlines()[-1])
+    download, folder = describe_uv_python_download(host, uv, version, mirror)
+    if download is None:
+        return t("envpage.uv.unknown", lang, version=version)
+    return t("install.uv.download_info", lang, version=download.version, url=download.url,
+             folder=folder or t("common.na", lang))
+
+
+def record_install(session: Any, summary: Mapping[str, Any] | InstallSummary) -> InstallSummary:
+    """A finished install: its summary (the job's document, typed here once), and its Python
+    becomes the one Verify checks."""
+    from wizard.core.install.summary import InstallSummary
+
+    typed = summary if isinstance(summary, InstallSummary) else InstallSummary.from_json(summary)
+    session.install = typed
+    session.target_python = typed.env_python or session.target_python
+    return typed

@@ -65,6 +65,13 @@ def last_verified_env(history: Any = None, states: Any = None) -> ReuseOffer | N
     return last_complete_install(states)
 
 
+def offer_for(history_dir: str | None, states: Any) -> ReuseOffer | None:
+    """:func:`last_verified_env` over the history in ``history_dir`` (None: the user's)."""
+    from wizard.core.history.store import HistoryStore
+
+    return last_verified_env(HistoryStore(history_dir), states)
+
+
 def last_complete_install(states: Any = None) -> ReuseOffer | None:
     """The newest install the wizard made and finished, whose Python is still there."""
     from wizard.core.install.recovery import STATUS_COMPLETE, StateStore
@@ -179,5 +186,5 @@ def remembered_build(session: Any, remembered: Remembered) -> Any:
 
 
 __all__ = ["REMEMBERED_SCHEMA", "Remembered", "ReuseOffer", "default_config_dir", "last_complete_install",
-           "last_verified_env", "load_remembered", "remember_install", "remembered_build", "save_remembered",
+           "last_verified_env", "load_remembered", "offer_for", "remember_install", "remembered_build", "save_remembered",
            "without_credentials"]

@@ -1,6 +1,6 @@
 """``gpu-setup-wizard install``: create the environment and install PyTorch, headless.
 
-The same engine as the Install page (:mod:`wizard.core.install.runner`), run on this thread:
+The same use cases as the Install page (:mod:`wizard.app.install`), run on this thread:
 progress lines on stderr, the final JSON summary on stdout with ``--json``. With nothing but a
 target it installs what ``recommend`` picks for this machine and that environment's Python;
 ``--torch``/``--variant``/``--index-url`` steer the recommendation exactly as they do there.
@@ -18,11 +18,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import threading
 import time
 from typing import Any
 
+from wizard.app.install import FailureKind
 from wizard.cli.common import error, lang_of, say
 from wizard.cli.exit_status import ExitStatus
 from wizard.core.base.i18n import t
@@ -32,66 +32,44 @@ class UsageError(Exception):
     """The command line names a target or interpreter that cannot be used; the message says why."""
 
 
-def _is_version(text: str | None) -> bool:
-    return bool(text) and bool(re.fullmatch(r"\d+\.\d+(\.\d+)?", text or ""))
-
-
-def _minor(version: str | None) -> str | None:
-    if not version:
-        return None
-    parts = version.split(".")
-    return ".".join(parts[:2]) if len(parts) >= 2 else version
-
-
-def _resolve_target(args: argparse.Namespace, host: Any, lang: str):
-    """(target, python version 'X.Y' or None, conda install or None)."""
-    from wizard.core.install.environments import existing_conda_env, existing_venv, new_conda_env, new_uv_venv
-    from wizard.core.machine.pythons import query_interpreter
+def _target_choice(args: argparse.Namespace, condas: list[Any]) -> Any:
+    """The command line's target as the app layer's :class:`~wizard.app.environments.TargetChoice`:
+    ``--venv`` names the environment there or a new one; ``--conda-env`` an existing env (by name
+    or prefix) or a new one of that name. The rule itself is the window's."""
+    from wizard.app import environments as app_env
 
     if args.venv:
-        path = os.path.abspath(os.path.expanduser(args.venv))
-        state_dir_target = _state_target(args, path)
-        if state_dir_target is not None:  # an unfinished install the wizard started here: resume it
-            return state_dir_target, _minor(state_dir_target.python_version), None
-        if os.path.isfile(os.path.join(path, "pyvenv.cfg")):
-            target = existing_venv(path)
-            interp, _ = query_interpreter(host, target.python_exe, "target")
-            if interp.error:
-                raise UsageError(t("install.cli.bad_env_python", lang, python=target.python_exe, error=interp.error))
-            return target, _minor(interp.version), None
-        if _is_version(args.python):
-            return new_uv_venv(path, args.python), _minor(args.python), None
-        if args.python:
-            interp, _ = query_interpreter(host, args.python, "given")
-            if interp.error:
-                raise UsageError(t("install.cli.bad_python", lang, python=args.python, error=interp.error))
-            from wizard.app.install import new_venv_target
+        return app_env.TargetChoice(app_env.venv_mode(args.venv), path=args.venv, python=args.python or "",
+                                    installer=_installer(args), check_python=True)
+    found = any(env.name == args.conda_env or env.prefix == args.conda_env for c in condas for env in c.envs)
+    mode = app_env.MODE_EXISTING_CONDA if found else app_env.MODE_NEW_CONDA
+    return app_env.TargetChoice(mode, python=args.python or "", conda_name=args.conda_env, installer=_installer(args),
+                                check_python=True)
 
-            target = new_venv_target(path, args.python, installer=_installer(args))
-            return target, _minor(interp.version), None
-        return None, None, None  # the recommendation picks the interpreter
-    # conda
-    from wizard.core.machine.conda import find_conda
 
-    installs = [c for c in find_conda(host) if c.error is None or c.envs]
-    if not installs:
-        raise UsageError(t("install.cli.no_conda", lang))
-    for conda in installs:
-        for env in conda.envs:
-            if env.name == args.conda_env or env.prefix == args.conda_env:
-                target = existing_conda_env(env, conda)
-                interp, _ = query_interpreter(host, target.python_exe, "target")
-                if interp.error:
-                    raise UsageError(t("install.cli.bad_env_python", lang, python=target.python_exe,
-                                       error=interp.error))
-                return target, _minor(interp.version), conda
-    version = _minor(args.python) if _is_version(args.python) else None
-    return new_conda_env(args.conda_env, version or "", installs[0]), version, installs[0]
+def _resolve_target(args: argparse.Namespace, host: Any, lang: str, session: Any = None) -> Any:
+    """The app layer's answer for the command line's target; ``session`` holds the recommendation
+    once it is made (before: what depends on it is left open). Raises UsageError with the reason."""
+    from wizard.app import environments as app_env
+    from wizard.app.install import state_store
+
+    condas: list[Any] = []
+    if not args.venv:
+        condas = app_env.find_conda_installs(host)
+        if not condas:
+            raise UsageError(t("install.cli.no_conda", lang))
+    recommendation = session.recommendation if session is not None else None
+    candidate = session.candidate if session is not None else None
+    answer = app_env.resolve_target(_target_choice(args, condas), host, state_store(), recommendation=recommendation,
+                                    candidate=candidate, condas=condas)
+    if answer.problem is not None:
+        raise UsageError(answer.problem.text(lang))
+    return answer
 
 
 def _installer(args: argparse.Namespace) -> str:
     """pip, uv or auto (the default: uv when its binary is found, else pip)."""
-    from wizard.core.install.job import INSTALLER_AUTO
+    from wizard.app.install import INSTALLER_AUTO
 
     return getattr(args, "installer", None) or INSTALLER_AUTO
 
@@ -106,42 +84,18 @@ def _resume_state(args: argparse.Namespace):
     return unfinished_at(state_store(), os.path.abspath(os.path.expanduser(args.venv)))
 
 
-def _state_target(args: argparse.Namespace, path: str):
-    """The wizard's own unfinished install at ``path`` -- the app layer's test, as the window's."""
-    from wizard.app.install import state_store, unfinished_at
-
-    state = unfinished_at(state_store(), path)
-    return state.env_target() if state is not None else None
-
-
-def _recommend(args: argparse.Namespace, host: Any, python_version: str | None, course: Any = None):
-    """(candidate, PythonChoice or None). ``course``: a Session holding ``--course``'s profile."""
-    from wizard.core.machine.detect import detect
-    from wizard.core.recommend.choose_python import choose_python
-    from wizard.core.recommend.inputs import MachineFacts, Wishes
-    from wizard.core.recommend.recommender import recommend
+def _recommend(args: argparse.Namespace, host: Any, python_version: str | None, session: Any) -> Any:
+    """The app layer's recommendation for this machine (``recommend_for``, as the window's and the
+    ``recommend`` command's), for the target's Python when it has one. ``session`` holds
+    ``--course``'s profile; the choice is recorded in it."""
+    from wizard.app import detect as app_detect
+    from wizard.app import recommend as app_recommend
 
     # --index-url is the mirror: applied to the chosen build by the app layer, as the window does
-    wishes = Wishes(torch=args.torch, variant=args.variant, cpu_only=(args.variant == "cpu"))
-    pinned = course is not None and course.course is not None
-    if python_version:
-        detection = detect(host, pythons=False, conda=False)
-        facts = MachineFacts.from_detection(detection, python_version)
-        if pinned:
-            from wizard.app.course import course_wishes
-
-            wishes = course_wishes(course, wishes, facts, recommend(facts, wishes).best)
-        rec = recommend(facts, wishes)
-        return rec.best, None, rec
-    detection = detect(host, conda=False)
-    if pinned:  # the app layer applies the pin and the course's Python, as for ``recommend``
-        from wizard.app import recommend as app_recommend
-
-        course.detection = detection
-        choice = app_recommend.recommend_for(course, wishes)
-        return choice.recommendation.best, choice, choice.recommendation
-    choice = choose_python(detection, wishes)
-    return choice.recommendation.best, choice, choice.recommendation
+    wishes = app_recommend.Wishes(torch=args.torch, variant=args.variant, cpu_only=(args.variant == "cpu"))
+    session.host = host
+    session.detection = app_detect.compute(host, pythons=not python_version, conda=False)
+    return app_recommend.recommend_for(session, wishes, explicit_version=python_version)
 
 
 def _print_plan(plan: Any, lang: str) -> None:
@@ -178,7 +132,7 @@ class _ProgressPrinter:
 def _bad_index_url(args: argparse.Namespace, lang: str) -> str | None:
     """Why ``--index-url``/``--python-mirror`` is no web address, or None. Asked before anything
     else: pip would take ``download.pytorch.org/whl/cu126`` for a folder and install from it."""
-    from wizard.core.recommend.wheel_index import index_url_problem
+    from wizard.app.install import index_url_problem
 
     for url in (getattr(args, "index_url", None), getattr(args, "python_mirror", None)):
         problem = index_url_problem(url) if url else None
@@ -201,9 +155,8 @@ def _bad_path(args: argparse.Namespace, lang: str) -> str | None:
 def run(args: argparse.Namespace) -> int:
     """``install``: resolve the target, recommend, then plan (``--plan-only``) or install."""
     from wizard.app import install as app_install
+    from wizard.app.install import CONFIRMABLE
     from wizard.core.base.host import RealHost
-    from wizard.core.install.environments import KIND_NEW_CONDA, find_uv
-    from wizard.core.install.preflight import CONFIRMABLE
 
     lang = lang_of(args)
     bad = _bad_index_url(args, lang) or _bad_path(args, lang)
@@ -226,43 +179,43 @@ def run(args: argparse.Namespace) -> int:
         return _plan_only(request, host, args, lang) if args.plan_only else _run_request(request, host, args, lang)
     from wizard.cli.course import course_session
 
-    course = course_session(args, lang)  # --course: its pin and extras, refused before anything runs
-    if isinstance(course, ExitStatus):
-        return course
+    session = course_session(args, lang)  # --course: its pin and extras, refused before anything runs
+    if isinstance(session, ExitStatus):
+        return session
     try:
-        target, python_version, _conda = _resolve_target(args, host, lang)
+        answer = _resolve_target(args, host, lang)
+        choice = _recommend(args, host, answer.python_version, session)
     except UsageError as exc:
         return error(str(exc))
-    try:
-        candidate, choice, rec = _recommend(args, host, python_version, course)
     except ValueError as exc:
         return error(t("recommend.cli.bad_input", lang, error=exc))
+    rec = choice.recommendation
+    candidate = session.candidate
     if candidate is None:
         say(t("install.cli.no_candidate", lang))
         for advice in rec.advice:
             say("  " + advice.text(lang))
         return ExitStatus.FAILED
-    if target is None:  # --venv PATH without --python: the recommendation's interpreter, or uv
-        path = os.path.abspath(os.path.expanduser(args.venv))
-        if choice is not None and choice.interpreter is not None:
-            target = app_install.new_venv_target(path, choice.interpreter.path, uv_exe=find_uv(),
-                                                 installer=_installer(args))
-            say(t("install.cli.python_chosen", lang, path=choice.interpreter.path, version=choice.version))
-        else:
-            target = app_install.new_venv_target(path, choice.version if choice else "3.12", managed=True)
-            say(t("install.cli.python_managed", lang, version=target.python_version))
-    if target.kind == KIND_NEW_CONDA and not target.python_version:
-        target.python_version = candidate.python
+    if answer.target is None:  # the recommendation gives the Python: the same rule, asked again
+        try:
+            answer = _resolve_target(args, host, lang, session)
+        except UsageError as exc:
+            return error(str(exc))
+        if answer.interpreter is not None:
+            say(t("install.cli.python_chosen", lang, path=answer.interpreter.path, version=choice.version))
+        elif answer.target is not None and answer.target.creates_env and answer.target.python_version:
+            say(t("install.cli.python_managed", lang, version=answer.target.python_version))
+    target = answer.target
     settings = app_install.InstallSettings(mirror=args.index_url or "", python_mirror=args.python_mirror or "",
                                            installer=_installer(args))
     options = app_install.install_options(candidate, settings, cache_dir=args.cache_dir, parallel=args.parallel,
                                           confirmed=set(CONFIRMABLE) if args.yes else set())
-    _add_course(course, rec, options, lang)
-    say(t("install.cli.what", lang, reqs=" ".join(options.requirements), index=options.index_url or "PyPI",
+    _add_course(session, rec, options, lang)
+    say(t("install.cli.what", lang, reqs=" ".join(options.requirements), index=app_install.sources_text(options),
           target=target.label(lang)))
     request = app_install.InstallRequest(target, options)
     if args.plan_only:
-        return _plan_only(request, host, args, lang)
+        return _plan_only(request, host, args, lang, session)
     return _run_request(request, host, args, lang)
 
 
@@ -301,7 +254,7 @@ def _run_request(request: Any, host: Any, args: argparse.Namespace, lang: str) -
         return export_after(job, args, lang)
     if ok:
         return ExitStatus.SUCCESS
-    if job.failure is not None and job.failure.kind == "confirm":
+    if job.failure is not None and job.failure.kind == "confirm":  # (the engine's reason: refused until --yes)
         say(t("install.cli.needs_yes", lang))
         return ExitStatus.NEEDS_CONFIRM
     if job.state is not None and job.state.status == "cancelled":
@@ -313,7 +266,7 @@ def _finish_output(job: Any, args: argparse.Namespace, lang: str) -> None:
     summary = job.summary()
     if job.failure is not None:
         say(t("install.cli.failed", lang, step=job.failure.step_id, message=job.failure.message.text(lang)))
-        if job.failure.kind == "network":
+        if job.failure.failure_kind == FailureKind.CONNECTION or job.failure.kind == "no-resume":
             say(t("install.cli.mirror_hint", lang))
         for line in list(job.log_lines)[-15:]:
             say("    " + line)
@@ -322,7 +275,7 @@ def _finish_output(job: Any, args: argparse.Namespace, lang: str) -> None:
     if args.json:
         print(json.dumps(summary, ensure_ascii=False, indent=2))
     elif summary["ok"]:
-        from wizard.core.install.plan import format_bytes
+        from wizard.app.install import format_bytes
 
         print(t("install.cli.done", lang, python=summary["env_python"],
                 fetched=format_bytes(summary["downloaded_bytes"]), cached=format_bytes(summary["from_cache_bytes"])))
@@ -330,17 +283,20 @@ def _finish_output(job: Any, args: argparse.Namespace, lang: str) -> None:
             print(f"  {item['name']} {item['version']}")
 
 
-def _plan_only(request: Any, host: Any, args: argparse.Namespace, lang: str) -> int:
-    """Plan and check without installing: the app layer's plan and pre-flight, as the window's."""
+def _plan_only(request: Any, host: Any, args: argparse.Namespace, lang: str, session: Any = None) -> int:
+    """Plan and check without installing: the app layer's plan and pre-flight, as the window's;
+    an index that lacks the build names the builds it has (the window's one-click offer)."""
     from wizard.app import install as app_install
-    from wizard.core.install.preflight import SEVERITY_CONFIRM, SEVERITY_OK
+    from wizard.app.install import SEVERITY_CONFIRM, SEVERITY_OK
 
     outcome = app_install.plan_install(request.target, request.options, host)
     if outcome.error is not None:
         exc = outcome.error
         say(t("install.cli.failed", lang, step="resolve", message=exc.message.text(lang)))
-        if exc.kind == "network":
+        if exc.failure_kind == FailureKind.CONNECTION:
             say(t("install.cli.mirror_hint", lang))
+        elif exc.failure_kind == FailureKind.NO_BUILD and session is not None:
+            _say_alternatives(session, args, lang)
         return ExitStatus.FAILED
     plan = request.plan = outcome.plan
     found = app_install.run_checks(request.target, host, plan, app_install.default_cache_dir(request.options.cache_dir),
@@ -363,12 +319,26 @@ def _plan_only(request: Any, host: Any, args: argparse.Namespace, lang: str) -> 
     return ExitStatus.FAILED
 
 
-def _remove_or_restore(args: argparse.Namespace, host: Any, lang: str) -> int:
-    from wizard.core.install.job import InstallOptions
-    from wizard.core.install.recovery import RemoveRefused, StateStore, remove_environment
-    from wizard.core.install.runner import InstallJob, restore_steps, run_steps
+def _say_alternatives(session: Any, args: argparse.Namespace, lang: str) -> None:
+    """The builds the index has instead (the app layer's answer, as the window's buttons)."""
+    from wizard.app.alternatives import alternatives_for
+    from wizard.app.install import InstallSettings
 
-    store = StateStore()
+    try:
+        found = alternatives_for(session, InstallSettings(mirror=args.index_url or ""), cache_dir=args.cache_dir)
+    except (OSError, ValueError):
+        return  # the offer is a help, not a second failure
+    if found:
+        say(t("g.env.alt.title", lang))
+        for c in found:
+            say(f"  --torch {c.torch} --variant {c.variant}")
+
+
+def _remove_or_restore(args: argparse.Namespace, host: Any, lang: str) -> int:
+    from wizard.app import environments as app_env
+    from wizard.app import install as app_install
+
+    store = app_install.state_store()
     if args.venv:
         path = os.path.abspath(os.path.expanduser(args.venv))
     else:
@@ -378,21 +348,19 @@ def _remove_or_restore(args: argparse.Namespace, host: Any, lang: str) -> int:
         say(t("install.cli.no_state", lang, path=path))
         return ExitStatus.BAD_INPUT
     if args.remove:
-        try:
-            result = remove_environment(state, host, store)
-        except RemoveRefused as exc:
-            say(t("install.cli.remove_refused", lang, reason=str(exc)))
+        result = app_env.remove_environment(state, host, store)
+        if result.refused is not None:
+            say(t("install.cli.remove_refused", lang, reason=result.refused))
             return ExitStatus.FAILED
         say(t("install.cli.removed", lang, path=", ".join(result.removed) or path))
         if args.json:
             print(json.dumps({"schema": "gpu-setup-wizard/install-remove@1.0", "removed": result.removed,
                               "method": result.method}, ensure_ascii=False, indent=2))
         return ExitStatus.SUCCESS
-    job = InstallJob(state.env_target(), InstallOptions(state.requirements, state.index_url,
-                                                        cache_dir=args.cache_dir), host, store=store)
-    job.state = state
-    ok = run_steps(job, restore_steps(job), on_progress=_ProgressPrinter(lang))
-    if not ok and job.failure is not None:
+    outcome = app_install.restore_job(state, host, store, cache_dir=args.cache_dir,
+                                      on_progress=_ProgressPrinter(lang))
+    job, ok = outcome.job, outcome.ok
+    if not ok:
         say(t("install.cli.failed", lang, step=job.failure.step_id, message=job.failure.message.text(lang)))
     if args.json:
         print(json.dumps({"schema": "gpu-setup-wizard/install-restore@1.0", "ok": ok,
@@ -401,9 +369,9 @@ def _remove_or_restore(args: argparse.Namespace, host: Any, lang: str) -> int:
 
 
 def _conda_prefix(name: str, host: Any) -> str | None:
-    from wizard.core.machine.conda import find_conda
+    from wizard.app.environments import find_conda_installs
 
-    for conda in find_conda(host):
+    for conda in find_conda_installs(host):
         for env in conda.envs:
             if env.name == name or env.prefix == name:
                 return env.prefix

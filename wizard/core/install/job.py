@@ -34,6 +34,7 @@ from wizard.core.base.process import ProcessResult, ProcessSpec
 from wizard.core.install.cache import WheelCache
 from wizard.core.install.download_progress import DownloadProgress
 from wizard.core.install.environments import EnvTarget
+from wizard.core.install.failure_kind import FailureKind, host_in_output, reason_in_output
 from wizard.core.install.plan import InstallPlan, pip_child_env, pip_command
 from wizard.core.install.preflight import PreflightResult
 
@@ -120,6 +121,11 @@ class StepError(Exception):
         self.kind = kind
         self.detail = detail
         self.host = host
+
+    @property
+    def failure_kind(self) -> FailureKind:
+        """What the faces say about it (connection, disk, no build, ...): the reason, mapped once."""
+        return FailureKind.of(self.kind)
 
 
 class JobCancelled(Exception):
@@ -438,8 +444,12 @@ class JobState:
         lines = [ln for ln in parser.tail if ln.strip()]
         errors = [ln for ln in lines if "error" in ln.lower()]
         detail = (errors or lines or [""])[-1].strip()
+        tail = parser.tail_text()
+        # the tool's own words say why a bare exit code failed: a refused connection, a full disk
+        reason = reason_in_output(tail) or "failed"
         return StepError(step_id, msg("install.error.step_failed", step=msg(f"install.step.{step_id}"),
-                                      code=result.returncode, detail=detail), "failed", parser.tail_text())
+                                      code=result.returncode, detail=detail), reason, tail,
+                         host_in_output(tail) if reason == "network" else None)
 
     def summary(self) -> dict[str, Any]:
         """The CLI's final JSON (schema ``gpu-setup-wizard/install@1.0``)."""

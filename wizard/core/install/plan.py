@@ -35,6 +35,7 @@ from packaging.utils import canonicalize_name
 from wizard.core.base.host import Host, child_env
 from wizard.core.base.i18n import Message, msg
 from wizard.core.base.schema import check_schema, split_schema
+from wizard.core.install.failure_kind import FailureKind, says_network
 
 PLAN_SCHEMA = "gpu-setup-wizard/install-plan@1.0"
 RESOLVE_TIMEOUT = 900.0  # a large resolution over a slow link; pip's own retries sit inside it
@@ -77,6 +78,11 @@ class PlanError(Exception):
         self.message = message
         self.detail = detail
         self.host = host
+
+    @property
+    def failure_kind(self) -> FailureKind:
+        """What the faces say about it (connection, no build, ...): the engine's reason, mapped once."""
+        return FailureKind.of(self.kind)
 
 
 @dataclass
@@ -395,11 +401,7 @@ def classify_pip_failure(output: str, index_url: str | None) -> PlanError:
     errors = [ln for ln in lines if ln.startswith("ERROR:")]
     detail = errors[-1] if errors else (lines[-1] if lines else "")
     index_host = urlsplit(index_url).hostname if index_url else None
-    network_markers = ("NewConnectionError", "Failed to establish a new connection", "Max retries exceeded",
-                       "Name or service not known", "getaddrinfo failed", "Temporary failure in name resolution",
-                       "ConnectTimeoutError", "ProxyError", "SSLError", "Connection refused", "ReadTimeoutError",
-                       "Could not fetch URL")
-    network = any(m in text for m in network_markers)
+    network = says_network(text)  # the one list of the tools' words (failure_kind)
     if "No module named pip" in text:
         return PlanError("no-pip", msg("install.plan.error.no_pip"), detail)
     if "no such option: --dry-run" in text or "no such option: --report" in text:

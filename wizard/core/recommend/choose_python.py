@@ -40,6 +40,13 @@ def _minor(version: str) -> str:
     return f"{v.major}.{v.minor}"
 
 
+def _patch(version: str) -> int:
+    try:
+        return Version(version).micro
+    except InvalidVersion:
+        return 0
+
+
 def _score(rec: Recommendation) -> tuple:
     best = rec.best
     if best is None:
@@ -52,10 +59,15 @@ def choose_python(detection: Detection, wishes: Wishes | None = None,
                   explicit_version: str | None = None) -> PythonChoice:
     """The interpreter (or version to install) and its recommendation."""
     wishes = wishes or Wishes()
+    usable = [p for p in detection.pythons if _usable(p)]
     if explicit_version:
         facts = MachineFacts.from_detection(detection, explicit_version)
-        return PythonChoice(_minor(explicit_version), None, recommend(facts, wishes))
-    usable = [p for p in detection.pythons if _usable(p)]
+        # the version the student (or a course) named: an installed interpreter of it when there is
+        # one (the wizard's own first, then the newest patch) -- not "install it with uv"
+        same = [p for p in usable if _minor(p.version or "") == _minor(explicit_version)]
+        same.sort(key=lambda p: (0 if p.source == "current" else 1, 1 if p.externally_managed else 0,
+                                 -_patch(p.version or "")))
+        return PythonChoice(_minor(explicit_version), same[0] if same else None, recommend(facts, wishes))
     best: tuple | None = None
     for p in usable:
         try:

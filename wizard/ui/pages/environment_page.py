@@ -31,12 +31,21 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFileDialog, QWidget
 
+from wizard.app import environments as app_env
 from wizard.app import install as app_install
-from wizard.app.install import CheckOutcome, InstallRequest, InstallSettings, PlanOutcome
+from wizard.app.environments import TargetChoice
+from wizard.app.install import (
+    INSTALLER_PIP,
+    CheckOutcome,
+    EnvTarget,
+    InstallOptions,
+    InstallPlan,
+    InstallRequest,
+    InstallSettings,
+    PlanError,
+    PlanOutcome,
+)
 from wizard.core.base.i18n import t
-from wizard.core.install.environments import EnvTarget, existing_conda_env, existing_venv, new_conda_env
-from wizard.core.install.job import INSTALLER_PIP, InstallOptions
-from wizard.core.install.plan import InstallPlan, PlanError
 from wizard.ui.pages import install_page as _install_page
 from wizard.ui.pages.base import BasePage, PageId
 from wizard.ui.pages.environment import common
@@ -112,8 +121,7 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         return self.session.recommendation
 
     def python_version(self) -> str | None:
-        c = self.choice()
-        return getattr(c, "version", None) or getattr(self.candidate(), "python", None)
+        return app_install.python_version(self.session)
 
     def effective_cache_dir(self) -> str:
         return app_install.default_cache_dir(self.cache_dir)
@@ -125,8 +133,8 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         c = self.candidate()
         if c is None:
             return None
-        options = app_install.install_options(c, self.settings, cache_dir=self.cache_dir, state_dir=self.state_dir,
-                                              confirmed=self.confirmed, plan=self.plan)
+        options = app_install.options_for(self.session, c, self.settings, cache_dir=self.cache_dir,
+                                          state_dir=self.state_dir, confirmed=self.confirmed, plan=self.plan)
         state = self.resume_state
         if self.built and self.mode() == MODE_RESUME and state is not None and state.requirements:
             # "Continue an unfinished install": exactly the versions and index it was started with
@@ -243,50 +251,36 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         self.advanced.setVisible(shown)
         self.more_button.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
 
-    def build_target(self) -> tuple[EnvTarget | None, str | None]:
-        """The target the page's controls describe, or (None, why not)."""
+    def target_choice(self) -> TargetChoice:
+        """The choice the page's controls describe, as the app layer's rule takes it."""
         mode = self.mode()
-        self.resume_state = None
-        if mode == MODE_SKIP:
-            return None, None
+        choice = TargetChoice(mode, installer=self.settings.installer)
         if mode == MODE_RESUME:
-            state = self.resume_combo.currentData()
-            if state is None:
-                return None, t("envpage.resume.none", self.lang)
-            self.resume_state = state
-            return state.env_target(), None
-        if mode == MODE_NEW_VENV:
-            path = self.venv_path.text().strip()
-            if not path:
-                return None, t("envpage.venv.no_path", self.lang)
-            path = os.path.abspath(os.path.expanduser(path))
+            choice.resume = self.resume_combo.currentData()
+        elif mode == MODE_NEW_VENV:
+            choice.path = self.venv_path.text()
             data = self.python_combo.currentData()
-            if data is None:
-                return None, t("envpage.python.none", self.lang)
-            kind, value, _version = data
-            if kind == "uv" and not self._uv and app_install.unfinished_at(self.store(), path) is None:
-                return None, t("install.uv.missing", self.lang)
-            target, self.resume_state = app_install.venv_target_at(
-                path, value, self.store(), uv_exe=self._uv, installer=self.settings.installer, managed=kind == "uv")
-            return target, None
-        if mode == MODE_EXISTING:
-            target = self.existing_combo.currentData()
-            if target is None:
-                return None, t("envpage.existing.none", self.lang)
-            return EnvTarget.from_json(target.to_json()), None
-        if mode == MODE_NEW_CONDA:
-            condas = self._condas()
-            if not condas:
-                return None, t("install.check.no_conda", self.lang)
-            version = self.python_version()
-            if not version:
-                return None, t("envpage.python.none", self.lang)
-            return new_conda_env(self.conda_name.text().strip(), version, condas[0]), None
-        data = self.conda_env_combo.currentData()
-        if data is None:
-            return None, t("envpage.conda.none", self.lang)
-        env, conda = data
-        return existing_conda_env(env, conda), None
+            choice.python = data[1] if data is not None else ""
+        elif mode == MODE_EXISTING:
+            choice.existing = self.existing_combo.currentData()
+        elif mode == MODE_NEW_CONDA:
+            choice.conda_name = self.conda_name.text()
+        elif mode == MODE_EXISTING_CONDA:
+            choice.conda_env = self.conda_env_combo.currentData()
+        return choice
+
+    def build_target(self) -> tuple[EnvTarget | None, str | None]:
+        """The target the page's controls describe, or (None, why not): the app layer's one rule,
+        the same the ``install`` command follows."""
+        self.resume_state = None
+        if self.mode() == MODE_NEW_VENV and self.python_combo.currentData() is None:
+            return None, t("envpage.python.none", self.lang)  # (an empty list: nothing to choose from)
+        answer = app_env.resolve_target(self.target_choice(), self.host, self.store(), recommendation=self.choice(),
+                                        candidate=self.candidate(), condas=self._condas(), uv_exe=self._uv)
+        self.resume_state = answer.resume_state
+        if answer.target is None:
+            return None, answer.problem.text(self.lang) if answer.problem is not None else None
+        return answer.target, None
 
     def refresh(self) -> None:
         """Rebuild the target from the controls, then plan and check it on the worker pool."""
@@ -429,7 +423,7 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
             if common.alive(self):
                 self._show_notes()
 
-        self._keep(submit(common.describe_uv_python, self.host, self._uv, data[1], mirror, self.model.lang,
+        self._keep(submit(app_install.describe_uv_python, self.host, self._uv, data[1], mirror, self.model.lang,
                           on_done=done, on_failed=failed))
 
     def _keep(self, task: Any) -> None:
@@ -477,7 +471,7 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         if not os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
             self.existing_note.setText(marked("✖", RED, t("install.check.not_a_venv", self.lang, path=folder)))
             return False
-        target = existing_venv(os.path.abspath(folder))
+        target = app_env.existing_venv_at(folder)
         self.existing_combo.addItem(t("envpage.existing.venv", self.lang, path=target.path), target)
         self.existing_combo.setCurrentIndex(self.existing_combo.count() - 1)
         self.set_mode(MODE_EXISTING)
@@ -494,31 +488,23 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
                                                                                path=state.env_path),
                           t("envpage.remove.yes", self.lang), t("envpage.confirm.no", self.lang)):
             return
-        from wizard.core.install.recovery import RemoveRefused, remove_environment
-
         store = self.store()
         self.remove_button.setEnabled(False)
 
-        def work():
-            try:
-                return remove_environment(state, self.host, store), None
-            except RemoveRefused as exc:
-                return None, str(exc)
-
-        def done(outcome) -> None:
+        def done(outcome: app_env.RemoveOutcome) -> None:
             self.remove_button.setEnabled(True)
-            _result, refused = outcome
             self._fill_unfinished()
             self._show_panels()
-            if refused:
-                self.resume_note.setText(marked("✖", RED, t("installpage.remove.refused", self.lang, reason=refused)))
+            if outcome.refused:
+                self.resume_note.setText(marked("✖", RED, t("installpage.remove.refused", self.lang,
+                                                             reason=outcome.refused)))
             self._changed()
 
         def failed(text: str) -> None:
             self.remove_button.setEnabled(True)
             self.resume_note.setText(marked("✖", RED, text.strip().splitlines()[0]))
 
-        self._keep(submit(work, on_done=done, on_failed=failed))
+        self._keep(submit(app_env.remove_environment, state, self.host, store, on_done=done, on_failed=failed))
 
 
     def retranslate(self) -> None:

@@ -43,12 +43,22 @@ from PySide6.QtWidgets import (
     QWizard,
 )
 
-from wizard.app.install import InstallRequest, new_job, record_install
+from wizard.app import environments as app_env
+from wizard.app import install as app_install
+from wizard.app.install import (
+    OPTION_REMOVE,
+    OPTION_RESTORE,
+    OPTION_RESUME,
+    STEP_DOWNLOAD,
+    FailureKind,
+    InstallJob,
+    InstallRequest,
+    Progress,
+    format_bytes,
+    new_job,
+    record_install,
+)
 from wizard.core.base.i18n import t
-from wizard.core.install.job import STEP_DOWNLOAD
-from wizard.core.install.plan import format_bytes
-from wizard.core.install.recovery import OPTION_REMOVE, OPTION_RESTORE, OPTION_RESUME
-from wizard.core.install.runner import InstallJob, Progress
 from wizard.ui.pages.base import BasePage, PageId
 from wizard.ui.pages.environment.common import GREEN, RED, ask_yes_no, marked
 from wizard.ui.pages.environment.common import esc as _esc
@@ -72,7 +82,6 @@ from wizard.ui.workers import submit
 BAR_STEPS = 1000
 FILE_ROWS = 6
 FILE_STATES = ("waiting", "cached", "downloading", "verifying", "done", "failed", "cancelled")
-NETWORK_KINDS = ("network", "http")
 
 
 
@@ -292,10 +301,8 @@ class InstallPage(InstallOutcome, BasePage):
     def restore(self) -> None:
         if self.job is None or self.busy:
             return
-        from wizard.core.install.runner import restore_steps
-
         self.mode = "restore"
-        self._run(StepRunner(self.job, restore_steps(self.job), parent=self))
+        self._run(StepRunner(self.job, app_install.restore_run(self.job), parent=self))
 
     def remove(self) -> None:
         """Delete the environment this install created (after a confirmation), on a worker."""
@@ -307,22 +314,14 @@ class InstallPage(InstallOutcome, BasePage):
                                                                         path=state.env_path),
                           t("envpage.remove.yes", self.lang), t("envpage.confirm.no", self.lang)):
             return
-        from wizard.core.install.recovery import RemoveRefused, remove_environment
-
         host, store = job.host, job.store
         before = self.state
         self.state = STATE_REMOVING  # (a 5 GB environment takes a while to delete)
         self._show_buttons()
         self.step_label.setText(t("installpage.removing", self.lang, path=state.env_path))
 
-        def work():
-            try:
-                return remove_environment(state, host, store), None
-            except RemoveRefused as exc:
-                return None, str(exc)
-
-        def done(outcome) -> None:
-            result, refused = outcome
+        def done(outcome: app_env.RemoveOutcome) -> None:
+            refused = outcome.refused
             if refused:
                 self.state = before
                 self._finish_text(marked("✖", RED, t("installpage.remove.refused", self.lang, reason=refused)))
@@ -330,9 +329,9 @@ class InstallPage(InstallOutcome, BasePage):
                 self._run_after_stop()
                 return
             self.state = STATE_REMOVED
-            self.log.append_line(t("installpage.removed", self.lang, path=", ".join(result.removed) or state.env_path))
+            self.log.append_line(t("installpage.removed", self.lang, path=", ".join(outcome.removed) or state.env_path))
             self.step_label.setText("")
-            removed = t("installpage.removed", self.lang, path=", ".join(result.removed) or state.env_path)
+            removed = t("installpage.removed", self.lang, path=", ".join(outcome.removed) or state.env_path)
             self._finish_text(f'<b>{_esc(removed)}'
                               f'</b><br>{_esc(t("installpage.removed_next", self.lang))}')
             self._show_buttons()
@@ -344,7 +343,7 @@ class InstallPage(InstallOutcome, BasePage):
             self._show_buttons()
             self._run_after_stop()
 
-        self._task = submit(work, on_done=done, on_failed=failed)
+        self._task = submit(app_env.remove_environment, state, host, store, on_done=done, on_failed=failed)
 
     def change_settings(self) -> None:
         """Back to the Environment page (a mirror, another folder); Install there starts again."""
@@ -353,7 +352,8 @@ class InstallPage(InstallOutcome, BasePage):
         wizard = self.wizard()
         if wizard is None:
             return
-        network = self.job is not None and self.job.failure is not None and self.job.failure.kind in NETWORK_KINDS
+        network = (self.job is not None and self.job.failure is not None
+                   and self.job.failure.failure_kind == FailureKind.CONNECTION)
         wizard.back()
         previous = wizard.currentPage()
         if network and hasattr(previous, "show_settings"):

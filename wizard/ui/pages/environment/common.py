@@ -7,16 +7,15 @@ from typing import Any
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from wizard.core.base.i18n import t
-from wizard.core.install.env_commands import COMMAND_TIMEOUT, describe_uv_python_download, uv_env, uv_python_find_argv
-
-MODE_NEW_VENV = "new-venv"
-MODE_EXISTING = "existing"
-MODE_NEW_CONDA = "new-conda"
-MODE_EXISTING_CONDA = "existing-conda"
-MODE_RESUME = "resume"
-MODE_SKIP = "skip"  # PyTorch is already there (the re-run after a driver update): straight to Verify
-MODES = (MODE_RESUME, MODE_NEW_VENV, MODE_EXISTING, MODE_NEW_CONDA, MODE_EXISTING_CONDA, MODE_SKIP)
+from wizard.app.environments import (  # noqa: F401 - the modes are the app layer's, named here for the pages
+    MODE_EXISTING,
+    MODE_EXISTING_CONDA,
+    MODE_NEW_CONDA,
+    MODE_NEW_VENV,
+    MODE_RESUME,
+    MODE_SKIP,
+    MODES,
+)
 
 GREEN, ORANGE, RED, GREY = "#2e7d32", "#ef6c00", "#c62828", "#6d6d6d"
 REFRESH_DELAY_MS = 250
@@ -63,15 +62,3 @@ class ErrorText:
 
     def text(self, lang: str | None) -> str:
         return self._text
-
-
-def describe_uv_python(host: Any, uv: str, version: str, mirror: str | None, lang: str) -> str:
-    """One sentence: what uv will download for Python ``version`` and where (worker thread)."""
-    found = host.run(uv_python_find_argv(uv, version), timeout=COMMAND_TIMEOUT, env=uv_env(mirror))
-    if found.ok and found.stdout.strip():
-        return t("envpage.uv.have", lang, version=version, path=found.stdout.strip().splitlines()[-1])
-    download, folder = describe_uv_python_download(host, uv, version, mirror)
-    if download is None:
-        return t("envpage.uv.unknown", lang, version=version)
-    return t("install.uv.download_info", lang, version=download.version, url=download.url,
-             folder=folder or t("common.na", lang))

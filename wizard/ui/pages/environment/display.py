@@ -6,9 +6,9 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton, QTreeWidgetItem
 
+from wizard.app import install as app_install
+from wizard.app.install import SEVERITY_CONFIRM, SEVERITY_ERROR, SEVERITY_OK, format_bytes
 from wizard.core.base.i18n import t
-from wizard.core.install.plan import format_bytes
-from wizard.core.install.preflight import SEVERITY_CONFIRM, SEVERITY_ERROR, SEVERITY_OK, conda_name_problem
 from wizard.ui.pages.environment.common import (
     GREEN,
     GREY,
@@ -23,7 +23,7 @@ from wizard.ui.pages.environment.common import (
     marked,
 )
 from wizard.ui.pages.environment.common import esc as _esc
-from wizard.ui.pages.environment.failure import CONNECTION, describe
+from wizard.ui.pages.environment.failure import CONNECTION, NO_BUILD, describe
 from wizard.ui.widgets.folded_details import show_folded_details
 
 
@@ -36,7 +36,7 @@ class EnvironmentDisplay:
             return t("envpage.what.none", self.lang)
         options = self.options()
         reqs = " ".join(options.requirements) if options else ""
-        index = (options.index_url if options else None) or "PyPI"
+        index = app_install.sources_text(options) if options else "PyPI"  # a course's extras: PyPI too
         if plain:
             return t("envpage.what.plain", self.lang, reqs=reqs, index=index)
         return t("envpage.what", self.lang, reqs=f"<b>{_esc(reqs)}</b>", index=_esc(index))
@@ -70,7 +70,7 @@ class EnvironmentDisplay:
         elif mode == MODE_NEW_CONDA:
             condas = self._condas()
             names, _base = self._conda_facts()
-            issue = conda_name_problem(self.conda_name.text().strip(), names)
+            issue = app_install.conda_name_problem(self.conda_name.text().strip(), names)
             parts = [problem] if problem else []
             if issue is not None:
                 parts.append(marked("✖", RED, issue.text(self.lang)))
@@ -110,15 +110,15 @@ class EnvironmentDisplay:
             self.plan_tree.hide()
             return
         if self.plan_running:
-            self.plan_status.setText(_esc(t("envpage.plan.resolving", self.lang, index=(self.options().index_url
-                                                                            if self.options() else None) or "PyPI")))
+            self.plan_status.setText(_esc(t("envpage.plan.resolving", self.lang, index=app_install.sources_text(
+                self.options()) if self.options() else "PyPI")))
             self.plan_tree.hide()
             return
         if err is not None:
             options = self.options()
-            said = describe(err.kind, err.message.text(lang), err.detail, lang, host=err.host,
+            said = describe(err.failure_kind, err.message.text(lang), err.detail, lang, host=err.host,
                             reqs=" ".join(options.requirements) if options else "",
-                            index=(options.index_url if options else None) or "PyPI")
+                            index=app_install.sources_text(options) if options else "PyPI")
             if said.category == CONNECTION:
                 self.show_settings()
             advice = f"<br>{_esc(said.advice)}" if said.advice else ""
@@ -139,6 +139,7 @@ class EnvironmentDisplay:
             else:
                 size = format_bytes(f.size) if f.size is not None else t("install.plan.size_unknown", self.lang)
             item = QTreeWidgetItem([f.name, f.version, size])
+            item.setToolTip(0, f.host or f.url)  # where it comes from (a course's extras: PyPI)
             item.setTextAlignment(2, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             if f.installed_version and not f.satisfied:
                 item.setToolTip(1, t("envpage.plan.replaces", self.lang, version=f.installed_version))
@@ -224,7 +225,7 @@ class EnvironmentDisplay:
         elif state.status == "running":
             why = t("g.resume.why.interrupted", self.lang)
         else:
-            why = describe(state.error_kind, state.error or "", "", self.lang).headline
+            why = describe(app_install.failure_kind(state.error_kind), state.error or "", "", self.lang).headline
         return t("g.resume.stopped_at", self.lang, step=step, why=why)
 
     def _show_details(self, details: str) -> None:
@@ -237,7 +238,7 @@ class EnvironmentDisplay:
             button.deleteLater()
         self.alt_buttons = []
         err = self.plan_error
-        if err is None or err.kind != "no-version" or self.target is None:
+        if err is None or err.failure_kind != NO_BUILD or self.target is None:
             self.alt_label.hide()
             return
         self.alt_label.show()

@@ -6,14 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from wizard.app import install as app_install
 from wizard.app import recommend as app_recommend
-from wizard.app.install import InstallSettings
-from wizard.core.install.job import InstallOptions
+from wizard.app.alternatives import builds_on_index
+from wizard.app.install import InstallOptions, InstallSettings
 from wizard.ui.pages.environment import common
-from wizard.ui.pages.environment.alternatives import builds_on_index
 from wizard.ui.workers import submit
-
-BLOCKING_PLAN_KINDS = ("network", "no-version", "failed")  # a plan that cannot run: no Install
 
 
 class EnvironmentGate:
@@ -26,8 +24,9 @@ class EnvironmentGate:
     _alt_gen = 0
 
     def plan_blocks(self) -> bool:
-        """The plan was worked out and cannot run (no connection, no such build on the index)."""
-        return self.plan_error is not None and self.plan_error.kind in BLOCKING_PLAN_KINDS
+        """The plan was worked out and cannot run (no connection, no such build on the index, a
+        torch family of mixed builds ...): the app layer's answer, as the command line's."""
+        return app_install.plan_blocks(self.plan_error)
 
     def pending(self) -> bool:
         """Answers for the current choice are still on their way (or about to be asked for)."""
@@ -79,4 +78,4 @@ class EnvironmentGate:
         self.refresh()
 
 
-__all__ = ["BLOCKING_PLAN_KINDS", "EnvironmentGate"]
+__all__ = ["EnvironmentGate"]

@@ -9,9 +9,9 @@ from typing import Any
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QVBoxLayout
 
+from wizard.app import install as app_install
+from wizard.app.install import STEP_DOWNLOAD, format_bytes
 from wizard.core.base.i18n import t
-from wizard.core.install.job import STEP_DOWNLOAD
-from wizard.core.install.plan import format_bytes
 from wizard.ui.pages.environment.common import ORANGE, RED
 from wizard.ui.pages.environment.common import esc as _esc
 from wizard.ui.pages.environment.failure import OTHER, describe
@@ -115,8 +115,9 @@ class InstallOutcome:
         step = t(f"install.step.{err.step_id}", lang)
         self.step_label.setText(t("installpage.failed_step", lang, step=step))
         options = job.options
-        said = describe(err.kind, err.message.text(lang), err.detail, lang, host=err.host,
-                        reqs=" ".join(options.requirements), index=options.index_url or "PyPI", where="installpage")
+        said = describe(err.failure_kind, err.message.text(lang), err.detail, lang, host=err.host,
+                        reqs=" ".join(options.requirements), index=app_install.sources_text(options),
+                        where="installpage")
         parts = [f'<b style="color:{RED}">✖ {_esc(t("installpage.failed", lang, step=step))}</b>',
                  _esc(said.headline)]
         if said.advice:

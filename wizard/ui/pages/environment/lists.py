@@ -4,10 +4,12 @@ usable interpreter and which folder is the default are the app layer's answers."
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+
+from wizard.app import environments as app_env
 from wizard.app import install as app_install
 from wizard.app import recommend as app_recommend
 from wizard.core.base.i18n import t
-from wizard.core.install.environments import existing_python, existing_targets, existing_venv, find_uv
 from wizard.ui.pages.environment.common import MODE_EXISTING_CONDA, MODE_NEW_CONDA, MODE_NEW_VENV, MODE_RESUME
 
 
@@ -18,8 +20,7 @@ class EnvironmentLists:
         return app_recommend.usable_pythons(self.session.detection)
 
     def _condas(self) -> list:
-        d = self.session.detection
-        return [c for c in (d.conda if d else []) if c.exe and (c.error is None or c.envs)]
+        return app_env.usable_condas(self.session.detection)
 
     def _fill_lists(self) -> None:
         """Interpreters, existing environments, conda envs and unfinished installs."""
@@ -35,24 +36,34 @@ class EnvironmentLists:
         combo.blockSignals(True)
         combo.clear()
         chosen = getattr(getattr(self.choice(), "interpreter", None), "path", None)
-        for p in self._usable_pythons():
-            mark = "  " + t("envpage.python.recommended", self.lang) if p.path == chosen else ""
+        unfit = []
+        for p in app_env.python_options(self.session.detection, self.choice(), self.candidate()):
+            if not p.fits:  # too old (or new) for this torch: listed last, with the reason, not chosen
+                unfit.append(p)
+                continue
+            mark = "  " + t("envpage.python.recommended", self.lang) if p.recommended else ""
             combo.addItem(f"Python {p.version} — {p.path}{mark}", ("python", p.path, p.version))
         version = self.python_version()
-        self._uv = find_uv()
+        self._uv = app_env.find_uv()
         if version:
             combo.addItem(t("envpage.python.uv", self.lang, version=version), ("uv", version, version))
             if not self._uv:
                 item = combo.model().item(combo.count() - 1)
                 if item is not None:
                     item.setEnabled(False)
+        for p in unfit:
+            combo.addItem(f"Python {p.version} — {p.path}  ({p.why_not.text(self.lang)})", None)
+            item = combo.model().item(combo.count() - 1)
+            if item is not None:
+                item.setEnabled(False)
+                item.setData(p.why_not.text(self.lang), Qt.ItemDataRole.ToolTipRole)
         # (findData compares Python objects by identity: look for an equal tuple instead)
-        index = next((i for i in range(combo.count()) if combo.itemData(i) == current), -1)
+        index = next((i for i in range(combo.count()) if current is not None and combo.itemData(i) == current), -1)
         if index < 0:
             index = next((i for i in range(combo.count()) if (combo.itemData(i) or ("",))[0] == "python"
                           and combo.itemData(i)[1] == chosen), -1)
-        if index < 0 and chosen is None and self._uv and version:
-            index = combo.count() - 1  # no interpreter fits: uv installs the recommended version
+        if index < 0 and chosen is None and self._uv and version:  # none chosen: uv installs the recommended version
+            index = next((i for i in range(combo.count()) if (combo.itemData(i) or ("",))[0] == "uv"), -1)
         combo.setCurrentIndex(max(0, index))
         combo.blockSignals(False)
         typed = self.venv_path.text().strip()
@@ -64,26 +75,18 @@ class EnvironmentLists:
 
     def _fill_existing(self) -> None:
         """Existing: venvs the detection saw or the wizard made, and interpreters themselves."""
-        from wizard.core.machine.system import default_env_root
-
         d = self.session.detection
         combo = self.existing_combo
         current_path = combo.currentData().path if combo.currentData() is not None else None
         combo.blockSignals(True)
         combo.clear()
-        targets = existing_targets(d.pythons if d else [], [], extra_roots=[default_env_root(self.host)])
-        for target in targets:
-            combo.addItem(t("envpage.existing.venv", self.lang, path=target.path), target)
         offer = getattr(self, "reuse_offer", None)  # the last run's environment, wherever it is
-        if offer is not None and not any(x.python_exe == offer.python_exe for x in targets):
-            target = existing_venv(offer.env_path)
-            targets.append(target)
-            combo.addItem(t("envpage.existing.venv", self.lang, path=target.path), target)
-        venv_pythons = {existing_venv(x.path).python_exe for x in targets}
-        for p in self._usable_pythons():
-            if not p.is_venv and p.path not in venv_pythons:
-                combo.addItem(t("envpage.existing.python", self.lang, version=p.version, path=p.path),
-                              existing_python(p.path))
+        for target in app_env.existing_environments(d, self.host, offer):
+            if app_env.is_bare_python(target):
+                version = app_env.python_version_of(target, d)
+                combo.addItem(t("envpage.existing.python", self.lang, version=version, path=target.path), target)
+            else:
+                combo.addItem(t("envpage.existing.venv", self.lang, path=target.path), target)
         if current_path:
             for i in range(combo.count()):
                 if combo.itemData(i).path == current_path:
@@ -139,11 +142,5 @@ class EnvironmentLists:
         return app_install.unfinished_at(self.store(), path)
 
     def _conda_facts(self) -> tuple[list[str], str | None]:
-        names: list[str] = []
-        base = None
-        for conda in self._condas():
-            names += [e.name for e in conda.envs]
-            if base is None and conda.base_prefix:
-                base = conda.base_prefix
-        return names, base
+        return app_env.conda_facts(self._condas())
 

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from wizard.core.install.job import INSTALLER_AUTO, INSTALLER_PIP, INSTALLER_UV
+from wizard.app.install import INSTALLER_AUTO, INSTALLER_PIP, INSTALLER_UV
 from wizard.ui.pages.base import scroll_body
 from wizard.ui.pages.environment.common import (
     DEFAULT_CONDA_NAME,

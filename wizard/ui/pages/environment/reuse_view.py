@@ -28,9 +28,7 @@ class EnvironmentReuse:
         self.reuse_applied = True
         remembered = reuse.load_remembered(self.config_dir)
         self._apply_remembered(remembered)
-        from wizard.core.history.store import HistoryStore
-
-        offer = reuse.last_verified_env(HistoryStore(self.history_dir), self.store())
+        offer = reuse.offer_for(self.history_dir, self.store())
         if offer is None:
             return
         self.reuse_offer = offer

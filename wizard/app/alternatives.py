@@ -1,13 +1,14 @@
-"""When the index (a mirror, often) lacks the recommended build: the builds it does have that
-fit this machine, so the Environment page offers them one click away.
+"""When the index (a mirror, often) lacks the chosen build: the builds it does have that fit this
+machine, offered one click away in the window and listed by ``install --plan-only``.
 
 The recommender says which builds fit (every release of the chosen variant that passes its
-rules); :meth:`~wizard.core.recommend.wheel_index.WheelIndex.builds_on_index` says which of
-them the index really carries for the target Python. Blocking (network): run on a worker.
+rules); :meth:`~wizard.core.recommend.wheel_index.WheelIndex.builds_on_index` says which of them
+the index really carries for the target Python. Blocking (network): a worker's, or the command's.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 MAX_OFFERED = 4
@@ -18,8 +19,6 @@ def builds_on_index(facts: Any, current: Any, python: str, settings: Any, *,
     """Up to ``MAX_OFFERED`` candidates other than ``current`` that fit ``facts`` and that the
     index ``settings`` point at has for CPython ``python`` (each build's own variant folder of a
     mirror): the same variant first, newest first."""
-    from dataclasses import replace
-
     from wizard.app.install import install_source
     from wizard.core.recommend.inputs import Wishes
     from wizard.core.recommend.recommender import recommend
@@ -42,8 +41,20 @@ def builds_on_index(facts: Any, current: Any, python: str, settings: Any, *,
     if not others:
         return []
     tags = target_tags(python, machine.os, machine.arch)
-    found = WheelIndex(cache_dir).builds_on_index(others, lambda c: install_source(c, settings.mirror)[1], tags)
+    found = WheelIndex(cache_dir, proxy=settings.proxy).builds_on_index(others, lambda c: install_source(c, settings.mirror)[1], tags)
     return found[:MAX_OFFERED]
 
 
-__all__ = ["MAX_OFFERED", "builds_on_index"]
+def alternatives_for(session: Any, settings: Any, python: str | None = None, *,
+                     cache_dir: str | None = None) -> list[Any]:
+    """The builds the index has instead of the session's chosen one, for the session's machine
+    and ``python`` (default: the recommendation's)."""
+    choice = session.recommendation
+    if choice is None or session.candidate is None:
+        return []
+    facts = choice.recommendation.facts
+    return builds_on_index(facts, session.candidate, python or choice.version or facts.python, settings,
+                           cache_dir=cache_dir)
+
+
+__all__ = ["MAX_OFFERED", "alternatives_for", "builds_on_index"]
