@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     width, height = (int(v) for v in args.size.split("x"))
 
     from tests.gui import layout_check
-    from tests.gui.test_layout import GPU_VERIFY, show_recorded_verify
+    from tests.gui.wizard_driver import GPU_VERIFY, show_recorded_verify
     from wizard.app.session import Session
     from wizard.ui.app import create_app
     from wizard.ui.main_wizard import SetupWizard

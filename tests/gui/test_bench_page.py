@@ -14,7 +14,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtGui import QImage  # noqa: E402
 
 from tests import scenarios  # noqa: E402
-from tests.gui.test_wizard import go_to, open_wizard  # noqa: E402
+from tests.gui.wizard_driver import go_to, open_wizard  # noqa: E402
 from wizard.core.verify.benchmark import BenchReport  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402
 from wizard.ui.widgets.bench_plots import BenchPlots, nice_step, sweep_png, sweep_series  # noqa: E402

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from tests.gui.test_wizard import open_wizard  # noqa: E402
+from tests.gui.wizard_driver import open_wizard  # noqa: E402
 from tests.integration.index_server import make_wheel  # noqa: E402
 from wizard.core.base.host import RealHost  # noqa: E402
 from wizard.core.install.bundle import MANIFEST  # noqa: E402

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from tests import scenarios  # noqa: E402
-from tests.gui.test_wizard import open_wizard  # noqa: E402
+from tests.gui.wizard_driver import open_wizard  # noqa: E402
 from wizard.app import recommend as app_recommend  # noqa: E402
 from wizard.app import report as app_report  # noqa: E402
 

@@ -27,8 +27,7 @@ from tests.gui.test_install_pages import (  # noqa: E402,F401  (fixtures and hel
     wait_end,
     wheels,
 )
-from tests.gui.test_layout import show_recorded_verify  # noqa: E402
-from tests.gui.test_wizard import go_to, open_wizard  # noqa: E402
+from tests.gui.wizard_driver import go_to, open_wizard, show_recorded_verify  # noqa: E402
 from wizard.core.machine.models import PythonInterpreter  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402
 from wizard.ui.pages.verify_page import summary_text  # noqa: E402

@@ -15,7 +15,7 @@ pytest.importorskip("pytestqt")
 pytestmark = pytest.mark.slow  # a venv, pip, a kernel and a verification run
 
 from tests import kernel_env, scenarios  # noqa: E402
-from tests.gui.test_wizard import go_to, open_wizard  # noqa: E402
+from tests.gui.wizard_driver import go_to, open_wizard  # noqa: E402
 from wizard.core.verify.kernel_specs import inspect_python  # noqa: E402
 from wizard.ui.pages import kernel_panel  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402

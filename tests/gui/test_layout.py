@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QScro
 
 from tests import scenarios  # noqa: E402
 from tests.gui import layout_check  # noqa: E402
-from tests.gui.test_wizard import open_wizard  # noqa: E402
+from tests.gui.wizard_driver import GPU_VERIFY, open_wizard, show_recorded_verify  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402
 
 SIZE = (1024, 700)
@@ -204,23 +204,6 @@ def test_no_page_clips_or_cuts_text(qtbot, machine, lang):
     window.gpu_page.cleanup()
     assert seen == [p for p in PageId if p != PageId.INSTALL]  # skipped: the Install page needs an install
     assert not found, "\n".join(f"[{page}]\n  " + "\n  ".join(lines) for page, lines in found.items())
-
-
-GPU_VERIFY = "verify_rtx3060_cu128_linux.jsonl"  # every GPU check, as an RTX 3060 answered them
-
-
-def show_recorded_verify(window, recording: str = "verify_cpu_only_no_gpu_linux.jsonl") -> None:
-    """The Verify page showing a recorded checklist: by default a CPU build on a PC without an
-    NVIDIA GPU."""
-    from tests.report_sessions import probe_events
-    from wizard.core.verify.checklist import VerifyReport
-
-    session = window.model.session
-    report = VerifyReport.from_events(probe_events(recording),
-                                      detection=session.detection, python_exe="/home/student/env/bin/python")
-    window.verify_page.show_report(report)
-    for i in range(window.verify_page.tree.topLevelItemCount()):
-        window.verify_page.tree.topLevelItem(i).setExpanded(True)
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])

@@ -9,8 +9,8 @@ pytest.importorskip("PySide6")
 from nacl.signing import SigningKey  # noqa: E402
 
 from tests import scenarios  # noqa: E402
-from tests.gui.test_wizard import go_to, open_wizard  # noqa: E402
-from tests.integration.test_compat_update import newer_table  # noqa: E402
+from tests.compat_tables import newer_table  # noqa: E402
+from tests.gui.wizard_driver import go_to, open_wizard  # noqa: E402
 from wizard.core.recommend import update  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402
 

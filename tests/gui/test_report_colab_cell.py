@@ -13,15 +13,15 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtGui import QGuiApplication  # noqa: E402
 
-from tests.gui.test_report_page import history_dir, open_page  # noqa: E402,F401  (fixture and helper)
-from tests.unit.test_report_remote_probe import _doc  # noqa: E402
+from tests.gui.wizard_driver import open_report_page  # noqa: E402
+from tests.remote_results import remote_probe_doc  # noqa: E402
 from wizard.core.report.colab_cell import colab_cell  # noqa: E402
 from wizard.ui.pages.report_page import RemoteDialog  # noqa: E402
 
 
 @pytest.mark.parametrize("lang", ["ko", "en"])
-def test_copy_colab_cell_puts_the_cell_on_the_clipboard(qtbot, history_dir, lang):  # noqa: F811
-    _window, page = open_page(qtbot, lang=lang)
+def test_copy_colab_cell_puts_the_cell_on_the_clipboard(qtbot, history_dir, lang):
+    _window, page = open_report_page(qtbot, lang=lang)
     assert page.colab_button.text() == {"ko": "Colab 셀 복사", "en": "Copy Colab cell"}[lang]
     page.colab_button.click()
     assert QGuiApplication.clipboard().text() == colab_cell("colab")
@@ -30,7 +30,7 @@ def test_copy_colab_cell_puts_the_cell_on_the_clipboard(qtbot, history_dir, lang
 
 def test_the_cells_result_is_added_through_the_dialog(qtbot, tmp_path):
     result = tmp_path / "gpu-setup-result.json"
-    result.write_text(json.dumps(_doc()), encoding="utf-8")
+    result.write_text(json.dumps(remote_probe_doc()), encoding="utf-8")
     dialog = RemoteDialog(lang_of=lambda: "ko")
     qtbot.addWidget(dialog)
     dialog.load_file(str(result))

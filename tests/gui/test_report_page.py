@@ -14,30 +14,13 @@ from PySide6.QtGui import QGuiApplication  # noqa: E402
 from PySide6.QtWidgets import QDialog  # noqa: E402
 
 from tests import report_sessions as rs  # noqa: E402
+from tests.gui.wizard_driver import open_report_page  # noqa: E402
 from wizard.core.report.as_json import loads  # noqa: E402
 from wizard.core.report.remote import machine_from_text  # noqa: E402
 from wizard.core.report.render import render_markdown  # noqa: E402
 from wizard.ui.main_wizard import SetupWizard  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402
 from wizard.ui.pages.report_page import RemoteDialog, ReportPage, register_report_page, sweep_plot_png  # noqa: E402
-
-
-@pytest.fixture
-def history_dir(tmp_path, monkeypatch):
-    folder = tmp_path / "data"
-    monkeypatch.setenv("GSW_DATA_DIR", str(folder))
-    return folder
-
-
-def open_page(qtbot, session=None, lang="ko"):
-    session = session or rs.full_session(lang)
-    window = SetupWizard(session)
-    qtbot.addWidget(window)
-    page = register_report_page(window)
-    window.setStartId(PageId.REPORT)
-    window.show()
-    qtbot.waitUntil(lambda: window.currentId() == PageId.REPORT and page.report is not None, timeout=10000)
-    return window, page
 
 
 def test_register_replaces_the_placeholder(qtbot, history_dir):
@@ -50,7 +33,7 @@ def test_register_replaces_the_placeholder(qtbot, history_dir):
 
 
 def test_preview_is_the_report(qtbot, history_dir):
-    _window, page = open_page(qtbot)
+    _window, page = open_report_page(qtbot)
     shown = page.preview.toPlainText()
     for text in ("GPU/Cloud 환경 점검 결과", "벤치마크(Benchmark)", "판단", "NVIDIA GeForce RTX 3060", "16.3배"):
         assert text in shown, text
@@ -60,7 +43,7 @@ def test_preview_is_the_report(qtbot, history_dir):
 
 
 def test_save_as_every_format_to_a_hangul_path_with_a_space(qtbot, history_dir, tmp_path):
-    _window, page = open_page(qtbot)
+    _window, page = open_report_page(qtbot)
     assert [a.objectName() for a in page.save_menu.actions()] == ["save_md", "save_html", "save_pdf", "save_json"]
     folder = tmp_path / "내 보고서"
     folder.mkdir()
@@ -78,13 +61,13 @@ def test_save_as_every_format_to_a_hangul_path_with_a_space(qtbot, history_dir, 
 
 
 def test_a_failed_save_says_why(qtbot, history_dir, tmp_path):
-    _window, page = open_page(qtbot, lang="en")
+    _window, page = open_report_page(qtbot, lang="en")
     assert not page.save_to("md", tmp_path / "no such folder" / "r.md")
     assert "cannot write" in page.status.text()
 
 
 def test_copy_as_markdown_and_open_folder(qtbot, history_dir, tmp_path, monkeypatch):
-    _window, page = open_page(qtbot)
+    _window, page = open_report_page(qtbot)
     page.copy_button.click()
     assert QGuiApplication.clipboard().text() == render_markdown(page.report)
     opened = []
@@ -95,7 +78,7 @@ def test_copy_as_markdown_and_open_folder(qtbot, history_dir, tmp_path, monkeypa
 
 
 def test_the_privacy_switch(qtbot, history_dir):
-    _window, page = open_page(qtbot)
+    _window, page = open_report_page(qtbot)
     assert rs.USER not in page.html
     page.private.setChecked(True)
     assert f"{rs.HOME}/envs/dl" in page.preview.toPlainText() and page.report.private_included
@@ -104,7 +87,7 @@ def test_the_privacy_switch(qtbot, history_dir):
 
 
 def test_add_and_remove_a_colab_result(qtbot, history_dir):
-    _window, page = open_page(qtbot, lang="en")
+    _window, page = open_report_page(qtbot, lang="en")
     assert "no result added" in page.report.item("checklist", "colab").value
     page.add_remote(machine_from_text(rs.colab_smi_text(), label="colab.txt"))
     assert page.report.item("checklist", "colab").value.startswith("yes — Tesla T4")
@@ -152,7 +135,7 @@ def test_history_list_and_diff(qtbot, history_dir):
     assert store.save(older).ok
     assert store.save(build_snapshot(session.detection,
                                      now=_dt.datetime(2026, 11, 20, 9, 0, tzinfo=_dt.timezone.utc))).ok
-    _window, page = open_page(qtbot, session, lang="en")
+    _window, page = open_report_page(qtbot, session, lang="en")
     page.tabs.setCurrentIndex(1)
     assert page.history_list.count() == 2
     assert page.history_list.item(0).text().startswith("#2")  # newest first
@@ -163,13 +146,13 @@ def test_history_list_and_diff(qtbot, history_dir):
 
 
 def test_history_when_nothing_was_saved(qtbot, history_dir):
-    _window, page = open_page(qtbot, lang="en")
+    _window, page = open_report_page(qtbot, lang="en")
     page.tabs.setCurrentIndex(1)
     assert page.history_list.count() == 0 and "No runs saved yet" in page.history_note.text()
 
 
 def test_language_switch_rebuilds_the_report(qtbot, history_dir):
-    window, page = open_page(qtbot, lang="ko")
+    window, page = open_report_page(qtbot, lang="ko")
     assert "판단" in page.preview.toPlainText()
     window.model.set_language("en")
     assert page.report.lang == "en" and "Judgment" in page.preview.toPlainText()
@@ -177,7 +160,7 @@ def test_language_switch_rebuilds_the_report(qtbot, history_dir):
 
 
 def test_a_session_where_only_detection_ran(qtbot, history_dir):
-    _window, page = open_page(qtbot, rs.detection_only_session("en"), lang="en")
+    _window, page = open_report_page(qtbot, rs.detection_only_session("en"), lang="en")
     assert page.report.item("benchmark", "cpu_time").status == "not_run"
     assert "data:image/png" not in page.html  # no benchmark, no plot
     doc = json.loads(page.text("json"))

@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from tests import scenarios  # noqa: E402
-from tests.gui.test_wizard import open_wizard  # noqa: E402
+from tests.gui.wizard_driver import open_wizard  # noqa: E402
 from wizard.core.install.recovery import EnvState, StateStore  # noqa: E402
 from wizard.ui.pages import storage_panel  # noqa: E402
 

@@ -11,7 +11,7 @@ pytest.importorskip("pytestqt")
 pytestmark = pytest.mark.slow  # real probes in real venvs
 
 from tests import scenarios  # noqa: E402
-from tests.gui.test_wizard import go_to, open_wizard  # noqa: E402
+from tests.gui.wizard_driver import go_to, open_wizard  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402
 
 

@@ -13,21 +13,13 @@ pytest.importorskip("pytestqt")
 from PySide6.QtWidgets import QLabel, QTreeWidget  # noqa: E402
 
 from tests import scenarios  # noqa: E402
+from tests.gui.wizard_driver import go_to, open_wizard  # noqa: E402
 from wizard.app.session import Session  # noqa: E402
 from wizard.core.base.host import RealHost  # noqa: E402
 from wizard.ui.main_wizard import SetupWizard  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def open_wizard(qtbot, host, lang="en"):
-    window = SetupWizard(Session(host=host, lang=lang))
-    qtbot.addWidget(window)
-    window.show()
-    with qtbot.waitSignal(window.model.detection_finished, timeout=30000):
-        window.start()
-    return window
 
 
 def texts(widget) -> str:
@@ -141,14 +133,6 @@ def test_smoke_test_prints_start_up_time():
     assert 0 < float(line.split()[-2]) < 60000
 
 
-def go_to(window, page_id):
-    while window.currentId() != page_id:
-        if window.currentId() == PageId.ENVIRONMENT:
-            window.environment_page.skip_install()
-        assert window.currentPage().isComplete(), window.currentId()
-        window.next()
-
-
 def test_vram_page_estimates_for_the_detected_gpu(qtbot):
     window = open_wizard(qtbot, scenarios.windows_rtx2080super())
     go_to(window, PageId.VRAM)
@@ -170,10 +154,10 @@ def test_vram_page_estimates_for_the_detected_gpu(qtbot):
 
 
 def test_vram_page_typed_in_card_and_bad_custom_size(qtbot):
-    window = open_wizard(qtbot, scenarios.linux_host())  # no GPU: presets only
+    window = open_wizard(qtbot, scenarios.linux_host())  # no GPU: this PC first, then the what-if cards
     go_to(window, PageId.VRAM)
     page = window.vram_page
-    assert page.gpu_combo.currentData()[0] == "preset"  # Colab T4 first
+    assert page.gpu_combo.currentData()[0] == "none" and page.gpu_combo.itemData(1)[0] == "preset"
     page.gpu_combo.setCurrentIndex(page.gpu_combo.count() - 1)  # another card
     assert page.gb_spin.isEnabled()
     page.gb_spin.setValue(24)

@@ -8,7 +8,6 @@ adds a made-up torch 2.99 that the recommender would pick, so any accepted file 
 
 from __future__ import annotations
 
-import copy
 import gzip
 import json
 import socket
@@ -19,25 +18,13 @@ from pathlib import Path
 import pytest
 from nacl.signing import SigningKey
 
-from wizard.core.base.resources import load_json
+from tests.compat_tables import newer_table
 from wizard.core.recommend import update
 from wizard.core.recommend.inputs import MachineFacts
 from wizard.core.recommend.recommender import recommend
 
 RTX4090 = MachineFacts(os="linux", arch="x86_64", python="3.13", driver_version="580.95", cuda_driver="13.0",
                        gpu_ccs=["8.9"], gpu_names=["NVIDIA GeForce RTX 4090"])
-
-
-def newer_table(reviewed_on: str = "2099-01-01") -> bytes:
-    """The bundled table plus a torch 2.99 (a copy of 2.15 under a new number), dated ``reviewed_on``."""
-    data = copy.deepcopy(load_json("compat.json"))
-    data["reviewed_on"] = reviewed_on
-    rel = copy.deepcopy(next(r for r in data["releases"] if r["torch"] == "2.15"))
-    rel.update(torch="2.99", patches=["2.99.0"], torchvision={"2.99.0": "0.99.0"}, torchaudio={"2.99.0": None},
-               confidence="confirmed")
-    rel.pop("unverified", None)
-    data["releases"].append(rel)
-    return (json.dumps(data, indent=1) + "\n").encode("utf-8")
 
 
 class Server:

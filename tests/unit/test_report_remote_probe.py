@@ -9,23 +9,13 @@ import json
 
 import pytest
 
-from tests import report_sessions as rs
+from tests.remote_results import remote_probe_doc
 from wizard.core.report.colab_cell import PROBE_FILES, colab_cell
 from wizard.core.report.remote import RemoteInputError, machine_from_text
 
 
-def _doc(**over):
-    doc = {"schema": "gpu-setup-wizard/remote-probe@1.0", "kind": "colab", "form": "colab",
-           "made_at": "2026-12-01T10:00:00+09:00", "platform": {"colab": True, "system": "Linux", "python": "3.11"},
-           "verify": {"events": rs.probe_events("verify_rtx3060_cu128_linux.jsonl"), "returncode": 0},
-           "bench": {"events": rs.probe_events("bench_rtx3060_quick_linux.jsonl"), "returncode": 0},
-           "nvidia_smi": rs.SMI_TABLE, "nvidia_smi_error": None}
-    doc.update(over)
-    return doc
-
-
 def test_a_remote_probe_result_becomes_a_machine():
-    m = machine_from_text(json.dumps(_doc()), label="gpu-setup-result.json")
+    m = machine_from_text(json.dumps(remote_probe_doc()), label="gpu-setup-result.json")
     assert (m.kind, m.source, m.label) == ("colab", "remote-probe", "gpu-setup-result.json")
     assert m.torch_version == "2.8.0+cu128" and m.torch_cuda == "12.8" and m.cuda_available is True
     assert m.driver_version == "570.133.07" and m.gpus[0]["name"] == "NVIDIA GeForce RTX 3060"
@@ -33,7 +23,7 @@ def test_a_remote_probe_result_becomes_a_machine():
 
 
 def test_without_nvidia_smi_the_gpus_come_from_what_torch_saw():
-    m = machine_from_text(json.dumps(_doc(nvidia_smi=None, nvidia_smi_error="nvidia-smi not found")), "cloud")
+    m = machine_from_text(json.dumps(remote_probe_doc(nvidia_smi=None, nvidia_smi_error="nvidia-smi not found")), "cloud")
     assert m.kind == "cloud" and m.gpus and m.gpus[0]["name"] == "NVIDIA GeForce RTX 3060"
     assert m.gpus[0]["compute_capability"] == "8.6"
 
@@ -42,7 +32,7 @@ def test_without_nvidia_smi_the_gpus_come_from_what_torch_saw():
                                  {"schema": "gpu-setup-wizard/remote-probe@2.0"}])
 def test_a_wrong_document_is_refused_with_a_message(bad):
     with pytest.raises(RemoteInputError) as caught:
-        machine_from_text(json.dumps(_doc(**bad)))
+        machine_from_text(json.dumps(remote_probe_doc(**bad)))
     assert caught.value.text("ko") and caught.value.text("en")
 
 
