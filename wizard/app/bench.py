@@ -50,7 +50,7 @@ def open_sampler(host: Any) -> Any:
 
 
 def run_bench(session: Session, python_exe: str, suite: str = "quick", *,
-              on_event: Callable[[dict], None] | None = None, cancel: Any = None) -> Any:
+              on_event: Callable[[dict[str, Any]], None] | None = None, cancel: Any = None) -> Any:
     """Run the benchmark probe in ``python_exe`` on this thread (NVML sampled) and record it."""
     from wizard.core.verify.benchmark import run_bench as core_run_bench
 

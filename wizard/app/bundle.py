@@ -94,7 +94,7 @@ def variant_sets(job: Any, planned: list[Any], requirements: list[str],
         else:
             url = mirror_index_url(job.options.index_url, variant)
             try:
-                files = variant_files(family, variant, lambda project, url=url: index.fetch(url, project).files)
+                files = variant_files(family, variant, lambda project: index.fetch(url, project).files)  # called at once
             except VariantError as exc:
                 raise BundleError(exc.message) from exc
             except (IndexUnreachable, IndexHTTPError, IndexPageError, IndexURLError, OSError) as exc:

@@ -12,10 +12,13 @@ import datetime as _dt
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from wizard.core.base.files import write_atomic
 from wizard.core.base.i18n import MessageError, msg
+
+if TYPE_CHECKING:
+    from wizard.core.classroom.table import ClassTable
 
 FORMATS = {".html": "html", ".htm": "html", ".csv": "csv"}
 
@@ -32,7 +35,7 @@ class ClassViewError(MessageError, ValueError):
 @dataclass
 class ClassViewResult:
     path: Path
-    table: object  # wizard.core.classroom.table.ClassTable
+    table: ClassTable
 
 
 def output_format(path: str | os.PathLike[str]) -> str:
@@ -43,7 +46,7 @@ def output_format(path: str | os.PathLike[str]) -> str:
     return FORMATS[ext]
 
 
-def build_table(paths: Sequence[str | os.PathLike[str]]) -> object:
+def build_table(paths: Sequence[str | os.PathLike[str]]) -> ClassTable:
     """The class table of the reports in ``paths``; no readable report at all is an error
     (the skipped files are named in the message's place by the caller)."""
     from wizard.core.classroom.roster import read_roster
@@ -56,7 +59,7 @@ def build_table(paths: Sequence[str | os.PathLike[str]]) -> object:
     return class_table(roster)
 
 
-def render(table: object, fmt: str, lang: str, now: _dt.datetime | None = None) -> bytes:
+def render(table: ClassTable, fmt: str, lang: str, now: _dt.datetime | None = None) -> bytes:
     from wizard.core.classroom.render import render_csv, render_html
 
     if fmt == "csv":

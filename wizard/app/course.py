@@ -87,7 +87,7 @@ def course_python(session: Session) -> str | None:
     course = session.course
     if course is None or not re.fullmatch(r"3\.\d+", course.python.strip()):
         return None
-    return course.python.strip()
+    return str(course.python).strip()
 
 
 def pin_notes(session: Session, rec: Any) -> list[str]:
@@ -141,13 +141,13 @@ def _nearest_variant(torch: str, unpinned: Any, facts: Any) -> str:
     kb = compat.load()
     release = kb.release(torch)
     names = release.variants.get(f"{facts.os}-{facts.arch}", ()) if release is not None else ()
-    same = [kb.variant(n) for n in names if kb.variant(n) is not None and kb.variant(n).kind == unpinned.kind]
+    same = [v for n in names if (v := kb.variant(n)) is not None and v.kind == unpinned.kind]
     return max(same, key=lambda v: v.sort_key).name if same else unpinned.variant
 
 
 def _allowed(spec: Any, torch: str) -> bool:
     probe = torch if torch.count(".") >= 2 else f"{torch}.0"
-    return spec.contains(probe) or spec.contains(torch)
+    return bool(spec.contains(probe) or spec.contains(torch))
 
 
 def pinned_ok(session: Session, rec: Any) -> bool:

@@ -263,7 +263,7 @@ def python_options(detection: Any, recommendation: Any, candidate: Any) -> list[
     out = []
     for p in usable_pythons(detection):
         why = None
-        if str(spec) and p.version and minor(p.version) and not spec.contains(minor(p.version) + ".0"):
+        if str(spec) and p.version and minor(p.version) and not spec.contains(f"{minor(p.version)}.0"):
             why = msg("envpage.python.unfit", version=p.version, torch=getattr(candidate, "torch", "?"),
                       range=str(spec))
         out.append(PythonOption(p.path, p.version or "?", p.path == chosen, why))
@@ -299,7 +299,8 @@ def python_version_of(target: EnvTarget, detection: Any) -> str | None:
     """An existing interpreter target's version, from the detection."""
     for p in (detection.pythons if detection else []):
         if p.path == target.python_exe:
-            return p.version
+            version: str | None = p.version
+            return version
     return None
 
 

@@ -126,7 +126,7 @@ def torch_facts_of(session: Session) -> Any:
 
 def env_path_of(session: Session, torch: Any) -> str | None:
     if torch is not None and torch.env_path:
-        return torch.env_path
+        return str(torch.env_path)
     return session.install.env_path if session.install is not None else None
 
 

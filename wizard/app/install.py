@@ -36,6 +36,11 @@ if TYPE_CHECKING:
 VALUE_TYPES = (EnvTarget, FailureKind, InstallJob, InstallOptions, InstallPlan, PlanError, Progress)
 CONSTANTS = (CONFIRMABLE, INSTALLER_AUTO, INSTALLER_PIP, INSTALLER_UV, OPTION_REMOVE, OPTION_RESTORE, OPTION_RESUME,
              SEVERITY_CONFIRM, SEVERITY_ERROR, SEVERITY_OK, STEP_DOWNLOAD, format_bytes)
+# ... named for the type checker too (strict: an imported name is re-exported only when listed); this
+# module's own functions and classes need no listing
+__all__ = ["CONFIRMABLE", "INSTALLER_AUTO", "INSTALLER_PIP", "INSTALLER_UV", "OPTION_REMOVE", "OPTION_RESTORE",
+           "OPTION_RESUME", "SEVERITY_CONFIRM", "SEVERITY_ERROR", "SEVERITY_OK", "STEP_DOWNLOAD", "EnvTarget",
+           "FailureKind", "InstallJob", "InstallOptions", "InstallPlan", "PlanError", "Progress", "format_bytes"]
 
 # What the install's own last step imports: nothing. It checks that every planned distribution
 # is there at its exact version (a partial install is caught there); importing each package
@@ -100,6 +105,7 @@ def install_source(candidate: Any, mirror: str | None = None) -> tuple[list[str]
 
     reqs = requirements(candidate)
     mirror = (mirror or "").strip()
+    index: str | None
     if mirror:
         index = mirror if candidate.uses_default_index else mirror_index_url(mirror, candidate.variant)
     else:
@@ -113,7 +119,7 @@ def install_options(candidate: Any, settings: InstallSettings, *, cache_dir: str
     """The job's options for ``candidate`` under ``settings`` (the mirror, proxy and installer)."""
     reqs, index = install_source(candidate, settings.mirror)
     proxy = settings.proxy.strip()
-    extra = {"parallel": max(1, parallel)} if parallel is not None else {}
+    extra: dict[str, Any] = {"parallel": max(1, parallel)} if parallel is not None else {}
     return InstallOptions(reqs, index, installer=settings.installer, cache_dir=cache_dir, state_dir=state_dir,
                           confirmed=set(confirmed or ()), proxies={"http": proxy, "https": proxy} if proxy else None,
                           uv_python_mirror=settings.python_mirror.strip() or None,
@@ -276,7 +282,7 @@ def plan_document(request: InstallRequest, checks: CheckOutcome | None, lang: st
     """The plan as both faces export it: files, target, requirements, index and the checks."""
     from wizard.core.install.plan import PLAN_SCHEMA
 
-    doc = request.plan.to_json() if request.plan is not None else {"schema": PLAN_SCHEMA, "files": None}
+    doc: dict[str, Any] = request.plan.to_json() if request.plan is not None else {"schema": PLAN_SCHEMA, "files": None}
     doc.update({"target": request.target.to_json(), "requirements": list(request.options.requirements),
                 "index_url": request.options.index_url})
     if checks is not None:

@@ -74,7 +74,7 @@ def find_kernel(session: Session, name: str) -> KernelInfo | None:
     return None
 
 
-def verify_in_kernel(session: Session, name: str, *, on_event: Callable[[dict], None] | None = None,
+def verify_in_kernel(session: Session, name: str, *, on_event: Callable[[dict[str, Any]], None] | None = None,
                      cancel: Any = None, interpreter: str | None = None) -> VerifyReport:
     """The verification checklist run inside kernel ``name`` (started, probed, shut down)."""
     from wizard.core.verify.kernel_verify import run_verify_in_kernel

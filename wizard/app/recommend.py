@@ -16,6 +16,7 @@ from wizard.core.base.lazy import lazy_exports
 
 if TYPE_CHECKING:  # value types and formatters the faces use, re-exported
     from wizard.core.recommend.choose_python import FALLBACK_PYTHON as FALLBACK_PYTHON
+    from wizard.core.recommend.choose_python import PythonChoice
     from wizard.core.recommend.inputs import MachineFacts as MachineFacts
     from wizard.core.recommend.inputs import Wishes as Wishes
     from wizard.core.recommend.recommender import Recommendation
@@ -50,7 +51,7 @@ def usable_pythons(detection: Any) -> list[Any]:
     return out
 
 
-def recommend_for(session: Session, wishes: Any = None, explicit_version: str | None = None) -> Any:
+def recommend_for(session: Session, wishes: Any = None, explicit_version: str | None = None) -> PythonChoice:
     """Choose the Python and the build for the session's machine and record both.
 
     A build requested by a diagnosis action (``session.requested_build``) is taken once, with

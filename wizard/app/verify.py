@@ -46,7 +46,7 @@ def probe_args() -> list[str]:
     return verify_args()
 
 
-def run_verify(session: Session, python_exe: str, *, on_event: Callable[[dict], None] | None = None,
+def run_verify(session: Session, python_exe: str, *, on_event: Callable[[dict[str, Any]], None] | None = None,
                cancel: Any = None) -> Any:
     """Run the verify probe in ``python_exe`` on this thread and record the report."""
     from wizard.core.verify.checklist import run_verify as core_run_verify

@@ -170,7 +170,7 @@ def measure_request(spec: str, *, batch: int = 1, mode: str = "train", dtype: st
 
 
 def measure(python_exe: str, request: MeasureRequest, gpu: GpuMemory | None = None, *,
-            on_event: Callable[[dict], None] | None = None, cancel: Any = None) -> Measurement:
+            on_event: Callable[[dict[str, Any]], None] | None = None, cancel: Any = None) -> Measurement:
     """Run the measuring probe in ``python_exe`` on this thread (a worker's) and read its answer."""
     return run_measure(python_exe, request, gpu.total_bytes if gpu else None, gpu.used_bytes if gpu else 0,
                        on_event=on_event, cancel=cancel)

@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 if TYPE_CHECKING:
-    from wizard.core.base.process import ProcessResult as CommandResult
+    from wizard.core.base.process import ProcessResult
+
+    CommandResult = ProcessResult
     from wizard.core.base.process import child_env as child_env
 
 DEFAULT_TIMEOUT = 10.0

@@ -192,7 +192,7 @@ def facts_from_legacy(report: Report) -> ReportFacts:
         mib = g.get("memory_total_mib")
         real = isinstance(mib, (int, float)) and not isinstance(mib, bool) and math.isfinite(mib) and 0 < mib < MAX_BYTES
         gpus.append(GpuFact(name=g.get("name") if isinstance(g.get("name"), str) else None,
-                            vram_bytes=int(mib * 2**20) if real else None,
+                            vram_bytes=int(mib * 2**20) if real and mib is not None else None,
                             cc=g.get("compute_capability") if isinstance(g.get("compute_capability"), str) else None))
     if len(gpus) > MAX_LIST["gpus"]:
         raise FactOutOfRange(msg("k.class.skip.out_of_range", where="machines[0].gpus", limit=f"{MAX_LIST['gpus']} items"))

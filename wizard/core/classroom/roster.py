@@ -179,12 +179,12 @@ def read_roster(paths: Iterable[str | os.PathLike[str]], limit: int = MAX_USER_B
         if key is not None:
             by_machine.setdefault(key, []).append(student)
         roster.students.append(student)
-    for group, key in [(g, "k.class.dup.same_content") for g in by_hash.values()] + \
+    for group, dup_key in [(g, "k.class.dup.same_content") for g in by_hash.values()] + \
                       [(g, "k.class.dup.same_machine") for g in by_machine.values()]:
         for student in group if len(group) > 1 else []:
             others = [s.file for s in group if s is not student]
             if not any(dict(d.params).get("others") == ", ".join(others) for d in student.duplicates):
-                student.duplicates.append(msg(key, others=", ".join(others)))
+                student.duplicates.append(msg(dup_key, others=", ".join(others)))
     return roster
 
 

@@ -106,7 +106,7 @@ def parse_context(stdout: str, executable: str, pythonutf8: str | None = None) -
         raise ContextError(executable)
     platform = str(doc.get("platform") or "")
     os_name = "windows" if platform.startswith("win") else "macos" if platform == "darwin" else "linux"
-    packages = doc.get("packages") if isinstance(doc.get("packages"), dict) else {}
+    packages: dict[Any, Any] = doc["packages"] if isinstance(doc.get("packages"), dict) else {}
     acp = doc.get("acp")
     return ExplainContext(executable=str(doc.get("executable") or executable), python=doc.get("python"),
                           os=os_name, packages={str(k): (str(v) if v else None) for k, v in packages.items()},

@@ -195,7 +195,7 @@ class TorchFacts:
             elif kind == "result" and e.get("type") == "facts" and isinstance(e.get("section"), str):
                 sections[e["section"]] = e.get("data")
             elif kind == "result" and e.get("type") == "check":
-                evidence = e.get("evidence") if isinstance(e.get("evidence"), Mapping) else {}
+                evidence: Mapping[str, Any] = e["evidence"] if isinstance(e.get("evidence"), Mapping) else {}
                 if e.get("id") == "cuda.kernel" and e.get("status") in ("pass", "fail"):
                     kernel.append(str(e["status"]))
                 if e.get("status") == "fail" and evidence.get("message"):
@@ -203,7 +203,7 @@ class TorchFacts:
                     if text not in messages:
                         messages.append(text)
                 for w in evidence.get("warnings") or []:
-                    text = w.get("message") if isinstance(w, Mapping) else w
+                    text = str(w.get("message") or "") if isinstance(w, Mapping) else str(w or "")
                     if text and str(text) not in messages:
                         messages.append(str(text))
         kernel_ok = None if not kernel else all(k == "pass" for k in kernel)

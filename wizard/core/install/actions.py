@@ -383,12 +383,11 @@ def download(ctx: StepContext) -> None:
                             session_factory=job.session_factory, proxies=job.options.proxies,
                             retries=job.options.download_retries, backoff_s=job.options.download_backoff_s)
     try:
-        job.download_result = downloader.fetch(plan.to_install)
+        r = job.download_result = downloader.fetch(plan.to_install)
     except DownloadCancelled as exc:
         raise JobCancelled(STEP_DOWNLOAD) from exc
     except DownloadError as exc:
         raise StepError(STEP_DOWNLOAD, exc.message, exc.kind, str(exc), getattr(exc, "host", None)) from exc
-    r = job.download_result
     ctx.log(msg("install.download_done", fetched=format_bytes(r.downloaded_bytes),
                 cached=format_bytes(r.from_cache_bytes), seconds=f"{r.elapsed_s:.1f}").text(ctx.job.lang))
     for name in r.refetched:

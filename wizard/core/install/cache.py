@@ -30,12 +30,17 @@ HASH_BLOCK = 4 * 1024 * 1024
 
 
 class FileLike(Protocol):
-    """What the downloader needs of a planned file (:class:`wizard.core.install.plan.PlannedFile`)."""
+    """What the downloader reads of a planned file (:class:`wizard.core.install.plan.PlannedFile`, a
+    bundle's frozen ``VariantFile``): read-only, so a frozen dataclass is one too."""
 
-    filename: str
-    url: str
-    sha256: str | None
-    size: int | None
+    @property
+    def filename(self) -> str: ...
+    @property
+    def url(self) -> str: ...
+    @property
+    def sha256(self) -> str | None: ...
+    @property
+    def size(self) -> int | None: ...
 
 
 def default_cache_root() -> Path:

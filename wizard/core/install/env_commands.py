@@ -267,11 +267,11 @@ def bundled_pip_wheel(venv_path: str) -> str | None:
         if names:
             from packaging.version import InvalidVersion, Version
 
-            def key(name: str) -> Version:
+            def by_version(name: str) -> Version:
                 try:
                     return Version(name.split("-")[1])
                 except (IndexError, InvalidVersion):
                     return Version("0")
-            return os.path.normpath(os.path.join(folder, max(names, key=key)))
+            return os.path.normpath(os.path.join(folder, max(names, key=by_version)))
     return None
 

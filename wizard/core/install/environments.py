@@ -215,10 +215,10 @@ def find_uv() -> str | None:
         if os.path.isfile(beside):
             return beside
     try:
-        from uv import find_uv_bin  # type: ignore[import-not-found]
+        from uv import find_uv_bin  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
-        find_uv_bin = None
-    if find_uv_bin is not None:
+        pass
+    else:
         try:
             return os.fspath(find_uv_bin())
         except FileNotFoundError:

@@ -32,7 +32,7 @@ from wizard.core.base.host import Host, RealHost
 from wizard.core.base.i18n import Message, msg
 from wizard.core.base.process import ProcessResult, ProcessSpec
 from wizard.core.install.cache import WheelCache
-from wizard.core.install.download_progress import DownloadProgress
+from wizard.core.install.download_progress import DownloadProgress, DownloadResult
 from wizard.core.install.environments import EnvTarget
 from wizard.core.install.failure_kind import FailureKind, host_in_output, reason_in_output
 from wizard.core.install.plan import InstallPlan, pip_child_env, pip_command
@@ -161,7 +161,7 @@ class Step:
 @dataclass
 class ProcessStep(Step):
     build: Callable[["JobState"], ProcessSpec] = None  # type: ignore[assignment]
-    make_parser: Callable[["JobState"], OutputParser] = None  # type: ignore[assignment]
+    make_parser: Callable[["JobState"], OutputParser] | None = None
     on_finish: Callable[["JobState", ProcessResult, OutputParser], None] = None  # type: ignore[assignment]
     skip_when: Callable[["JobState"], bool] | None = None
     # A step that writes the environment: a cancel lets it finish (the run stops after it);
@@ -272,7 +272,7 @@ class JobState:
         self.state: EnvState | None = None
         self.plan: InstallPlan | None = None
         self.preflight: PreflightResult | None = None
-        self.download_result = None
+        self.download_result: DownloadResult | None = None
         self.installed: dict[str, str] = {}
         self.imports: dict[str, str] = {}
         self.python_version: str | None = None
@@ -403,6 +403,8 @@ class JobState:
     def _save_state(self) -> None:
         """Save the state while reporting an end; never raises. Where even that fails (the disk
         is full), the file keeps "running" with the lock free: the store reads it as interrupted."""
+        if self.state is None:
+            return
         try:
             self.store.save(self.state)
         except OSError as exc:

@@ -362,7 +362,7 @@ def parse_installed(text: str) -> tuple[dict[str, str], str | None]:
             except ValueError:
                 continue
             if isinstance(data, dict) and data.get("gsw_installed") == 1:
-                pkgs = {canonicalize_name(k): str(v) for k, v in (data.get("packages") or {}).items()}
+                pkgs: dict[str, str] = {canonicalize_name(k): str(v) for k, v in (data.get("packages") or {}).items()}
                 return pkgs, data.get("python")
     raise ValueError("no package list in the output")
 

@@ -281,7 +281,7 @@ def _space_checks(target: EnvTarget, host: Host, download_bytes: int, unpacked_b
     env_disk = host.disk_free(target.path) if target.path else None
     cache_disk = host.disk_free(cache_dir) if cache_dir else None
     same_volume = env_disk is not None and cache_disk is not None and env_disk == cache_disk
-    if same_volume:
+    if same_volume and env_disk is not None:
         need = env_need + download_bytes + SPACE_MARGIN_BYTES
         checks.append(_space_check("disk-space", target.path, env_disk, need))
     else:

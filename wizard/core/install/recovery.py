@@ -193,7 +193,7 @@ class StateStore:
 
     def all(self) -> list[EnvState]:
         """Every recorded environment (for "unfinished installs" on the Environment page)."""
-        out = []
+        out: list[EnvState] = []
         if not self.root.is_dir():
             return out
         for path in sorted(self.root.glob("*.json")):
@@ -325,7 +325,7 @@ class RestorePlan:
 def restore_plan(freeze_text: str, installed_now: Mapping[str, str]) -> RestorePlan:
     """What to do to get from ``installed_now`` back to the frozen set."""
     before, other = parse_freeze(freeze_text)
-    now = {canonicalize_name(k): v for k, v in installed_now.items()}
+    now: dict[str, str] = {canonicalize_name(k): v for k, v in installed_now.items()}
     other_names = {canonicalize_name(re.split(r"[\s@=<>!~;]", o, maxsplit=1)[0]) for o in other}
     uninstall = sorted(n for n in now if n not in before and n not in other_names)
     reinstall = sorted(f"{n}=={v}" for n, v in before.items() if now.get(n) != v)

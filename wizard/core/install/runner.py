@@ -319,8 +319,8 @@ def restore_steps(job: InstallJob) -> list[Step]:
         ctx.log(msg("install.restore.plan", uninstall=", ".join(plan.uninstall) or "-",
                     reinstall=", ".join(plan.reinstall) or "-").text(ctx.job.lang))
 
-    def command(step_id: str) -> Callable[[InstallJob], ProcessSpec]:
-        def build(job: InstallJob) -> ProcessSpec:
+    def command(step_id: str) -> Callable[[JobState], ProcessSpec]:
+        def build(job: JobState) -> ProcessSpec:
             env = child_env()
             env.pop("PYTHONPATH", None)
             env.pop("PYTHONHOME", None)

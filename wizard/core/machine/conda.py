@@ -60,7 +60,7 @@ def parse_conda_env_list(json_text: str) -> tuple[str | None, list[CondaEnv]]:
     if not isinstance(raw_envs, list):
         raise ValueError("no 'envs' list in conda output")
     prefixes = [str(p) for p in raw_envs if isinstance(p, str) and p.strip()]
-    details = data.get("envs_details") if isinstance(data.get("envs_details"), dict) else {}
+    details: dict[str, Any] = data["envs_details"] if isinstance(data.get("envs_details"), dict) else {}
 
     base = data.get("root_prefix") or data.get("conda_prefix")
     base = str(base) if isinstance(base, str) and base.strip() else None

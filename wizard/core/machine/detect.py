@@ -39,7 +39,7 @@ def detect(host: Host, env_dir: str | None = None, *, pythons: bool = True, cond
 
     # Four plain threads, not a ThreadPoolExecutor: concurrent.futures (and logging under it) was a
     # tenth of what doctor spent importing, for four calls that each run once (issue 17).
-    parts = [_Part("system", timed("system", detect_system, host, env_dir)),
+    parts: list[_Part[Any]] = [_Part("system", timed("system", detect_system, host, env_dir)),
              _Part("nvidia", timed("nvidia", detect_nvidia, host))]
     if pythons:
         parts.append(_Part("pythons", timed("pythons", find_pythons, host)))

@@ -199,7 +199,7 @@ def merge(nvml_result: SourceResult | None, smi_result: SourceResult | None) -> 
     for attr in ("driver_version", "cuda_version", "nvml_version", "smi_version"):
         a, b = getattr(primary, attr), getattr(secondary, attr) if secondary else None
         setattr(info, attr, a or b)
-        if attr in ("driver_version", "cuda_version") and a and b and a != b:
+        if attr in ("driver_version", "cuda_version") and a and b and a != b and secondary is not None:
             info.disagreements.append(Disagreement(attr, None, {primary.source: a, secondary.source: b}))
     others = {_gpu_key(g): g for g in (secondary.gpus if secondary else [])}
     by_index = {g.index: g for g in (secondary.gpus if secondary else [])}

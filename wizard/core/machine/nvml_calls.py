@@ -137,7 +137,7 @@ def check_bindings(nvml_module: Any) -> str | None:
             "nvidia-ml-py); uninstall nvidia-ml-py3 and install the current nvidia-ml-py")
 
 
-def read_memory(nvml: Any, handle: Any) -> tuple[float, float, float, float | None]:
+def read_memory(nvml: Any, handle: Any) -> tuple[float | None, float | None, float | None, float | None]:
     """(total, used, free, reserved) in MiB; reserved is None from the v1 call.
 
     v2 (drivers 515+) separates memory the driver reserves from memory in use; v1 counts it

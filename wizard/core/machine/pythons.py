@@ -182,7 +182,9 @@ def find_pythons(host: Host) -> list[PythonInterpreter]:
 
     seen: set[tuple[str, str]] = set()
     found: list[PythonInterpreter] = []
-    for interp, key in answers:  # every slot is filled by now
+    for slot in answers:
+        assert slot is not None  # every slot is filled by now
+        interp, key = slot
         if key is not None:
             if key in seen:
                 continue

@@ -337,7 +337,7 @@ def _normalise_arch(machine: object) -> str | None:
 
 def _int(value: object) -> int | None:
     try:
-        return int(value) if value is not None else None
+        return int(value) if value is not None else None  # type: ignore[call-overload]  # int() says what it takes
     except (TypeError, ValueError):
         return None
 

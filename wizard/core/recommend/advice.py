@@ -231,7 +231,7 @@ def covering_variants(kb: CompatDB, rel: Release, platform: str, cc: tuple[int, 
 def _cuda_releases(kb: CompatDB, platform: str) -> list[Release]:
     """Releases with any CUDA build on ``platform``, newest first."""
     return [r for r in kb.releases
-            if any((kb.variant(n) is not None and kb.variant(n).kind == "cuda") for n in r.variants.get(platform, ()))]
+            if any(getattr(kb.variant(n), "kind", None) == "cuda" for n in r.variants.get(platform, ()))]
 
 
 def future_advice(facts: MachineFacts, kb: CompatDB) -> list[Advice]:
@@ -248,7 +248,7 @@ def future_advice(facts: MachineFacts, kb: CompatDB) -> list[Advice]:
         gpu, sm = facts.gpu_label(cc), sm_name(cc)
         cov = covering_variants(kb, newest, facts.platform, cc)
         if cov:
-            cuda = [n for n in newest.variants[facts.platform] if kb.variant(n).kind == "cuda"]
+            cuda = [n for n in newest.variants[facts.platform] if getattr(kb.variant(n), "kind", None) == "cuda"]
             dropped = [n for n in cuda if n not in cov]
             if dropped:
                 out.append(Advice("gpu_future", "info", msg("recommend.future.narrowing", gpu=gpu, sm=sm,

@@ -68,7 +68,7 @@ def _options(facts: MachineFacts, wishes: Wishes, kb: CompatDB, kinds: set[str],
                 names.add(name)
         if not here and offered & {"cpu", "mps"}:
             names.add("mps" if "mps" in offered else "cpu")
-        if wishes.variant in kb.variants and kb.variants[wishes.variant].kind in kinds \
+        if wishes.variant is not None and wishes.variant in kb.variants and kb.variants[wishes.variant].kind in kinds \
                 and any(wishes.variant in vs for vs in release.variants.values()):
             names.add(wishes.variant)
         out.extend((release, patch, name) for name in sorted(names))

@@ -254,7 +254,8 @@ def _check_driver(facts: MachineFacts, release: Release, variant: Variant, kb: C
     build_cuda = _v(variant.cuda)
 
     # (a) the CUDA-major bar (minor-version compatibility)
-    major_ok = driver >= _v(bars.minimum) if driver is not None else cuda_v.major >= build_cuda.major
+    major_ok = driver >= _v(bars.minimum) if driver is not None else \
+        (cuda_v is not None and cuda_v.major >= build_cuda.major)
     if not major_ok:
         ev.failures.append(Failure(RULE_DRIVER, msg("recommend.reject.driver_major", driver=shown_driver,
                                                     cuda=shown_cuda, variant=variant.name, need=bars.minimum)))
@@ -273,7 +274,7 @@ def _check_driver(facts: MachineFacts, release: Release, variant: Variant, kb: C
     if driver is not None:
         safe = driver >= _v(bars.toolkit)
     else:
-        safe = (cuda_v.major, cuda_v.minor) >= (build_cuda.major, build_cuda.minor)
+        safe = cuda_v is not None and (cuda_v.major, cuda_v.minor) >= (build_cuda.major, build_cuda.minor)
     if not safe and ptx_only:
         cc = ptx_only[0]
         ev.failures.append(Failure(RULE_DRIVER, msg(

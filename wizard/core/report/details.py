@@ -196,13 +196,13 @@ def _recommendation_items(ctx: ReportContext, sec: Section, with_command: bool) 
     sec.items.append(Item("python", "Python", python))
     plan = ctx.inputs.install_plan  # set up on the Environment page: its index (a mirror) wins
     if with_command:
-        index = plan.get("index_url") if plan else chosen.index_url
+        index = plan.get("index_url") if plan else getattr(chosen, "index_url", None)
         sec.items.append(Item("index", ctx.t("report.install.index"), _index_text(ctx, index)))
     for a in [a for a in getattr(rec, "advice", []) if a.severity == "required"]:
         sec.items.append(Item("advice", ctx.t("report.install.first"), a.text(ctx.lang), WARN, list(a.commands)))
     if with_command:
         command = (_pip_command(ctx, plan.get("requirements") or [], plan.get("index_url")) if plan
-                   else chosen.commands().as_text().get("pip"))
+                   else chosen.commands().as_text().get("pip") if chosen is not None else None)
         sec.blocks.append(Block("command", ctx.t("report.install.command"), command))
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 from wizard.core.base.i18n import MessageError, msg
 from wizard.core.base.schema import SchemaError, check_schema, split_schema
@@ -125,7 +126,7 @@ def machine_from_remote_probe(doc: dict, kind: str | None = None, label: str | N
     inputs = ReportInputs(started_at=made_at or "", verify=VerifyReport.from_events(verify_events),
                           bench=BenchReport.from_events(bench_events) if bench_events else None)
     record = local_machine(inputs, "en")
-    platform_doc = doc.get("platform") if isinstance(doc.get("platform"), dict) else {}
+    platform_doc: dict[str, Any] = doc["platform"] if isinstance(doc.get("platform"), dict) else {}
     own_kind = doc.get("kind") if doc.get("kind") in REMOTE_KINDS else None
     record.kind = kind or (KIND_COLAB if platform_doc.get("colab") is True else own_kind or KIND_CLOUD)
     record.source, record.label, record.date = "remote-probe", label, made_at

@@ -162,6 +162,11 @@ def needed_cache_files(states: Iterable[Any]) -> dict[str, str]:
     return needed
 
 
+def _reason_for(sub: str, needed: dict[str, str], running: bool) -> Callable[[str, int], str | None]:
+    """The keep-reason callback of one cache subfolder, for deletion.plan_files."""
+    return lambda name, _size: _cache_reason(sub, name, needed, running)
+
+
 def _cache_reason(sub: str, name: str, needed: dict[str, str], running: bool) -> str | None:
     """Why a file of the download cache stays (None: it may go)."""
     if name.endswith(".lock"):
@@ -193,7 +198,7 @@ def plan_wizard_cache(root: str, unfinished: Sequence[Any], running: bool,
     for sub in ("files", "partial"):
         folder = os.path.join(root, sub)
         if os.path.lexists(folder):
-            parts.append(deletion.plan_files(folder, lambda name, _size, sub=sub: _cache_reason(sub, name, needed, running),
+            parts.append(deletion.plan_files(folder, _reason_for(sub, needed, running),
                                              environ=environ, expect_dev=root_st.st_dev))
     plan = deletion.merge(root, parts)
     for kept in plan.kept:

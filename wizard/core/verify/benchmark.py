@@ -193,7 +193,7 @@ class BenchReport:
                 self.results.append(r)
             return r
         if rtype == "skip":
-            params = e.get("params") if isinstance(e.get("params"), dict) else {}
+            params: dict[str, Any] = e["params"] if isinstance(e.get("params"), dict) else {}
             s = BenchSkip(str(e.get("id")), str(e.get("device") or ""), e.get("dtype"), str(e.get("reason")), params)
             self.skipped.append(s)
             return s
@@ -333,8 +333,9 @@ class BenchReport:
         percent = None
         gpu_result = self._one("course_matmul", True) if s.id == "course_matmul" else \
             next((r for r in self.find("matmul", s.target, "fp32", s.size)), None)
-        if spec is not None and gpu_result is not None and spec.peak("fp32_tflops"):
-            percent = 100.0 * gpu_result.value / (spec.peak("fp32_tflops") * 1000.0)
+        peak = spec.peak("fp32_tflops") if spec is not None else None
+        if peak and gpu_result is not None:
+            percent = 100.0 * gpu_result.value / (peak * 1000.0)
         return {"speedup": s.factor, "percent": percent, "size": s.size, "id": s.id, "device": s.target}
 
     def summary(self, lang: str | None) -> str:

@@ -160,9 +160,9 @@ class VerifyReport:
     @property
     def versions(self) -> dict[str, Any]:
         f = self.facts
-        tv = f.get("torch") if isinstance(f.get("torch"), dict) else {}
-        cuda = f.get("cuda") if isinstance(f.get("cuda"), dict) else {}
-        py = f.get("python") if isinstance(f.get("python"), dict) else {}
+        tv: dict[str, Any] = f["torch"] if isinstance(f.get("torch"), dict) else {}
+        cuda: dict[str, Any] = f["cuda"] if isinstance(f.get("cuda"), dict) else {}
+        py: dict[str, Any] = f["python"] if isinstance(f.get("python"), dict) else {}
         driver_cuda, source = self.context().driver_cuda()
         nccl = cuda.get("nccl")
         return {

@@ -84,7 +84,7 @@ class Check:
         if self.status == "fail" and message:
             return str(message).strip().splitlines()[0][:300]  # raw evidence: the exception's first line
         if self.cause:
-            return self.cause_text(lang)
+            return self.cause_text(lang) or ""
         return t(f"verify.status.{self.status}", lang)
 
     def cause_text(self, lang: str | None) -> str | None:

@@ -180,7 +180,7 @@ def run_verify_in_kernel(kernel_name: str, detection: Detection | None = None, *
     argv = [f"kernel:{kernel_name}"]
     stream = ProbeStream()
     stderr: list[str] = []
-    state = {"timed_out": False, "cancelled": False, "error": None, "rc": None}
+    state: dict[str, Any] = {"timed_out": False, "cancelled": False, "error": None, "rc": None}
     with tempfile.TemporaryFile(mode="w+b") as kernel_log:
         try:
             km, kc = _start(kernel_name, min(start_timeout, timeout), kernel_log, cancel)

@@ -24,7 +24,7 @@ import collections
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence, TypeGuard
 
 from wizard.core.base.host import CommandResult, Host
 from wizard.core.base.process import (
@@ -47,7 +47,7 @@ STDERR_TAIL_CHARS = 16000
 Event = dict[str, Any]
 
 
-def _is_event(obj: Any) -> bool:
+def _is_event(obj: Any) -> TypeGuard[dict[str, Any]]:
     return isinstance(obj, dict) and obj.get("event") in EVENT_KINDS
 
 

@@ -145,7 +145,7 @@ class Estimate:
         usable = self.usable_bytes
         return None if usable is None else usable - self.total_bytes
 
-    def assumption_texts(self, lang: str) -> list[str]:
+    def assumption_texts(self, lang: str | None) -> list[str]:
         """The assumptions as sentences in ``lang``."""
         return [n.text(lang) for n in self.notes]
 
@@ -307,6 +307,7 @@ def _image_activations(s: _Setting, notes: list[Note]) -> int:
     loss may keep fp32 copies under autocast).
     """
     spec = s.spec
+    assert s.image_size is not None  # an image model's setting always has its size
     ref = spec.activation_reference_size or spec.image_size or s.image_size
     scale = (s.image_size / ref) ** 2
     measured_inference = spec.activation_inference_mib_per_sample_fp32
@@ -334,8 +335,10 @@ def _image_activations(s: _Setting, notes: list[Note]) -> int:
 def _transformer_sequence(s: _Setting, arch: Architecture) -> int:
     """Tokens per sample: the context, or for ViT the patches plus the class token."""
     if arch.family == "vit":
+        assert s.image_size is not None  # a ViT's setting always has its image size
         patches = s.image_size // (arch.patch_size or 16)
         return patches * patches + 1
+    assert s.context is not None  # a text model's setting always has its context
     return s.context
 
 
@@ -390,6 +393,7 @@ def _decoder_kv_cache(s: _Setting, arch: Architecture, notes: list[Note]) -> int
     notes.append(Note("vram.assume.kv_cache", {"layers": arch.num_layers, "kv_heads": arch.num_kv_heads,
                                                "head_dim": arch.head_dim, "context": s.context,
                                                "batch": s.batch, "bytes": elem_bytes}))
+    assert s.context is not None  # a decoder's setting always has its context
     return kv_cache_bytes(arch, s.context, s.batch, elem_bytes)
 
 

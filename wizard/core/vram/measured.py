@@ -265,8 +265,7 @@ def from_outcome(request: MeasureRequest, outcome: Any, vram_total: int | None =
     elif outcome.error:
         failure = str(outcome.error).splitlines()[0]
     elif outcome.returncode not in (0, None) and not outcome.events:
-        failure = (outcome.stderr_tail or "").strip().splitlines()[-1:] or [f"exit {outcome.returncode}"]
-        failure = failure[0]
+        failure = ((outcome.stderr_tail or "").strip().splitlines()[-1:] or [f"exit {outcome.returncode}"])[0]
     return from_events(request, list(outcome.events), vram_total, vram_used, failure)
 
 
