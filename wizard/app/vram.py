@@ -43,6 +43,7 @@ from wizard.core.vram.workloads import (
 )
 
 MEASURE_PROBE = "vram_measure.py"
+MEASURE_TIMEOUT_S = 300  # building a multi-billion-parameter model on meta takes seconds; an import may take more
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,7 @@ def estimate_for(model: str | int | ModelSpec, *, mode: str = "inference", preci
 def judge_lessons(gpu: GpuMemory | None, ram_total: int | None = None) -> list[WorkloadJudgment]:
     """The course's lessons for ``gpu`` (None: no GPU), and for this PC's CPU when ``ram_total`` is given."""
     return judge_workloads(gpu.total_bytes if gpu else None, gpu.used_bytes if gpu else 0,
-                           ram_total_bytes=ram_total)
+                           ram_total_bytes=ram_total, what_if=bool(gpu and gpu.what_if))
 
 
 def compute(model: str | None = None, params: str | None = None, *, mode: str = "inference",
@@ -179,6 +180,13 @@ def measure(python_exe: str, request: MeasureRequest, gpu: GpuMemory | None = No
 def measurement_from_outcome(request: MeasureRequest, outcome: Any, gpu: GpuMemory | None = None) -> Measurement:
     """The answer of a probe run the window ran itself (``ProbeProcess``)."""
     return from_outcome(request, outcome, gpu.total_bytes if gpu else None, gpu.used_bytes if gpu else 0)
+
+
+def measurement_for(measurement: Measurement, gpu: GpuMemory | None, batch: int | None = None) -> Measurement:
+    """The same measurement against another GPU or at another batch, without running the probe again."""
+    from wizard.core.vram.measured import for_setting
+
+    return for_setting(measurement, gpu.total_bytes if gpu else None, gpu.used_bytes if gpu else 0, batch)
 
 
 def record_measurement(session: Session, measurement: Measurement) -> None:
@@ -265,11 +273,11 @@ def plain_notes(est: Estimate, lang: str) -> list[str]:
 
 __all__ = [
     "CUDA_CONTEXT_RESERVE_BYTES", "GIB", "ITEM_KEYS", "MEASURE_DTYPES", "MEASURE_MODES", "MEASURE_OPTIMIZERS",
-    "MEASURE_PROBE", "MODES", "PRECISIONS", "VERDICT_NEEDS_CLOUD", "VERDICT_NEEDS_COLAB", "VERDICT_RUNS_HERE",
+    "MEASURE_PROBE", "MEASURE_TIMEOUT_S", "MODES", "PRECISIONS", "VERDICT_NEEDS_CLOUD", "VERDICT_NEEDS_COLAB", "VERDICT_RUNS_HERE",
     "VERDICT_RUNS_ON_CPU", "VERDICT_TOO_BIG", "Estimate", "GpuMemory", "MeasureRequest", "Measurement",
     "VramInputError", "VramResult", "WorkloadJudgment", "catalogue_models", "colab_t4", "compute", "detected_gpus",
     "estimate_for", "format_gib", "format_params", "gpu_line", "item_label", "judge_lessons", "largest_batch_line",
-    "largest_batch_on", "measure", "measure_request", "measurement_from_outcome", "measurement_lines",
-    "plain_notes", "ram_total_bytes", "record", "record_measurement", "result_json", "result_lines",
+    "largest_batch_on", "measure", "measure_request", "measurement_for", "measurement_from_outcome", "measurement_lines",
+    "parse_param_count", "plain_notes", "ram_total_bytes", "record", "record_measurement", "result_json", "result_lines",
     "this_machine_gpu", "typed_gpu", "units_explanation",
 ]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from wizard.core.base.i18n import t
@@ -104,6 +104,7 @@ class Measurement:
     seconds: float | None = None
     torch_version: str | None = None
     largest_batch: int | None = None
+    events: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
     @property
     def measured(self) -> bool:
@@ -223,7 +224,7 @@ def from_events(request: MeasureRequest, events: list[dict[str, Any]], vram_tota
         usable = est.usable_bytes
         return Measurement(request, est, "measured", rows=rows, seconds=result.get("seconds"),
                            torch_version=result.get("torch"),
-                           largest_batch=None if usable is None else largest_batch(rows, usable))
+                           largest_batch=None if usable is None else largest_batch(rows, usable), events=events)
     error = next((e for e in events if e.get("event") == "error"), None)
     reason = (error or {}).get("message") or failure or t("vram.measure.no_answer", "en")
     reason_id = (error or {}).get("id") or "probe-failed"
@@ -231,7 +232,16 @@ def from_events(request: MeasureRequest, events: list[dict[str, Any]], vram_tota
     if not params:
         return Measurement(request, None, "none", reason=reason, reason_id=reason_id)
     est = _fallback_estimate(request, int(params), vram_total, vram_used)
-    return Measurement(request, est, "estimate", reason=reason, reason_id=reason_id)
+    return Measurement(request, est, "estimate", reason=reason, reason_id=reason_id, events=events)
+
+
+def for_setting(m: Measurement, vram_total: int | None, vram_used: int = 0, batch: int | None = None) -> Measurement:
+    """The same measurement against another GPU, or at another batch (activations on the line
+    through the measured batches; a fallback estimate is recomputed): no new probe run."""
+    request = m.request if batch is None else replace(m.request, batch=batch)
+    if not m.events:
+        return m
+    return from_events(request, m.events, vram_total, vram_used, m.reason)
 
 
 def _fallback_estimate(request: MeasureRequest, params: int, vram_total: int | None, vram_used: int) -> Estimate:
@@ -270,5 +280,5 @@ def from_outcome(request: MeasureRequest, outcome: Any, vram_total: int | None =
 
 
 __all__ = ["MEASURE_DTYPES", "MEASURE_MODES", "MEASURE_OPTIMIZERS", "MeasureRequest", "MeasuredRow",
-           "Measurement", "from_events", "from_outcome", "largest_batch", "run_measure", "usable_vram_bytes",
+           "Measurement", "for_setting", "from_events", "from_outcome", "largest_batch", "run_measure", "usable_vram_bytes",
            "OPTIMIZER_BYTES"]

@@ -154,6 +154,7 @@ class WorkloadJudgment:
     batch_target: int  # largest batch on the target (0 when there is none)
     estimate: Estimate  # at the batch that runs (here, else on the target, else min_batch)
     min_batch_bytes: int  # total at the lesson's smallest sensible batch
+    what_if: bool = False  # judged for a card the student picked, not this machine's GPU: worded so
 
     @property
     def runs_here(self) -> bool:
@@ -166,7 +167,8 @@ class WorkloadJudgment:
     def text(self, lang: str | None) -> str:
         """The verdict in one line: '이 GPU에서 실행 가능 (배치 최대 64)'."""
         if self.verdict == VERDICT_RUNS_HERE:
-            return t("vram.verdict.runs_here", lang, batch=self.batch_here)
+            key = "vram.verdict.runs_on_what_if" if self.what_if else "vram.verdict.runs_here"
+            return t(key, lang, batch=self.batch_here)
         if self.verdict == VERDICT_RUNS_ON_CPU:
             return t("vram.verdict.runs_on_cpu", lang, batch=self.batch_here)
         if self.verdict == VERDICT_TOO_BIG:
@@ -177,7 +179,8 @@ class WorkloadJudgment:
         text = t(key, lang, target=self.target.label(lang), batch=self.batch_target,
                  min_batch=self.workload.min_batch, need=format_gib(self.min_batch_bytes))
         if self.batch_here > 0:  # something fits here, just not a batch the lesson can use
-            text += " " + t("vram.verdict.here_too_small", lang, batch=self.batch_here,
+            key = "vram.verdict.what_if_too_small" if self.what_if else "vram.verdict.here_too_small"
+            text += " " + t(key, lang, batch=self.batch_here,
                             min_batch=self.workload.min_batch)
         return text
 
@@ -236,11 +239,15 @@ def judge_workload(workload: Workload, vram_total_bytes: int | None, vram_used_b
 def judge_workloads(vram_total_bytes: int | None, vram_used_bytes: int = 0, *,
                     context_reserve_bytes: int = CUDA_CONTEXT_RESERVE_BYTES,
                     workloads: list[Workload] | None = None,
-                    ram_total_bytes: int | None = None) -> list[WorkloadJudgment]:
+                    ram_total_bytes: int | None = None, what_if: bool = False) -> list[WorkloadJudgment]:
     """Every course lesson judged for a GPU with ``vram_total_bytes`` (None: no GPU), and for
-    this machine's CPU when ``ram_total_bytes`` is given."""
-    return [judge_workload(w, vram_total_bytes, vram_used_bytes, context_reserve_bytes, ram_total_bytes)
-            for w in (workloads if workloads is not None else load_workloads())]
+    this machine's CPU when ``ram_total_bytes`` is given. ``what_if``: the GPU is a card the
+    student picked, not this machine's, and the verdicts say "this card", never "this GPU"."""
+    out = [judge_workload(w, vram_total_bytes, vram_used_bytes, context_reserve_bytes, ram_total_bytes)
+           for w in (workloads if workloads is not None else load_workloads())]
+    for j in out:
+        j.what_if = what_if
+    return out
 
 
 @dataclass

@@ -2,7 +2,12 @@
 
 The arithmetic is pure and takes a few milliseconds, so it runs on the GUI thread as the
 student changes a setting; the stacked bar (QPainter) is created the first time the page
-is shown.
+is shown. "Measure my model…" runs the measuring probe in the target environment off the GUI
+thread (:class:`~wizard.ui.probe_process.ProbeProcess`) and shows its answer in the same bar.
+Everything the page computes comes from the application layer (:mod:`wizard.app.vram`).
+
+On a PC without an NVIDIA GPU the page starts on "this PC: no GPU", judges the small lessons for
+its CPU, and offers Colab's T4 and the other cards as what-ifs, named so.
 """
 
 from __future__ import annotations
@@ -11,12 +16,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
+    QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
+    QPushButton,
     QSpinBox,
     QTableWidget,
     QTableWidgetItem,
@@ -25,7 +32,6 @@ from PySide6.QtWidgets import (
 )
 
 from wizard.core.base.i18n import t
-from wizard.core.machine.models import STATUS_OK
 from wizard.ui import colours
 from wizard.ui.pages.base import BasePage, PageId, scroll_body
 from wizard.ui.session_model import SessionModel
@@ -35,8 +41,10 @@ PRESETS = [("colab_t4", 15109 / 1024), ("rtx3060", 12.0), ("rtx4090", 24.0), ("c
            ("cloud_80", 80.0)]
 VERDICT_COLOURS = {"runs_here": colours.OK, "needs_colab": colours.WARN, "needs_cloud": colours.FAIL,
                    "too_big": colours.MUTED}
-MARKS = {"runs_here": "✔", "needs_colab": "☁", "needs_cloud": "☁", "too_big": "✖"}
+MARKS = {"runs_here": "✔", "runs_on_cpu": "✔", "needs_colab": "☁", "needs_cloud": "☁", "too_big": "✖"}
+VERDICT_COLOURS["runs_on_cpu"] = colours.OK
 CUSTOM = "__custom__"
+MEASURED = "__measured__"
 
 
 class VramPage(BasePage):
@@ -52,23 +60,13 @@ class VramPage(BasePage):
         super().retranslate()
 
     def _build(self) -> None:
-        """The page's widgets and the estimator (wizard.core.vram.estimate loads its catalogue) on first show."""
-        from types import SimpleNamespace
+        """The page's widgets and the use cases (wizard.app.vram loads the estimator) on first show."""
+        from wizard.app import vram as vram_app
 
-        from wizard.core.vram import workloads as vram_workloads
-        from wizard.core.vram.catalogue import catalogue_models
-        from wizard.core.vram.estimate import estimate
-        from wizard.core.vram.inputs import MODES, VramInputError, parse_param_count
-        from wizard.core.vram.precisions import PRECISIONS
-        from wizard.core.vram.units import format_gib, format_params, units_explanation, vram_from_gpu
-
-        # The estimator loads with the page's first show, not at start-up: its names, in one place.
-        self.core = SimpleNamespace(catalogue_models=catalogue_models, estimate=estimate,
-                                    VramInputError=VramInputError, parse_param_count=parse_param_count,
-                                    format_gib=format_gib, format_params=format_params,
-                                    vram_from_gpu=vram_from_gpu, units_explanation=units_explanation,
-                                    MODES=MODES, PRECISIONS=PRECISIONS)
-        self.judge_workloads = vram_workloads.judge_workloads
+        self.app = vram_app  # the estimator loads with the page's first show, not at start-up
+        self.measurement = None  # the last model measured (wizard.app.vram.Measurement)
+        self.probe = None  # its ProbeProcess, made on the first measurement
+        self.measure_request = None
 
         self.built = True
         layout = scroll_body(self)
@@ -120,7 +118,42 @@ class VramPage(BasePage):
         form.addRow(self.batch_label, size_row)
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         layout.addWidget(self.inputs_box)
+        self._build_measure(layout)
         self._build_results(layout)
+
+    def _build_measure(self, layout: QVBoxLayout) -> None:
+        """"Measure my model…": a torchvision/timm/Hugging Face name or a Python file, measured in
+        the target environment on the meta device (no GPU memory, no download)."""
+        from wizard.ui.widgets.python_picker import PythonPicker
+
+        self.measure_box = QGroupBox()
+        self.measure_box.setObjectName("measureBox")
+        box = QVBoxLayout(self.measure_box)
+        self.measure_intro = QLabel()
+        self.measure_intro.setWordWrap(True)
+        box.addWidget(self.measure_intro)
+        row = QHBoxLayout()
+        self.spec_edit = QLineEdit()
+        self.spec_edit.setObjectName("measureSpec")
+        self.spec_edit.setPlaceholderText("torchvision:resnet50, timm:convnext_tiny, hf:bert, model.py:make")
+        self.spec_edit.returnPressed.connect(self.start_measure)
+        self.browse_button = QPushButton()
+        self.browse_button.setObjectName("measureBrowse")
+        self.browse_button.clicked.connect(self._browse_model_file)
+        self.measure_button = QPushButton()
+        self.measure_button.setObjectName("measureButton")
+        self.measure_button.clicked.connect(self.start_measure)
+        row.addWidget(self.spec_edit, 1)
+        row.addWidget(self.browse_button)
+        row.addWidget(self.measure_button)
+        box.addLayout(row)
+        self.picker = PythonPicker(self.model.session)
+        box.addWidget(self.picker)
+        self.measure_status = QLabel()
+        self.measure_status.setObjectName("measureStatus")
+        self.measure_status.setWordWrap(True)
+        box.addWidget(self.measure_status)
+        layout.addWidget(self.measure_box)
 
     def _build_results(self, layout: QVBoxLayout) -> None:
         self.result_box = QGroupBox()
@@ -174,28 +207,29 @@ class VramPage(BasePage):
     def _fill_static_choices(self) -> None:
         self.model_combo.blockSignals(True)
         self.model_combo.clear()
-        for spec in self.core.catalogue_models():
-            self.model_combo.addItem(f"{spec.name} — {self.core.format_params(spec.params)}", spec.id)
+        for spec in self.app.catalogue_models():
+            self.model_combo.addItem(f"{spec.name} — {self.app.format_params(spec.params)}", spec.id)
         self.model_combo.addItem("", CUSTOM)
         self.model_combo.setCurrentIndex(max(0, self.model_combo.findData("llama-2-7b")))
         self.model_combo.blockSignals(False)
 
     def _fill_gpu_choices(self) -> None:
+        """This machine's GPUs first; on a PC without one, "this PC: no GPU" first; then the
+        cards a student may ask about, each named as a what-if (Colab's T4 as Colab's)."""
         combo = self.gpu_combo
         current = combo.currentData()
         combo.blockSignals(True)
         combo.clear()
-        d = self.model.session.detection
-        if d and d.nvidia.status == STATUS_OK:
-            for gpu in d.nvidia.gpus:
-                total, used = self.core.vram_from_gpu(gpu)
-                if total:
-                    combo.addItem(t("vram.page.this_gpu", self.lang, name=gpu.name or "GPU",
-                                    total=self.core.format_gib(total)),
-                                  ("gpu", total, used))
+        gpus = self.app.detected_gpus(self.model.session.detection)
+        for gpu in gpus:
+            combo.addItem(t("vram.page.this_gpu", self.lang, name=gpu.name or "GPU",
+                            total=self.app.format_gib(gpu.total_bytes)), ("gpu", gpu.total_bytes, gpu.used_bytes))
+        if not gpus:
+            combo.addItem(t("vram.page.no_gpu_here", self.lang), ("none", None, 0))
         for key, gb in PRESETS:  # the size in GiB, the page's one unit, not the "16 GB" of a product name
-            label = t("h.vram.preset", self.lang, name=t(f"h.vram.preset.{key}", self.lang),
-                      size=self.core.format_gib(gb * GIB, 1))
+            size = self.app.format_gib(gb * GIB, 1)
+            label = (t("vram.page.colab_t4", self.lang, size=size) if key == "colab_t4" else
+                     t("vram.page.what_if", self.lang, name=t(f"h.vram.preset.{key}", self.lang), size=size))
             combo.addItem(label, ("preset", int(gb * GIB), 0))
         combo.addItem(t("vram.page.custom_gb", self.lang), ("custom", None, 0))
         index = combo.findData(current) if current is not None else -1
@@ -204,7 +238,7 @@ class VramPage(BasePage):
         self._gpu_choice_changed()
 
     def _chosen(self, *_args) -> None:
-        self.model.session.vram_chosen = True
+        self.app.record(self.model.session, self.model.session.vram, chosen=True)
 
     def _gpu_choice_changed(self) -> None:
         data = self.gpu_combo.currentData()
@@ -234,44 +268,146 @@ class VramPage(BasePage):
             return int(self.gb_spin.value() * GIB), 0
         return total, used
 
+    def gpu(self):
+        """The card chosen, as the use cases take it (None: this PC, which has no GPU)."""
+        data = self.gpu_combo.currentData()
+        total, used = self.vram()
+        if not data or total is None:
+            return None
+        name = None if data[0] == "custom" else self.gpu_combo.currentText()
+        return self.app.GpuMemory(name, total, used, what_if=data[0] != "gpu")
+
+    def _ram_total(self) -> int | None:
+        d = self.model.session.detection
+        return getattr(getattr(d, "system", None), "ram_total_bytes", None)
+
     def recompute(self) -> None:
         if not self.built or not self.gpu_combo.count():
             return
         lang = self.lang
         custom = self.model_combo.currentData() == CUSTOM
         self.params_edit.setVisible(custom)
-        total, used = self.vram()
-        self._fill_table(self.judge_workloads(total, used))
+        gpu = self.gpu()
+        ram = self._ram_total() if gpu is None or not gpu.what_if else None
+        self._fill_table(self.app.judge_lessons(gpu, ram))
+        if self.model_combo.currentData() == MEASURED and self.measurement is not None:
+            self._show_measurement()
+            return
         try:
-            model = self.core.parse_param_count(self.params_edit.text()) if custom else self.model_combo.currentData()
-            est = self.core.estimate(model, mode=self.mode_combo.currentData(),
-                                     precision=self.precision_combo.currentData(),
-                           batch=self.batch_spin.value(), context=self.context_spin.value() or None,
-                           vram_total_bytes=total, vram_used_bytes=used)
-        except self.core.VramInputError as exc:
+            model = self.app.parse_param_count(self.params_edit.text()) if custom else self.model_combo.currentData()
+            est = self.app.estimate_for(model, mode=self.mode_combo.currentData(),
+                                        precision=self.precision_combo.currentData(), batch=self.batch_spin.value(),
+                                        context=self.context_spin.value() or None, gpu=gpu)
+        except self.app.VramInputError as exc:
             self.verdict.setText(f'<span style="color:#c62828">✖ {exc.message(lang)}</span>')
             self.assumptions.setText("")
             self.last_estimate = None
             return
+        self._show_estimate(est, gpu)
+        basis = [t(f"vram.page.activation_basis.{est.activation_basis}", lang)] if est.activation_basis != "none" else []
+        self.assumptions.setText("• " + "\n• ".join(basis + self.app.plain_notes(est, lang)))
+
+    def _show_estimate(self, est, gpu, prefix: str = "") -> None:
+        """The verdict line and the bar for an estimate (or a measurement's), recorded for the report."""
+        lang = self.lang
         self.last_estimate = est
-        self.model.session.vram = est
-        if est.fits is None:
-            head = t("vram.page.no_gpu_total", self.lang, total=self.core.format_gib(est.total_bytes))
+        self.app.record(self.model.session, est)
+        fmt = self.app.format_gib
+        if est.fits is None:  # this PC has no GPU: say so, and what Colab's T4 would do
+            t4 = self.app.colab_t4()
+            on_t4 = est.total_bytes <= t4.usable_bytes
+            head = t("vram.page.no_gpu_verdict", lang, total=fmt(est.total_bytes),
+                     t4=t("vram.page.t4_fits" if on_t4 else "vram.page.t4_does_not_fit", lang,
+                          usable=fmt(t4.usable_bytes)))
             colour = colours.TEXT
         elif est.fits:
-            head = t("vram.page.fits", self.lang, total=self.core.format_gib(est.total_bytes),
-                     usable=self.core.format_gib(est.usable_bytes),
-                     free=self.core.format_gib(est.headroom_bytes))
+            head = t("vram.page.fits", lang, total=fmt(est.total_bytes), usable=fmt(est.usable_bytes),
+                     free=fmt(est.headroom_bytes))
             colour = colours.OK
         else:
-            head = t("vram.page.does_not_fit", self.lang, total=self.core.format_gib(est.total_bytes),
-                     usable=self.core.format_gib(est.usable_bytes))
+            key = "vram.page.does_not_fit" if est.batch > 1 else "vram.page.does_not_fit_batch1"
+            head = t(key, lang, total=fmt(est.total_bytes), usable=fmt(est.usable_bytes))
             colour = colours.FAIL
-        self.verdict.setText(f'<span style="font-size:14px; font-weight:600; color:{colour}">{head}</span>')
-        basis = [t(f"vram.page.activation_basis.{est.activation_basis}", lang)] if est.activation_basis != "none" else []
-        self.assumptions.setText("• " + "\n• ".join(basis + _plain_notes(est, lang)))
+        if gpu is not None and gpu.what_if:
+            head = t("vram.page.what_if_prefix", lang, card=gpu.name or fmt(gpu.total_bytes)) + " " + head
+        self.verdict.setText(f'<span style="font-size:14px; font-weight:600; color:{colour}">{prefix}{head}</span>')
         if self.bar is not None:
             self.bar.show_estimate(est, lang)
+
+    # measuring ------------------------------------------------------------------------------
+    def _browse_model_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, t("vram.page.measure.browse_title", self.lang), "",
+                                              "Python (*.py)")
+        if path:
+            self.spec_edit.setText(f"{path}:make")
+            self.measure_status.setText(t("vram.page.measure.file_hint", self.lang))
+
+    def measure_setting(self):
+        """The page's mode, precision and batch as a measurement takes them (LoRA for QLoRA)."""
+        mode = self.mode_combo.currentData() or "train"
+        return self.app.measure_request(self.spec_edit.text(), batch=self.batch_spin.value(),
+                                        mode="lora" if mode == "qlora" else mode,
+                                        dtype=self.precision_combo.currentData() or "fp32")
+
+    def start_measure(self) -> None:
+        """Run the measuring probe in the chosen environment; the window stays live."""
+        from wizard.ui.probe_process import ProbeProcess
+
+        if self.probe is not None and self.probe.running:
+            return
+        python = self.picker.path()
+        try:
+            request = self.measure_setting()
+        except self.app.VramInputError as exc:
+            self.measure_status.setText(f'<span style="color:#c62828">✖ {exc.message(self.lang)}</span>')
+            return
+        if not python:
+            self.measure_status.setText(t("vram.page.measure.no_python", self.lang))
+            return
+        if self.probe is None:
+            self.probe = ProbeProcess(self)
+            self.probe.finished.connect(self._measured)
+        self.measure_request = request
+        self.measure_button.setEnabled(False)
+        self.measure_status.setText(t("vram.measure.running", self.lang, spec=request.spec, python=python))
+        self.probe.start(python, self.app.MEASURE_PROBE, request.probe_args(), timeout_s=self.app.MEASURE_TIMEOUT_S)
+
+    def _measured(self, outcome) -> None:  # GUI thread, after the probe's last line
+        self.measure_button.setEnabled(True)
+        if self.measure_request is None:
+            return
+        m = self.app.measurement_from_outcome(self.measure_request, outcome, self.gpu())
+        self.measurement = m
+        if m.estimate is None:
+            self.measure_status.setText(f'<span style="color:#c62828">✖ {m.headline(self.lang)}</span>')
+            return
+        self.app.record_measurement(self.model.session, m)
+        self.measure_status.setText(m.headline(self.lang))
+        combo = self.model_combo
+        combo.blockSignals(True)
+        index = combo.findData(MEASURED)
+        if index < 0:
+            combo.addItem("", MEASURED)
+            index = combo.count() - 1
+        combo.setItemText(index, t("vram.page.measure.item", self.lang, spec=m.request.spec))
+        combo.setCurrentIndex(index)
+        combo.blockSignals(False)
+        self.recompute()
+
+    def _show_measurement(self) -> None:
+        """The measured model against the card chosen and at the batch set (no new probe run)."""
+        lang = self.lang
+        gpu = self.gpu()
+        m = self.app.measurement_for(self.measurement, gpu, self.batch_spin.value())
+        est = m.estimate
+        self._show_estimate(est, gpu, prefix=("" if m.measured else "⚠ "))
+        self.app.record_measurement(self.model.session, m)
+        lines = [m.headline(lang)]
+        if m.measured:
+            card = gpu if gpu is not None else self.app.colab_t4()
+            batch = m.largest_batch if gpu is not None else self.app.largest_batch_on(m, card)
+            lines.append(self.app.largest_batch_line(batch or 0, card, m.request.batch, lang))
+        self.assumptions.setText("• " + "\n• ".join(lines + self.app.plain_notes(est, lang)))
 
     def _fill_table(self, judgments) -> None:
         lang = self.lang
@@ -299,12 +435,20 @@ class VramPage(BasePage):
         self.batch_label.setText(t("h.vram.batch_label", self.lang) + ":")
         self.context_label.setText(t("h.vram.context_label", self.lang))
         self.context_spin.setSpecialValueText(t("vram.page.default_context", self.lang))
-        self.model_combo.setItemText(self.model_combo.count() - 1, t("vram.page.custom_model", self.lang))
+        self.model_combo.setItemText(self.model_combo.findData(CUSTOM), t("vram.page.custom_model", self.lang))
+        if self.measurement is not None and self.model_combo.findData(MEASURED) >= 0:
+            self.model_combo.setItemText(self.model_combo.findData(MEASURED),
+                                         t("vram.page.measure.item", self.lang, spec=self.measurement.request.spec))
+        self.measure_box.setTitle(t("vram.page.measure.title", self.lang))
+        self.measure_intro.setText(t("vram.page.measure.intro", self.lang))
+        self.browse_button.setText(t("vram.page.measure.browse", self.lang))
+        self.measure_button.setText(t("vram.page.measure.button", self.lang))
+        self.picker.retranslate()
         self.table.setHorizontalHeaderLabels([t("vram.page.col.lesson", self.lang), t("vram.page.col.verdict",
                                                                                       self.lang)])
-        self.units.setText(self.core.units_explanation(self.lang))
-        for combo, keys, prefix in ((self.mode_combo, self.core.MODES, "vram.mode."),
-                                    (self.precision_combo, list(self.core.PRECISIONS), "vram.precision.")):
+        self.units.setText(self.app.units_explanation(self.lang))
+        for combo, keys, prefix in ((self.mode_combo, self.app.MODES, "vram.mode."),
+                                    (self.precision_combo, list(self.app.PRECISIONS), "vram.precision.")):
             current = combo.currentData()
             combo.blockSignals(True)
             combo.clear()
@@ -316,17 +460,6 @@ class VramPage(BasePage):
         if self.gpu_combo.count():
             self._fill_gpu_choices()
         self.recompute()
-
-
-def _plain_notes(est, lang: str) -> list[str]:
-    """The estimate's assumptions for a first-year student: where the page has a plain-words
-    version of a note (``h.`` + its key: no kernel names, no "KV heads") that one, else the
-    note as the report and the CLI print it."""
-    from wizard.core.base.i18n import catalogue
-    from wizard.core.vram.estimate import Note
-
-    plain = catalogue()
-    return [Note("h." + n.key, n.params).text(lang) if "h." + n.key in plain else n.text(lang) for n in est.notes]
 
 
 def _shrinking_combo(name: str) -> QComboBox:
