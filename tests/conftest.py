@@ -13,22 +13,14 @@ from pathlib import Path
 
 import pytest
 
+# the reference captures; importing them from here still works, tests/reference.py is their home
+from tests.reference import REFERENCE, SMI_DIR, reference_file  # noqa: E402,F401
 from tests.torch_env import torch_python  # noqa: F401  (a shared session fixture)
 from tests.xvfb import xvfb_display  # noqa: F401  (a shared module fixture)
 
 REPO = Path(__file__).resolve().parents[1]
-REFERENCE = REPO.parent / "shared" / "reference"
-SMI_DIR = REFERENCE / "nvidia-smi"
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
-
-def reference_file(*parts: str) -> Path:
-    """A file of the shared reference captures; skips the test when they are not beside the repo."""
-    path = REFERENCE.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"reference capture {'/'.join(parts)} not available (../shared/reference is absent)")
-    return path
 
 
 GUI_DIR = REPO / "tests" / "gui"
@@ -90,6 +82,30 @@ def _private_home(tmp_path_factory):
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+LOOPBACK = "127.0.0.1,localhost"
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+@pytest.fixture
+def student_home(tmp_path, monkeypatch) -> Path:
+    """A fresh home of this test's own, named as students' are (Hangul and a space): HOME, the
+    XDG folders and the wizard's history (GSW_DATA_DIR) inside it, so nothing an earlier test
+    saved (history, install state, caches) is seen; no proxy, so a loopback index is reached
+    directly. Processes the test starts inherit it."""
+    base = tmp_path / "학생 home"
+    base.mkdir()
+    for name, sub in (("HOME", ""), ("XDG_CACHE_HOME", ".cache"), ("XDG_STATE_HOME", ".local/state"),
+                      ("XDG_DATA_HOME", ".local/share"), ("XDG_CONFIG_HOME", ".config"), ("GSW_DATA_DIR", "gsw")):
+        monkeypatch.setenv(name, str(base / sub) if sub else str(base))
+    if os.name == "nt":
+        monkeypatch.setenv("USERPROFILE", str(base))
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NO_PROXY", LOOPBACK)
+    monkeypatch.setenv("no_proxy", LOOPBACK)
+    return base
 
 
 @pytest.fixture(autouse=True, scope="session")

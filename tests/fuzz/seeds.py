@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, TypeVar
 
-from tests.conftest import REFERENCE
+from tests.reference import REFERENCE
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data"

@@ -30,17 +30,13 @@ def _english_qt_afterwards(qapp):
 
 
 @pytest.fixture
-def student_home(tmp_path, monkeypatch):
-    """A home with a Documents folder; the process works in another folder."""
-    home = tmp_path / "home"
-    (home / "Documents").mkdir(parents=True)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("GSW_DATA_DIR", str(tmp_path / "data"))
-    work = tmp_path / "started here"
+def documents_home(student_home, monkeypatch):
+    """The student's home with a Documents folder; the process works in another folder."""
+    (student_home / "Documents").mkdir(parents=True)
+    work = student_home.parent / "started here"
     work.mkdir()
     monkeypatch.chdir(work)
-    return home
+    return student_home
 
 
 def look_at_next_dialog(qtbot, trigger) -> dict:
@@ -115,38 +111,38 @@ def test_documents_folder_or_home(tmp_path, monkeypatch, qapp):
     assert file_dialogs.start_in(tmp_path / "gone", "r.md") == str(home / "Documents" / "r.md")
 
 
-def test_save_dialog_opens_in_documents_and_speaks_korean(qtbot, student_home):
+def test_save_dialog_opens_in_documents_and_speaks_korean(qtbot, documents_home):
     _window, page = report_page(qtbot, "ko")
     seen = look_at_next_dialog(qtbot, lambda: page.save_dialog("md"))
-    assert Path(seen["folder"]) == student_home / "Documents"
-    assert seen["selected"][0].startswith(str(student_home / "Documents" / "gpu-setup-report-"))
+    assert Path(seen["folder"]) == documents_home / "Documents"
+    assert seen["selected"][0].startswith(str(documents_home / "Documents" / "gpu-setup-report-"))
     assert seen["look_in"] == "찾는 위치(&L):"
     assert "저장" in seen["buttons"] and "취소" in seen["buttons"]
 
 
-def test_save_dialog_in_english_after_switching(qtbot, student_home):
+def test_save_dialog_in_english_after_switching(qtbot, documents_home):
     window, page = report_page(qtbot, "ko")
     window.model.set_language("en")
     seen = look_at_next_dialog(qtbot, lambda: page.save_dialog("pdf"))
     assert seen["look_in"] == "&Look in:" and "Save" in seen["buttons"]
 
 
-def test_remote_file_dialog_opens_in_documents(qtbot, student_home):
+def test_remote_file_dialog_opens_in_documents(qtbot, documents_home):
     from wizard.ui.pages.report_page import RemoteDialog
 
     _window, page = report_page(qtbot, "ko")
     dialog = RemoteDialog(page, page.current_lang)
     qtbot.addWidget(dialog)
     seen = look_at_next_dialog(qtbot, dialog._open_file)
-    assert Path(seen["folder"]) == student_home / "Documents" and seen["look_in"] == "찾는 위치(&L):"
+    assert Path(seen["folder"]) == documents_home / "Documents" and seen["look_in"] == "찾는 위치(&L):"
 
 
-def test_open_folder_without_a_file_manager_says_where_it_is(qtbot, student_home):
+def test_open_folder_without_a_file_manager_says_where_it_is(qtbot, documents_home):
     _window, page = report_page(qtbot, "ko")
     asked = []
     page.url_opener = lambda url: asked.append(url.toLocalFile()) or False  # nothing answered xdg-open
     page.folder_button.click()
-    folder = student_home / "Documents"
+    folder = documents_home / "Documents"
     assert asked == [str(folder)]
     box = page.findChild(QMessageBox, "openFolderFailed")
     assert box is not None and box.isVisible()
@@ -156,7 +152,7 @@ def test_open_folder_without_a_file_manager_says_where_it_is(qtbot, student_home
     box.accept()
 
 
-def test_open_folder_that_opens_shows_no_message(qtbot, student_home):
+def test_open_folder_that_opens_shows_no_message(qtbot, documents_home):
     _window, page = report_page(qtbot, "en")
     page.url_opener = lambda url: True
     page.folder_button.click()

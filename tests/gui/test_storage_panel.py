@@ -22,14 +22,12 @@ from wizard.ui.pages import storage_panel  # noqa: E402
 
 
 @pytest.fixture()
-def home(tmp_path, monkeypatch):
-    h = tmp_path / "home 김"
+def home(student_home, monkeypatch):
+    """The student's home with what the panel lists: two environments, a half-done install with
+    its partial download, a stray cached wheel; every tool's own cache at its default place."""
+    h = student_home
     for name in ("PIP_CACHE_DIR", "UV_CACHE_DIR", "HF_HOME", "HF_HUB_CACHE", "GSW_DATA_DIR", "PIP_FIND_LINKS"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HOME", str(h))
-    for var, sub in (("XDG_CACHE_HOME", ".cache"), ("XDG_STATE_HOME", ".local/state"),
-                     ("XDG_DATA_HOME", ".local/share"), ("XDG_CONFIG_HOME", ".config")):
-        monkeypatch.setenv(var, str(h / sub))
     envs = h / "GPU-Setup-Wizard" / "envs"
     for name in ("keep-me", "remove-me"):
         (envs / name / "lib").mkdir(parents=True)

@@ -15,7 +15,7 @@ def open_wizard(qtbot, host, lang="en"):
     window = SetupWizard(Session(host=host, lang=lang))
     qtbot.addWidget(window)
     window.show()
-    with qtbot.waitSignal(window.model.detection_finished, timeout=30000):
+    with qtbot.waitSignal(window.model.detection_finished, timeout=60_000):
         window.start()
     return window
 

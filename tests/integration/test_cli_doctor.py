@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_runner import run_cli
-from tests.conftest import reference_file
+from tests.reference import reference_file
 
 
 def test_doctor_json_on_this_machine_has_the_contract():

@@ -17,11 +17,11 @@ import sys
 import time
 from pathlib import Path
 
-import psutil
 import pytest
 
+from tests.integration.hung_smi import alive, smi_pids, wizard_env
+
 REPO = Path(__file__).resolve().parents[2]
-HANG_S = 600  # far beyond nvidia-smi's own timeout: only a kill ends it
 STARTUP_DEADLINE_S = 120.0  # how long the wizard may take to get as far as asking nvidia-smi
 # A hang guard, not a measurement (timings do not belong in tests): with the fix the wizard
 # exits well under a second or two after Ctrl+C. (About one run in fifteen used to wait for
@@ -33,55 +33,15 @@ EXIT_BOUND_S = 60.0
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
 
 
-def _fake_smi(folder: Path, pid_file: Path) -> None:
-    """An nvidia-smi that hangs, as one does when the driver is wedged."""
-    folder.mkdir()
-    exe = folder / "nvidia-smi"
-    exe.write_text(f"#!{sys.executable}\nimport os, time\n"
-                   f"with open({str(pid_file)!r}, 'a') as fh:\n    fh.write(f'{{os.getpid()}}\\n')\n"
-                   f"time.sleep({HANG_S})\n", encoding="utf-8")
-    exe.chmod(0o755)
-
-
-def _pids(pid_file: Path) -> list[int]:
-    if not pid_file.exists():
-        return []
-    return [int(line) for line in pid_file.read_text().split() if line.strip()]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
-
-
-def _env(tmp_path: Path, path_first: Path | None = None) -> dict[str, str]:
-    path = os.environ.get("PATH", "")
-    return {**os.environ, "PYTHONUTF8": "1", "PYTHONPATH": str(REPO), "GSW_DATA_DIR": str(tmp_path / "data"),
-            "PATH": f"{path_first}{os.pathsep}{path}" if path_first else path}
-
-
-@pytest.fixture
-def hung_smi(tmp_path):
-    """(env with the hanging nvidia-smi first on PATH, its pid file); kills leftovers afterwards."""
-    pid_file = tmp_path / "smi-pids"
-    _fake_smi(tmp_path / "bin", pid_file)
-    yield _env(tmp_path, tmp_path / "bin"), pid_file
-    for pid in _pids(pid_file):  # only what the test itself started, by pid
-        if _alive(pid):
-            os.kill(pid, signal.SIGKILL)
-
-
 def _interrupt_while_smi_hangs(command: list[str], env: dict[str, str], pid_file: Path) -> tuple[int, str, list[int]]:
     """Start the wizard, wait until nvidia-smi runs, press Ctrl+C; (exit status, stderr, smi pids)."""
     proc = subprocess.Popen([sys.executable, "-m", "wizard", *command, "--lang", "en"], cwd=REPO, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
     try:
         deadline = time.monotonic() + STARTUP_DEADLINE_S
-        while not _pids(pid_file) and proc.poll() is None and time.monotonic() < deadline:
+        while not smi_pids(pid_file) and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert _pids(pid_file), "the fake nvidia-smi was never started"
+        assert smi_pids(pid_file), "the fake nvidia-smi was never started"
         proc.send_signal(signal.SIGINT)
         try:
             _out, err = proc.communicate(timeout=EXIT_BOUND_S)
@@ -93,7 +53,7 @@ def _interrupt_while_smi_hangs(command: list[str], env: dict[str, str], pid_file
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
-    return proc.returncode, err, _pids(pid_file)
+    return proc.returncode, err, smi_pids(pid_file)
 
 
 @pytest.mark.parametrize("command", [["doctor"], ["doctor", "--json"], ["vram"]])
@@ -103,7 +63,7 @@ def test_ctrl_c_while_nvidia_smi_hangs(command, hung_smi):
     assert status == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     assert "stopped (Ctrl+C)" in err
-    left = [pid for pid in pids if _alive(pid)]
+    left = [pid for pid in pids if alive(pid)]
     assert not left, f"nvidia-smi left running after the wizard exited: {left}"
 
 
@@ -113,7 +73,7 @@ def test_a_closed_pipe_is_a_quiet_end(command, tmp_path):
     os.close(read_end)  # `| head` has read what it wanted and gone
     try:
         out = subprocess.run([sys.executable, "-m", "wizard", *command, "--lang", "en"], cwd=REPO,
-                             env=_env(tmp_path), stdout=write_end, stderr=subprocess.PIPE, text=True,
+                             env=wizard_env(tmp_path), stdout=write_end, stderr=subprocess.PIPE, text=True,
                              encoding="utf-8", timeout=180)
     finally:
         os.close(write_end)

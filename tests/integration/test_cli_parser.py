@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import reference_file
+from tests.reference import reference_file
 from wizard.cli import main
 from wizard.cli.exit_status import ExitStatus
 from wizard.cli.parser import build_parser, command_named, prescan_lang

@@ -1,5 +1,5 @@
 """One scenario through each face, compared: the window (its pages driven offscreen) and the
-command line (``wizard.cli.main`` in this process) must make the same decisions, because both
+command line (``python -m wizard``, run in this process by tests/cli_runner.py) must make the same decisions, because both
 call the same use cases in :mod:`wizard.app`.
 
 Compared: the recommendation (its JSON), the install plan (requirements, index URL, target)
@@ -21,11 +21,10 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from tests import fake_nvml, scenarios  # noqa: E402
+from tests.cli_runner import run_cli  # noqa: E402
+from tests.gui.wizard_driver import go_to, open_wizard  # noqa: E402
 from tests.integration.index_server import LoopbackIndex, make_wheel  # noqa: E402
-from wizard.app.session import Session  # noqa: E402
-from wizard.cli import main as cli_main  # noqa: E402
 from wizard.core.base.host import RealHost  # noqa: E402
-from wizard.ui.main_wizard import SetupWizard  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402
 from wizard.ui.pages.environment.common import MODE_NEW_VENV  # noqa: E402
 
@@ -35,49 +34,9 @@ PINNED = ("2.13.0", "cpu")  # the course's pin (compat data knows it)
 
 
 # --- the two faces ------------------------------------------------------------------------------
-def run_cli(capsys, *argv: str) -> tuple[int, str]:
-    """``gpu-setup-wizard ARGV`` in this process: (exit status, stdout)."""
-    capsys.readouterr()
-    status = cli_main(["--lang", "en", *argv])
-    return status, capsys.readouterr().out
-
-
-def open_window(qtbot, host: Any) -> SetupWizard:
-    window = SetupWizard(Session(host=host, lang="en"))
-    qtbot.addWidget(window)
-    window.show()
-    with qtbot.waitSignal(window.model.detection_finished, timeout=60_000):
-        window.start()
-    return window
-
-
-def walk_to(window: SetupWizard, page_id: PageId) -> None:
-    """Next, page by page, skipping the install (the faces are compared before it runs)."""
-    while window.currentId() != page_id:
-        if window.currentId() == PageId.ENVIRONMENT:
-            window.environment_page.skip_install()
-        assert window.currentPage().isComplete(), PageId(window.currentId()).name
-        window.next()
-
-
-@pytest.fixture()
-def home(tmp_path, monkeypatch) -> Path:
-    """A fresh home for both faces: no history, no state, no cache from an earlier run."""
-    base = tmp_path / "학생 home"
-    base.mkdir()
-    for name, sub in (("HOME", ""), ("XDG_CACHE_HOME", "cache"), ("XDG_STATE_HOME", "state"),
-                      ("XDG_DATA_HOME", "data"), ("XDG_CONFIG_HOME", "config"), ("GSW_DATA_DIR", "gsw")):
-        monkeypatch.setenv(name, str(base / sub) if sub else str(base))
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
-    return base
-
-
 # --- recommendation -----------------------------------------------------------------------------
 def gui_recommendation(qtbot, host: Any, requested: tuple[str, str] | None = None) -> dict[str, Any]:
-    window = open_window(qtbot, host)
+    window = open_wizard(qtbot, host)
     window.next()  # GPU & driver
     if requested:  # the way a course (or a diagnosis action) pins the build
         window.model.session.requested_build = {"torch": requested[0], "variant": requested[1]}
@@ -87,11 +46,11 @@ def gui_recommendation(qtbot, host: Any, requested: tuple[str, str] | None = Non
             "chosen": page.selected.to_json("en") if page.selected else None}
 
 
-def test_no_gpu_the_same_cpu_build(qtbot, capsys, home):
+def test_no_gpu_the_same_cpu_build(qtbot, student_home):
     gui = gui_recommendation(qtbot, RealHost())
-    status, out = run_cli(capsys, "recommend", "--json")
-    assert status == 0
-    cli = json.loads(out)
+    done = run_cli("recommend", "--json")
+    assert done.exit_status == 0, done.stderr
+    cli = done.json
     assert gui["recommendation"] == cli
     assert cli["candidates"][0]["variant"] == "cpu"  # this machine has no NVIDIA GPU
 
@@ -111,7 +70,7 @@ def rtx3060_windows() -> Any:
     return host
 
 
-def test_recorded_rtx3060_windows_the_same_cuda_build(qtbot, capsys, home, tmp_path):
+def test_recorded_rtx3060_windows_the_same_cuda_build(qtbot, student_home, tmp_path):
     from wizard.core.machine.detect import detect
     from wizard.core.machine.doctor import detection_to_json
 
@@ -121,20 +80,20 @@ def test_recorded_rtx3060_windows_the_same_cuda_build(qtbot, capsys, home, tmp_p
     # the CLI face reads the same machine as the doctor JSON the student would hand in
     doctor = tmp_path / "doctor.json"
     doctor.write_text(json.dumps(detection_to_json(detect(host), "en")), encoding="utf-8")
-    status, out = run_cli(capsys, "recommend", "--from-doctor", str(doctor), "--json")
-    assert status == 0
-    cli = json.loads(out)
+    done = run_cli("recommend", "--from-doctor", str(doctor), "--json")
+    assert done.exit_status == 0, done.stderr
+    cli = done.json
     assert gui["recommendation"] == cli
     assert cli["candidates"][0]["kind"] == "cuda"
 
 
-def test_a_pinned_version_the_same_build(qtbot, capsys, home):
+def test_a_pinned_version_the_same_build(qtbot, student_home):
     """The course pins torch: the window takes the pin as the requested build, the command line
     as ``--torch``/``--variant``; the build both go on with is the same."""
     gui = gui_recommendation(qtbot, RealHost(), requested=PINNED)
-    status, out = run_cli(capsys, "recommend", "--torch", PINNED[0], "--variant", PINNED[1], "--json")
-    assert status == 0
-    cli = json.loads(out)["candidates"][0]
+    done = run_cli("recommend", "--torch", PINNED[0], "--variant", PINNED[1], "--json")
+    assert done.exit_status == 0, done.stderr
+    cli = done.json["candidates"][0]
     # (the reasons differ in words only: one says "you asked for", the other "the course asks for")
     chosen = {k: v for k, v in gui["chosen"].items() if k not in ("reasons",)}
     assert chosen == {k: v for k, v in cli.items() if k not in ("reasons",)}
@@ -155,7 +114,7 @@ def gui_plan(qtbot, mirror: str, venv: Path) -> dict[str, Any]:
     """The Environment page's plan for a new venv from this Python, with the mirror set."""
     from tests.gui.test_install_pages import wait_plan
 
-    window = open_window(qtbot, RealHost())
+    window = open_wizard(qtbot, RealHost())
     window.next()
     window.model.session.requested_build = {"torch": PINNED[0], "variant": PINNED[1]}
     window.next()  # Recommendation
@@ -175,17 +134,17 @@ def gui_plan(qtbot, mirror: str, venv: Path) -> dict[str, Any]:
             "target": env.target.to_json(), "files": sorted(f.filename for f in env.plan.files)}
 
 
-def test_a_mirror_and_a_pinned_version_give_the_same_plan(qtbot, capsys, home, pinned_wheels):
-    venv = home / "envs" / "딥러닝 환경"
+def test_a_mirror_and_a_pinned_version_give_the_same_plan(qtbot, student_home, pinned_wheels):
+    venv = student_home / "envs" / "딥러닝 환경"
     with LoopbackIndex() as index:
         index.add_wheels(pinned_wheels)
         mirror = index.base + "/whl"
         gui = gui_plan(qtbot, mirror, venv)
-        status, out = run_cli(capsys, "install", "--venv", str(venv), "--python", sys.executable,
-                              "--torch", PINNED[0], "--variant", PINNED[1], "--index-url", mirror,
-                              "--plan-only", "--json")
-    assert status == 0, out
-    doc = json.loads(out)
+        done = run_cli("install", "--venv", str(venv), "--python", sys.executable,
+                       "--torch", PINNED[0], "--variant", PINNED[1], "--index-url", mirror,
+                       "--plan-only", "--json")
+    assert done.exit_status == 0, done.stdout + done.stderr
+    doc = done.json
     cli = {"requirements": doc["requirements"], "index_url": doc["index_url"], "target": doc["target"],
            "files": sorted(f["filename"] for f in doc["files"])}
     assert gui == cli
@@ -206,19 +165,19 @@ def without_times(doc: Any) -> Any:
     return doc
 
 
-def test_no_gpu_the_same_report(qtbot, capsys, home):
+def test_no_gpu_the_same_report(qtbot, student_home):
     """The steps ``report`` runs without a window -- detection, the recommendation, the
     comparison with the last saved run -- give the same report as the window after the same
     steps (its Report page, opened from the Recommendation page)."""
-    window = open_window(qtbot, RealHost())
-    walk_to(window, PageId.RECOMMEND)
+    window = open_wizard(qtbot, RealHost())
+    go_to(window, PageId.RECOMMEND)
     qtbot.waitUntil(lambda: window.model.session.changes_checked, timeout=WAIT_MS)
     page = window.report_page
     page.refresh()
     gui = json.loads(page.text("json").decode("utf-8"))
-    status, out = run_cli(capsys, "report", "--format", "json")
-    assert status == 0
-    cli = json.loads(out)
+    done = run_cli("report", "--format", "json")
+    assert done.exit_status == 0, done.stderr
+    cli = done.json
     diff = differences(without_times(gui), without_times(cli))
     assert not diff, "\n".join(diff)
 
@@ -233,20 +192,20 @@ def differences(a: Any, b: Any, where: str = "") -> list[str]:
 
 
 # --- where it goes: the default folder and resuming -----------------------------------------------
-def test_an_unfinished_install_is_resumed_by_both_faces(qtbot, capsys, home, pinned_wheels):
+def test_an_unfinished_install_is_resumed_by_both_faces(qtbot, student_home, pinned_wheels):
     """An install the wizard started and did not finish: pointing either face at its folder
     continues it (the same target, from the saved state), instead of starting another."""
     from wizard.core.install.environments import new_venv
     from wizard.core.install.recovery import STATUS_FAILED, EnvState, StateStore
 
-    venv = home / "envs" / "중단된 환경"
+    venv = student_home / "envs" / "중단된 환경"
     saved = new_venv(str(venv), sys.executable).to_json()
     StateStore().save(EnvState(env_path=str(venv), target=saved, created_by_wizard=True, status=STATUS_FAILED,
                                failed_step="download"))
     with LoopbackIndex() as index:
         index.add_wheels(pinned_wheels)
         mirror = index.base + "/whl"
-        window = open_window(qtbot, RealHost())
+        window = open_wizard(qtbot, RealHost())
         window.next()
         window.next()  # Recommendation
         window.next()  # Environment
@@ -256,18 +215,18 @@ def test_an_unfinished_install_is_resumed_by_both_faces(qtbot, capsys, home, pin
         env.venv_path.setText(str(venv))
         env.refresh()
         assert env.resume_state is not None and env.target.to_json() == saved
-        status, out = run_cli(capsys, "install", "--venv", str(venv), "--torch", PINNED[0], "--variant", PINNED[1],
-                              "--index-url", mirror, "--plan-only", "--json")
-    assert status == 0, out
-    assert json.loads(out)["target"] == saved
+        done = run_cli("install", "--venv", str(venv), "--torch", PINNED[0], "--variant", PINNED[1],
+                       "--index-url", mirror, "--plan-only", "--json")
+    assert done.exit_status == 0, done.stdout + done.stderr
+    assert done.json["target"] == saved
 
 
-def test_the_default_folder_is_numbered_when_taken(qtbot, home):
+def test_the_default_folder_is_numbered_when_taken(qtbot, student_home):
     """The window proposes ``~/GPU-Setup-Wizard/envs/torch-<variant>``, and ``-2`` when that folder
     holds something that is not the wizard's own unfinished install (the app layer decides)."""
     from wizard.app.install import default_venv_path, state_store
 
-    window = open_window(qtbot, RealHost())
+    window = open_wizard(qtbot, RealHost())
     window.next()
     window.next()  # Recommendation
     first = default_venv_path(window.model.session.host, window.model.session.candidate, state_store())

@@ -24,14 +24,6 @@ NO_QT = REPO / "tests" / "no_qt"
 pytestmark = pytest.mark.slow  # each test starts the wizard in a fresh process
 
 
-@pytest.fixture()
-def home(tmp_path) -> Path:
-    """A home folder with Hangul and a space, as students have."""
-    folder = tmp_path / "김 학생"
-    folder.mkdir()
-    return folder
-
-
 def run_without_qt(home: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(NO_QT), str(REPO)]), "GSW_LANG": "en",
            "PYTHONUTF8": "1", "HOME": str(home), "USERPROFILE": str(home),
@@ -51,36 +43,36 @@ def _json_out(done: subprocess.CompletedProcess) -> dict:
     return json.loads(done.stdout)
 
 
-def test_the_blocker_really_blocks_qt(home):
+def test_the_blocker_really_blocks_qt(student_home):
     """Without this the other tests would pass on a machine where the blocker silently did nothing."""
     done = subprocess.run([sys.executable, "-c", "import PySide6.QtCore"], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(NO_QT)}, timeout=60)
     assert done.returncode != 0 and "Qt is blocked for this test" in done.stderr, done.stderr
 
 
-def test_doctor(home):
-    assert _json_out(run_without_qt(home, "doctor", "--json"))["schema"] == "gpu-setup-wizard/doctor@1.0"
+def test_doctor(student_home):
+    assert _json_out(run_without_qt(student_home, "doctor", "--json"))["schema"] == "gpu-setup-wizard/doctor@1.0"
 
 
-def test_recommend_for_a_machine_given_on_the_command_line(home):
-    doc = _json_out(run_without_qt(home, "recommend", "--os", "windows", "--arch", "x86_64", "--python",
+def test_recommend_for_a_machine_given_on_the_command_line(student_home):
+    doc = _json_out(run_without_qt(student_home, "recommend", "--os", "windows", "--arch", "x86_64", "--python",
                                    "3.11", "--driver", "566.36", "--gpu-cc", "8.6", "--json"))
     assert doc["schema"] == "gpu-setup-wizard/recommend@1.0"
 
 
-def test_vram(home):
-    doc = _json_out(run_without_qt(home, "vram", "--model", "gpt2", "--vram-gb", "8", "--json"))
+def test_vram(student_home):
+    doc = _json_out(run_without_qt(student_home, "vram", "--model", "gpt2", "--vram-gb", "8", "--json"))
     assert doc["schema"] == "gpu-setup-wizard/vram@1.0"
 
 
-def test_history(home):
-    doc = _json_out(run_without_qt(home, "history", "--json", "list"))
+def test_history(student_home):
+    doc = _json_out(run_without_qt(student_home, "history", "--json", "list"))
     assert doc["schema"] == "gpu-setup-wizard/history@1.0"
 
 
 @pytest.mark.parametrize("fmt", ["md", "json"])
-def test_report(home, fmt):
-    done = run_without_qt(home, "report", "--format", fmt)
+def test_report(student_home, fmt):
+    done = run_without_qt(student_home, "report", "--format", fmt)
     assert done.returncode == 0 and "PySide6" not in done.stderr, done.stderr[-3000:]
     if fmt == "json":
         assert json.loads(done.stdout)["schema"] == "gpu-setup-wizard/report@1.1"
@@ -88,10 +80,10 @@ def test_report(home, fmt):
         assert done.stdout.startswith("# ")
 
 
-def test_report_as_pdf_says_qt_is_missing_without_a_traceback(home):
-    done = run_without_qt(home, "report", "--format", "pdf", "-o", str(home / "r.pdf"))
+def test_report_as_pdf_says_qt_is_missing_without_a_traceback(student_home):
+    done = run_without_qt(student_home, "report", "--format", "pdf", "-o", str(student_home / "r.pdf"))
     assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr[-3000:]
-    assert not (home / "r.pdf").exists()
+    assert not (student_home / "r.pdf").exists()
 
 
 @pytest.fixture(scope="module")
@@ -109,11 +101,11 @@ def fake_torch(tmp_path_factory) -> list[Path]:
             make_wheel(folder, "torchvision", f"{best.torchvision}+cpu", requires=[f"torch=={best.torch}"])]
 
 
-def test_install_plan_only(home, fake_torch):
+def test_install_plan_only(student_home, fake_torch):
     with LoopbackIndex() as index:
         index.add_wheels(fake_torch)
-        venv_dir = home / "envs" / "torch cpu"
-        doc = _json_out(run_without_qt(home, "install", "--venv", str(venv_dir), "--python", sys.executable,
+        venv_dir = student_home / "envs" / "torch cpu"
+        doc = _json_out(run_without_qt(student_home, "install", "--venv", str(venv_dir), "--python", sys.executable,
                                        "--torch", "2.13.0", "--variant", "cpu", "--index-url",
                                        index.base + "/whl", "--plan-only", "--json"))
         assert doc["schema"] == "gpu-setup-wizard/install-plan@1.0"
@@ -121,7 +113,7 @@ def test_install_plan_only(home, fake_torch):
         assert not venv_dir.exists() and index.total_file_bytes_served() == 0
 
 
-def test_verify(home, torch_python):
-    doc = _json_out(run_without_qt(home, "verify", "--python", str(torch_python), "--json"))
+def test_verify(student_home, torch_python):
+    doc = _json_out(run_without_qt(student_home, "verify", "--python", str(torch_python), "--json"))
     assert doc["schema"] == "gpu-setup-wizard/verify@1.0"
     assert {c["id"]: c["status"] for c in doc["checks"]}["torch.import"] == "pass"

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_cli_interrupts import _alive, _pids, hung_smi  # noqa: F401 - the fixture
+from tests.integration.hung_smi import alive, smi_pids
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="thread-directed signals (Linux)")
@@ -74,15 +74,15 @@ def _tgkill(pid: int, tid: int, sig: int) -> None:
 
 
 @pytest.mark.skipif(_TGKILL is None, reason="tgkill syscall number unknown for this CPU")
-def test_doctor_stops_when_the_ctrl_c_lands_on_a_worker_thread(hung_smi):  # noqa: F811 - the fixture
+def test_doctor_stops_when_the_ctrl_c_lands_on_a_worker_thread(hung_smi):
     env, pid_file = hung_smi
     proc = subprocess.Popen([sys.executable, "-m", "wizard", "doctor", "--lang", "en"], cwd=REPO, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
     try:
         deadline = time.monotonic() + 120
-        while not _pids(pid_file) and proc.poll() is None and time.monotonic() < deadline:
+        while not smi_pids(pid_file) and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert _pids(pid_file), "the fake nvidia-smi was never started"
+        assert smi_pids(pid_file), "the fake nvidia-smi was never started"
         workers = [int(t) for t in os.listdir(f"/proc/{proc.pid}/task") if int(t) != proc.pid]
         assert workers, "doctor has no worker threads to aim at"
         _tgkill(proc.pid, workers[0], signal.SIGINT)
@@ -100,4 +100,4 @@ def test_doctor_stops_when_the_ctrl_c_lands_on_a_worker_thread(hung_smi):  # noq
             proc.communicate()
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "stopped (Ctrl+C)" in err
-    assert not [pid for pid in _pids(pid_file) if _alive(pid)]
+    assert not [pid for pid in smi_pids(pid_file) if alive(pid)]

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -29,24 +28,9 @@ from wizard.core.report.render import render_markdown
 PINNED = ("2.13.0", "cpu")
 
 
-@pytest.fixture()
-def home(tmp_path, monkeypatch) -> Path:
-    """A fresh home: no history, no state, no cache; the loopback index reached directly."""
-    base = tmp_path / "학생 home"
-    base.mkdir()
-    for name, sub in (("HOME", ""), ("XDG_CACHE_HOME", "cache"), ("XDG_STATE_HOME", "state"),
-                      ("XDG_DATA_HOME", "data"), ("XDG_CONFIG_HOME", "config"), ("GSW_DATA_DIR", "gsw")):
-        monkeypatch.setenv(name, str(base / sub) if sub else str(base))
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
-    return base
-
-
 # --- a mirror install ---------------------------------------------------------------------------------
 @pytest.mark.slow
-def test_a_mirror_install_names_the_mirror_not_download_pytorch_org(home, tmp_path):
+def test_a_mirror_install_names_the_mirror_not_download_pytorch_org(student_home, tmp_path):
     wheels = tmp_path / "wheels"
     files = [make_wheel(wheels, "torch", f"{PINNED[0]}+cpu", requires=["typing-extensions>=4"]),
              make_wheel(wheels, "torchvision", "0.28.0+cpu", requires=[f"torch=={PINNED[0]}"]),
@@ -59,9 +43,9 @@ def test_a_mirror_install_names_the_mirror_not_download_pytorch_org(home, tmp_pa
         index.add_wheels(files)
         mirror = index.base + "/whl"
         settings = app_install.InstallSettings(mirror=mirror)
-        options = app_install.install_options(session.candidate, settings, cache_dir=str(home / "wheel cache"),
-                                              state_dir=str(home / "install state"))
-        target = app_install.new_venv_target(str(home / "envs" / "미러 환경"), sys.executable)
+        options = app_install.install_options(session.candidate, settings, cache_dir=str(student_home / "wheel cache"),
+                                              state_dir=str(student_home / "install state"))
+        target = app_install.new_venv_target(str(student_home / "envs" / "미러 환경"), sys.executable)
         session.install_request = app_install.InstallRequest(target, options)
         outcome = app_install.run_install(session, app_install.new_job(session, session.install_request))
     assert outcome.ok, outcome.summary.get("error")
@@ -118,7 +102,7 @@ def test_an_estimate_nobody_chose_is_not_reported():
     assert app_report.build(s).item("vram", "fits").status == "fail"
 
 
-def test_an_install_set_up_with_a_mirror_but_not_run_names_the_mirror(home):
+def test_an_install_set_up_with_a_mirror_but_not_run_names_the_mirror(student_home):
     """The Environment page set up the install with a mirror and the report is made before it
     ran: the index and command it shows are the mirror's, not the recommendation's default."""
     session = Session(host=RealHost(), lang="en", detection=rs.no_gpu_detection())
@@ -126,7 +110,7 @@ def test_an_install_set_up_with_a_mirror_but_not_run_names_the_mirror(home):
     app_recommend.recommend_for(session)
     mirror = "https://mirror.example.ac.kr/pytorch/whl"
     options = app_install.install_options(session.candidate, app_install.InstallSettings(mirror=mirror))
-    target = app_install.new_venv_target(str(home / "envs" / "later"), sys.executable)
+    target = app_install.new_venv_target(str(student_home / "envs" / "later"), sys.executable)
     session.install_request = app_install.InstallRequest(target, options)
     report = app_report.build(session)
     assert report.item("install", "index").value == mirror + "/cpu"

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,17 +16,6 @@ pytest.importorskip("pytestqt")
 from wizard.core.base.host import RealHost  # noqa: E402
 
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture()
-def home(tmp_path, monkeypatch) -> Path:
-    """A fresh home for both faces: no history, no state, no cache."""
-    base = tmp_path / "학생 home"
-    base.mkdir()
-    for name, sub in (("HOME", ""), ("XDG_CACHE_HOME", "cache"), ("XDG_STATE_HOME", "state"),
-                      ("XDG_DATA_HOME", "data"), ("XDG_CONFIG_HOME", "config"), ("GSW_DATA_DIR", "gsw")):
-        monkeypatch.setenv(name, str(base / sub) if sub else str(base))
-    return base
 
 
 # --- the faces agree on the lessons -----------------------------------------------------------------------
@@ -55,11 +43,12 @@ def _json_lessons(doc: dict[str, Any]) -> list[Any]:
 
 
 @pytest.mark.slow
-def test_a_cpu_only_machine_gets_the_same_lessons_in_every_face_and_format(qtbot, capsys, home):
-    from tests.integration.test_faces_agree import open_window, run_cli
+def test_a_cpu_only_machine_gets_the_same_lessons_in_every_face_and_format(qtbot, student_home):
+    from tests.cli_runner import run_cli
+    from tests.gui.wizard_driver import open_wizard
     from wizard.ui.pages.base import PageId
 
-    window = open_window(qtbot, RealHost())
+    window = open_wizard(qtbot, RealHost())
     if window.model.session.detection.nvidia.gpus:
         pytest.skip("this machine has an NVIDIA GPU; the test is about a CPU-only one")
     window.next()  # GPU & driver
@@ -75,9 +64,9 @@ def test_a_cpu_only_machine_gets_the_same_lessons_in_every_face_and_format(qtbot
            "html": page.text("html").decode("utf-8")}
     cli = {}
     for fmt in ("md", "json", "html"):
-        status, out = run_cli(capsys, "report", "--format", fmt)
-        assert status == 0
-        cli[fmt] = json.loads(out) if fmt == "json" else out
+        done = run_cli("report", "--format", fmt)
+        assert done.exit_status == 0, done.stderr
+        cli[fmt] = done.json if fmt == "json" else done.stdout
     assert _judgment(gui["md"]) == _judgment(cli["md"])
     assert _json_lessons(gui["json"]) == _json_lessons(cli["json"])
     assert _html_lessons(gui["html"]) == _html_lessons(cli["html"])

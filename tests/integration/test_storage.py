@@ -74,15 +74,15 @@ class _CachingIndex:
 
 
 @pytest.fixture()
-def home(tmp_path):
-    """A private HOME and XDG tree: every default the tools and the wizard pick lies inside it."""
-    h = tmp_path / "home 김"
+def home(student_home):
+    """The student's home and the environment of the tools started in it: no PIP_/UV_/HF_/GSW_
+    setting of the developer's, so every default the tools and the wizard pick lies inside it."""
+    h = student_home
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PIP_", "UV_", "HF_", "XDG_", "GSW_", "HUGGINGFACE"))}
     env.update({"HOME": str(h), "XDG_CACHE_HOME": str(h / ".cache"), "XDG_STATE_HOME": str(h / ".local/state"),
                 "XDG_DATA_HOME": str(h / ".local/share"), "XDG_CONFIG_HOME": str(h / ".config"),
                 "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PYTHONPATH": str(REPO)})
-    h.mkdir()
     return h, env
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import reference_file
+from tests.reference import reference_file
 from wizard.core.base.i18n import catalogue
 from wizard.core.base.resources import load_json
 from wizard.core.machine.nvml_sampler import GpuSample

@@ -8,9 +8,9 @@ import re
 import pytest
 
 from tests import scenarios
-from tests.conftest import reference_file
+from tests.finding_texts import assert_renders
 from tests.recorded_host import RecordedHost
-from tests.unit.test_explain import assert_renders
+from tests.reference import reference_file
 from wizard.core.base.host import CommandResult
 from wizard.core.diagnosis.facts import (
     EnvFacts,

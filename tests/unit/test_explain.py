@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import string
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import REFERENCE, reference_file
+from tests.finding_texts import assert_renders
+from tests.reference import REFERENCE, reference_file
 from wizard.cli.doctor import cmd_explain, explain_json, explain_text, format_explain
 from wizard.cli.exit_status import ExitStatus
 from wizard.core.base.resources import load_json
@@ -43,19 +43,6 @@ def _symptom_cases() -> list:
 
 def ids(text: str) -> list[str]:
     return [f.id for f in recognise(text)]
-
-
-_PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
-
-
-def assert_renders(findings) -> None:
-    """Title, cause and every step exist in both languages with every placeholder filled."""
-    for f in findings:
-        for lang in ("en", "ko"):
-            texts = [f.title(lang), f.cause(lang), *f.steps(lang)]
-            for text in texts:
-                assert text and not text.startswith("finding."), (f.id, f.variant, lang, text)
-                assert not _PLACEHOLDER.search(text), (f.id, f.variant, lang, text)
 
 
 # ---------------------------------------------------------------------------------------------

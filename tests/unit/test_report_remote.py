@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests import report_sessions as rs
-from tests.conftest import reference_file
+from tests.reference import reference_file
 from wizard.app.report import build as build_report
 from wizard.core.machine.doctor import detection_to_json
 from wizard.core.report.as_json import dumps

@@ -15,7 +15,7 @@ import re
 import pytest
 
 from tests.cli_runner import run_cli
-from tests.conftest import reference_file
+from tests.reference import reference_file
 from wizard.core.base.privacy import HIDDEN, Redactor, redact_board_ids
 
 SERIAL = "1324020012345"

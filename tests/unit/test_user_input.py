@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SMI_DIR
+from tests.reference import SMI_DIR
 from wizard.core.base.typed import DocumentTypeError, build
 from wizard.core.base.user_input import (
     MAX_JSON_DEPTH,
