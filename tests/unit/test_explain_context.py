@@ -121,3 +121,26 @@ def test_doctor_explain_with_python_end_to_end(old_torch_numpy2):
     bad = _cli("doctor", "--explain", paste, "--python", str(old_torch_numpy2 / "missing"), "--lang", "ko")
     assert bad.returncode == ExitStatus.BAD_INPUT
     assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr and "파이썬" in bad.stderr
+
+
+def test_inside_wsl_the_windows_drivers_library_decides(old_torch_numpy2):
+    """A missing libcuda.so.1 seen from WSL: WSL 1 has no GPU at all; in WSL 2 the Windows driver puts
+    the library in /usr/lib/wsl/lib. The script reports WSL only inside WSL (this machine is not)."""
+    import platform
+
+    real = gather_explain_context(RealHost(), str(old_torch_numpy2))
+    if "microsoft" not in platform.release().lower():
+        assert real.wsl_version is None and real.wsl_libcuda is None
+    paste = recognise(_paste("libcuda-dlopen-cuda-python.txt"))
+    assert paste[0].id == "libcuda-not-found"
+    wsl1 = ExplainContext("/home/student/venv/bin/python", "3.12.3", "linux", wsl_version=1)
+    wsl2_missing = ExplainContext("/home/student/venv/bin/python", "3.12.3", "linux", wsl_version=2,
+                                  wsl_libcuda=False)
+    wsl2_fine = ExplainContext("/home/student/venv/bin/python", "3.12.3", "linux", wsl_version=2, wsl_libcuda=True)
+    assert (apply_context(paste, wsl1)[0].id, apply_context(paste, wsl1)[0].variant) == ("wsl2-gpu-setup", "wsl1")
+    (missing, *_) = apply_context(paste, wsl2_missing)
+    assert (missing.id, missing.variant, missing.severity) == ("wsl2-gpu-setup", "libs-missing", "error")
+    assert "/usr/lib/wsl/lib/libcuda.so.1: missing" in missing.evidence
+    assert apply_context(paste, wsl2_fine)[0].id == "libcuda-not-found"
+    native = ExplainContext("/usr/bin/python3", "3.12.3", "linux")
+    assert apply_context(paste, native) == paste

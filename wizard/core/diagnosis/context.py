@@ -50,6 +50,12 @@ if sys.platform == "win32":
         out["acp"] = int(ctypes.windll.kernel32.GetACP())
     except Exception:
         out["acp"] = None
+elif sys.platform.startswith("linux"):
+    import os, platform
+    release = platform.release().lower()
+    if "microsoft" in release or os.environ.get("WSL_DISTRO_NAME"):
+        out["wsl"] = {"version": 2 if "microsoft-standard" in release or "wsl2" in release else 1,
+                      "libcuda": os.path.exists("/usr/lib/wsl/lib/libcuda.so.1")}
 print("GSW-CONTEXT " + json.dumps(out))
 """.replace("NAMES", repr(PACKAGES))
 
@@ -67,6 +73,8 @@ class ExplainContext:
     os: str = "linux"  # 'windows' | 'linux' | 'macos'
     packages: dict[str, str | None] = field(default_factory=dict)  # distribution -> version (None: absent)
     acp: int | None = None  # Windows ANSI code page (949: Korean)
+    wsl_version: int | None = None  # 1 or 2 inside WSL, None elsewhere
+    wsl_libcuda: bool | None = None  # /usr/lib/wsl/lib/libcuda.so.1 (the Windows driver's) is there
     pythonutf8: str | None = None  # the terminal's PYTHONUTF8, as the wizard was started with it
 
     def version(self, name: str) -> str | None:
@@ -108,9 +116,12 @@ def parse_context(stdout: str, executable: str, pythonutf8: str | None = None) -
     os_name = "windows" if platform.startswith("win") else "macos" if platform == "darwin" else "linux"
     packages: dict[Any, Any] = doc["packages"] if isinstance(doc.get("packages"), dict) else {}
     acp = doc.get("acp")
+    wsl = doc.get("wsl") if isinstance(doc.get("wsl"), dict) else {}
     return ExplainContext(executable=str(doc.get("executable") or executable), python=doc.get("python"),
                           os=os_name, packages={str(k): (str(v) if v else None) for k, v in packages.items()},
-                          acp=acp if isinstance(acp, int) else None, pythonutf8=pythonutf8)
+                          acp=acp if isinstance(acp, int) else None, pythonutf8=pythonutf8,
+                          wsl_version=wsl.get("version") if wsl.get("version") in (1, 2) else None,
+                          wsl_libcuda=wsl.get("libcuda") if isinstance(wsl.get("libcuda"), bool) else None)
 
 
 def gather_explain_context(host: Host, path: str) -> ExplainContext:
@@ -175,7 +186,22 @@ def _torch_missing(f: Diagnosis, ctx: ExplainContext) -> Diagnosis:
     return _with(f, f.variant, line)
 
 
+def _driver_library(f: Diagnosis, ctx: ExplainContext) -> Diagnosis:
+    """libcuda.so.1 missing, seen from inside WSL: the Windows driver's copy is what decides."""
+    if ctx.wsl_version is None:
+        return f
+    line = (f"WSL {ctx.wsl_version}; /usr/lib/wsl/lib/libcuda.so.1: "
+            f"{'present' if ctx.wsl_libcuda else 'missing' if ctx.wsl_libcuda is False else '?'}")
+    if ctx.wsl_version == 1:
+        return replace(_with(f, "wsl1", line), id="wsl2-gpu-setup", severity="error")
+    if ctx.wsl_libcuda is False:
+        return replace(_with(f, "libs-missing", line), id="wsl2-gpu-setup", severity="error")
+    return _with(f, f.variant, line)
+
+
 _USES = {
+    "libcuda-not-found": _driver_library,
+    "wsl2-gpu-setup": _driver_library,
     "numpy-abi-mismatch": _numpy,
     "korean-locale-encoding": _korean,
     "torch-compile-triton-missing": _triton,
