@@ -148,6 +148,8 @@ class LoopbackIndex:
         self._fail: dict[str, int] = {}
         self._down_after_drop: set[str] = set()
         self.down = False  # every request is answered by closing the connection
+        # extra headers of the project pages: a mirror behind a cache says "Cache-Control: max-age=600"
+        self.page_headers: dict[str, str] = {}
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -340,6 +342,9 @@ def _make_handler(index: LoopbackIndex):
             self.send_response(status)
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
+            if ctype.startswith("text/html") and status == 200:
+                for key, value in index.page_headers.items():
+                    self.send_header(key, value)
             self.end_headers()
             if not head:
                 self.wfile.write(body)

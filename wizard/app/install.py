@@ -139,6 +139,14 @@ def options_for(session: Any, candidate: Any, settings: InstallSettings, **kwarg
     return options
 
 
+def asking_again(options: InstallOptions) -> InstallOptions:
+    """``options`` for a question asked again after a failed answer (a re-typed mirror, Resume):
+    the index is asked, not a page uv cached while the mirror was broken."""
+    from dataclasses import replace
+
+    return replace(options, refresh_index=True)
+
+
 def python_version(session: Any) -> str | None:
     """The Python version the install is for: the recommendation's, else the chosen build's."""
     return getattr(session.recommendation, "version", None) or getattr(session.candidate, "python", None)
@@ -228,7 +236,8 @@ def resume_request(state: Any, settings: InstallSettings | None = None, *, cache
                              state_dir=state_dir, confirmed=set(confirmed or ()),
                              proxies={"http": proxy, "https": proxy} if proxy else None,
                              uv_python_mirror=settings.python_mirror.strip() or None,
-                             verify_imports=list(VERIFY_IMPORTS))
+                             verify_imports=list(VERIFY_IMPORTS),
+                             refresh_index=state.status == "failed")  # a failed answer is asked again
     pins = ", ".join(state.pins) if state.pins else " ".join(state.requirements)
     return InstallRequest(state.env_target(), options, None, f"{pins} ← {state.index_url or 'PyPI'}")
 

@@ -65,6 +65,7 @@ class SetupWizard(QWizard):
         else:
             self.add_pages()
         self.currentIdChanged.connect(lambda _id: self._update_steps())
+        self.steps.step_clicked.connect(self.go_to_step)
         self.system_page.rerun.clicked.connect(self.rerun_diagnostics)
         self.model.language_changed.connect(lambda _lang: self.retranslate())
         self.retranslate()
@@ -154,8 +155,26 @@ class SetupWizard(QWizard):
         current = max(0, self.currentId())
         # ✓ stays on every step the student has reached, also after Back (issue 16.16)
         self._reached.add(current)
+        # ✓ only for a step that is done: an install that failed was reached, not done
+        done = {i for i in self._reached - {current} if getattr(self.page(i), "step_done", lambda: True)()}
         self.steps.set_steps(t("app.title", self.lang), [t("step." + p.name.lower(), self.lang) for p in PageId],
-                             current, done=self._reached - {current})
+                             current, done=done)
+
+    def go_to_step(self, step: int) -> None:
+        """A click on an earlier step in the side list: back to it, page by page (a finished
+        install is not run again on the way; nothing is left while a job runs). The language,
+        course and storage controls of the first page stay in reach after an install."""
+        if step >= self.currentId() or step not in self._reached:
+            return
+        for page_id in self.pageIds():
+            page = self.page(page_id)
+            if getattr(page, "built", False) and hasattr(page, "confirm_stop") and page.busy:
+                return
+        while self.currentId() > step and len(self.visitedIds()) > 1:
+            before = self.currentId()
+            self.back()
+            if self.currentId() == before:
+                break
 
     def retranslate(self) -> None:
         self.setWindowTitle(t("app.title", self.lang))

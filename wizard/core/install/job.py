@@ -233,6 +233,9 @@ class InstallOptions:
     download_backoff_s: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0, 8.0)
     process_timeout_s: float = 3600.0
     uv_cache_dir: str | None = None
+    # ask the index again instead of trusting a cached page: a re-plan after a failed answer (a
+    # mirror fixed meanwhile must be seen; uv keeps pages a server calls fresh for minutes)
+    refresh_index: bool = False
 
     def resolved_installer(self) -> str:
         """pip or uv: what "auto" means on this machine (uv when its binary is found)."""

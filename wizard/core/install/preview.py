@@ -29,7 +29,7 @@ from wizard.core.install.plan import (
 def resolve_plan(host: Host, env_python: str, requirements: Sequence[str], index_url: str | None,
                  work_dir: str | os.PathLike[str], *, extra_index_urls: Sequence[str] = (),
                  session: Any = None, sizes: bool = True, timeout: float = RESOLVE_TIMEOUT,
-                 uv_exe: str | None = None, uv_cache_dir: str | None = None) -> InstallPlan:
+                 uv_exe: str | None = None, uv_cache_dir: str | None = None, refresh: bool = False) -> InstallPlan:
     """Resolve, read the report, mark what is installed, ask for sizes. Blocking. With
     ``uv_exe``, uv resolves (``uv pip compile``, metadata only), else pip's dry-run report.
     Either way a torch family of mixed builds is refused (``PlanError`` 'family-mismatch')."""
@@ -40,7 +40,8 @@ def resolve_plan(host: Host, env_python: str, requirements: Sequence[str], index
         if os.path.exists(lock):
             os.unlink(lock)
         uv_plan.write_requirements_in(lock, requirements)
-        argv = uv_plan.uv_resolve_argv(uv_exe, env_python, requirements, index_url, lock, extra_index_urls)
+        argv = uv_plan.uv_resolve_argv(uv_exe, env_python, requirements, index_url, lock, extra_index_urls,
+                                       refresh=refresh)
         res = host.run(argv, timeout=timeout, env=uv_plan.uv_child_env(None, uv_cache_dir))
         if not res.ok:
             raise uv_plan.classify_uv_failure((res.stdout or "") + "\n" + (res.stderr or "") + (res.error or ""),

@@ -82,7 +82,8 @@ def resolve_command(job: JobState) -> ProcessSpec:
         Path(lock).unlink(missing_ok=True)  # uv would prefer the versions of an old lock file
         write_requirements_in(lock, job.options.requirements)
         argv = uv_resolve_argv(_uv(job), job.env_python(), job.options.requirements, job.options.index_url, lock,
-                               job.options.extra_index_urls, job.options.only_binary)
+                               job.options.extra_index_urls, job.options.only_binary,
+                               refresh=job.options.refresh_index)
         # uv's HTTP client's DEBUG lines name the URLs it read: the plan cache's record
         # (RUST_LOG, not -v: -v cannot go with --quiet, which keeps the lock off stdout)
         return ProcessSpec(argv, {**uv_env_for(job), "RUST_LOG": "uv_client=debug"}, str(job.work_dir), 900.0)

@@ -370,7 +370,7 @@ def preview_plan(target: EnvTarget, options: InstallOptions, host: Host | None =
             uv = options.uv_exe or target.uv_exe or find_uv()
         plan = resolve_plan(host, py, options.requirements, options.index_url, work_dir or tmp,
                             extra_index_urls=options.extra_index_urls, session=session, uv_exe=uv,
-                            uv_cache_dir=options.uv_cache_dir)
+                            uv_cache_dir=options.uv_cache_dir, refresh=options.refresh_index)
     if py != target.python_exe:
         for f in plan.files:  # a new environment has nothing installed yet
             f.satisfied, f.installed_version = False, None

@@ -61,12 +61,15 @@ def uv_network_args(environ: Mapping[str, str] | None = None) -> list[str]:
 
 def uv_resolve_argv(uv: str, env_python: str, requirements: Sequence[str], index_url: str | None, out_path: str,
                     extra_index_urls: Sequence[str] = (), only_binary: bool = True,
-                    environ: Mapping[str, str] | None = None) -> list[str]:
+                    environ: Mapping[str, str] | None = None, refresh: bool = False) -> list[str]:
     """``uv pip compile --format pylock.toml -o <out_path> --python <env> -`` (requirements on
     stdin would need a pipe; they go as a file next to the output instead, see
-    :func:`write_requirements_in`)."""
+    :func:`write_requirements_in`). ``refresh``: revalidate every cached page with the index
+    (``--refresh``), for a question asked again after a failed answer."""
     argv = [uv, "pip", "compile", "--no-config", "--quiet", "--no-header", "--format", "pylock.toml",
             "--python", env_python, "-o", out_path]
+    if refresh:
+        argv.append("--refresh")
     argv += index_args(index_url, extra_index_urls, only_binary)
     argv += uv_network_args(environ)
     return argv + [requirements_in_path(out_path)]

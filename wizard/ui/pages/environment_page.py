@@ -74,6 +74,7 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
                       BasePage):
     page_id = PageId.ENVIRONMENT
     _check_gen = 0  # (a class default, so the lazy build and __init__ stay as they are)
+    _answer_failed = False  # the index's last answer was a failure: the next plan asks it again
 
     def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
         super().__init__(model, parent)
@@ -335,12 +336,15 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
             self.plan_running, self.plan, self.plan_error = False, saved, None
             return
         self.plan_running = True
+        if self._answer_failed:  # the last answer was a failure: ask the index, not a cached page
+            options = app_install.asking_again(options)
 
         def done(outcome: PlanOutcome) -> None:
             if not common.alive(self) or gen != self._plan_gen:
                 return
             self.plan_running = False
             self.plan, self.plan_error = outcome.plan, outcome.error
+            self._answer_failed = outcome.error is not None
             self._start_alternatives(options)
             self._show_plan()
             if self.target is not None:  # sizes are known now: check the space again
@@ -352,6 +356,7 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
                 return
             self.plan_running = False
             self.plan = None
+            self._answer_failed = True
             self.plan_error = PlanError("failed", ErrorText(text.strip().splitlines()[0] if text.strip() else "?"))
             self._show_plan()
             self._maybe_go_on()

@@ -236,6 +236,10 @@ class InstallPage(InstallOutcome, BasePage):
     def isComplete(self) -> bool:  # noqa: N802
         return self.state == STATE_DONE
 
+    def step_done(self) -> bool:
+        """The side list's ✓: only an install that finished (a failed one was reached, not done)."""
+        return self.state == STATE_DONE
+
     @property
     def busy(self) -> bool:
         """Something runs: an install, a restore, or a removal."""
@@ -256,7 +260,9 @@ class InstallPage(InstallOutcome, BasePage):
             return
         request = self.request
         if self.job is not None:  # Resume: the same target as the job before (its folder now exists)
-            request = InstallRequest(self.job.target, request.options, request.plan, request.description)
+            # after a failure the index is asked again, not trusted from a cached page
+            options = app_install.asking_again(request.options) if self.job.failure is not None else request.options
+            request = InstallRequest(self.job.target, options, request.plan, request.description)
         self.job = new_job(self.model.session, request)
         self.mode = "install"
         self._run(StepRunner(self.job, parent=self))

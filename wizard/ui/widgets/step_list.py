@@ -7,6 +7,7 @@ re-polish on every page change, which showed up in the start-up time.
 
 from __future__ import annotations
 
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor, QPainter, QPixmap
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
@@ -16,6 +17,10 @@ TODO = "#c9d6e8"
 
 
 class StepList(QWidget):
+    """The steps; a click on a step already reached asks to go back to it (``step_clicked``)."""
+
+    step_clicked = Signal(int)
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("stepList")
@@ -42,6 +47,15 @@ class StepList(QWidget):
         label.setWordWrap(True)  # no Qt.TextFormat here, the Qt namespace costs 15 ms before the first paint
         return label
 
+
+    def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """A click on a step's line: the window decides whether it can go there."""
+        y = event.position().toPoint().y()
+        for i, label in enumerate(self.labels):
+            if label.isVisible() and label.geometry().top() <= y <= label.geometry().bottom():
+                self.step_clicked.emit(i)
+                return
+        super().mousePressEvent(event)
 
     def paintEvent(self, event) -> None:  # noqa: N802
         painter = QPainter(self)
