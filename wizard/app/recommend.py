@@ -16,9 +16,10 @@ from wizard.core.base.lazy import lazy_exports
 
 if TYPE_CHECKING:  # value types and formatters the faces use, re-exported
     from wizard.core.recommend.choose_python import FALLBACK_PYTHON as FALLBACK_PYTHON
-    from wizard.core.recommend.choose_python import PythonChoice
+    from wizard.core.recommend.choose_python import PythonChoice as PythonChoice
     from wizard.core.recommend.inputs import MachineFacts as MachineFacts
     from wizard.core.recommend.inputs import Wishes as Wishes
+    from wizard.core.recommend.recommender import Candidate as Candidate
     from wizard.core.recommend.recommender import Recommendation
     from wizard.core.recommend.text import format_recommendation as format_recommendation
 
@@ -51,12 +52,10 @@ def usable_pythons(detection: Any) -> list[Any]:
     return out
 
 
-def recommend_for(session: Session, wishes: Any = None, explicit_version: str | None = None) -> PythonChoice:
-    """Choose the Python and the build for the session's machine and record both.
-
-    A build requested by a diagnosis action (``session.requested_build``) is taken once, with
-    the rules' objections recorded in ``override_failures``; a course profile's torch pin
-    (``session.course``) is the wish when the student named no torch."""
+def compute(session: Session, wishes: Any = None, explicit_version: str | None = None) -> PythonChoice:
+    """Choose the Python and the build for the session's machine. Reads the session's detection
+    and course profile, writes nothing: safe on a worker thread. A course profile's torch pin is
+    the wish when the student named no torch."""
     from wizard.core.recommend.choose_python import choose_python
 
     detection = session.detection or unknown_machine()
@@ -66,7 +65,13 @@ def recommend_for(session: Session, wishes: Any = None, explicit_version: str | 
         explicit_version = explicit_version or course_python(session)
         first = choose_python(detection, wishes, explicit_version).recommendation
         wishes = course_wishes(session, wishes, first.facts, first.best)
-    choice = choose_python(detection, wishes, explicit_version)
+    return choose_python(detection, wishes, explicit_version)
+
+
+def record(session: Session, choice: PythonChoice) -> PythonChoice:
+    """The choice is this run's recommendation (the GUI thread, or the command line). A build
+    requested by a diagnosis action (``session.requested_build``) is taken once, with the rules'
+    objections recorded in ``override_failures``."""
     session.recommendation = choice
     session.candidate = choice.recommendation.best
     session.override_failures = []
@@ -74,6 +79,11 @@ def recommend_for(session: Session, wishes: Any = None, explicit_version: str | 
     if requested and requested.get("torch") and requested.get("variant"):
         choose_build(session, requested["torch"], requested["variant"])
     return choice
+
+
+def recommend_for(session: Session, wishes: Any = None, explicit_version: str | None = None) -> PythonChoice:
+    """Compute and record: the Python and the build for the session's machine."""
+    return record(session, compute(session, wishes, explicit_version))
 
 
 def choose_build(session: Session, torch: str, variant: str, candidate: Any = None) -> Any:
