@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import datetime as _dt
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from wizard.core.base.host import Host, RealHost
 
 if TYPE_CHECKING:  # the models load with the first detection, not at start-up
+    from wizard.app.course import ExtraCheck
     from wizard.app.install import InstallRequest
+    from wizard.core.course.profile import CourseProfile
+    from wizard.core.diagnosis.model import Diagnosis
     from wizard.core.history.diff import SnapshotDiff
     from wizard.core.install.summary import InstallSummary
     from wizard.core.machine.models import Detection
@@ -23,6 +26,7 @@ if TYPE_CHECKING:  # the models load with the first detection, not at start-up
     from wizard.core.report.document import MachineRecord
     from wizard.core.verify.benchmark import BenchReport
     from wizard.core.verify.checklist import VerifyReport
+    from wizard.core.vram.estimate import Estimate
 
 
 def _now() -> str:
@@ -42,7 +46,7 @@ class Session:
     # recommendation: the chosen Python and build, the build the student picked, and why it may not fit
     recommendation: PythonChoice | None = None
     candidate: Candidate | None = None
-    override_failures: list[Any] = field(default_factory=list)
+    override_failures: list[str] = field(default_factory=list)  # why the picked build may not work here
     requested_build: dict[str, str] | None = None  # {"torch", "variant"} from a diagnosis action
     # target environment and install outcome
     install_request: InstallRequest | None = None
@@ -51,16 +55,16 @@ class Session:
     # verification, benchmark, VRAM
     verify: VerifyReport | None = None
     kernel_verify: tuple[str, VerifyReport] | None = None  # (kernel display name, its checklist)
-    diagnosis: list[Any] | None = None
+    diagnosis: list[Diagnosis] | None = None
     bench: BenchReport | None = None
     bench_plots: list[tuple[str, bytes]] | None = None  # (caption, PNG) the window drew
-    vram: Any = None  # VramEstimate the VRAM page shows (its untouched default example too)
+    vram: Estimate | None = None  # the estimate the VRAM page shows (its untouched default example too)
     vram_chosen: bool = False  # the student changed the VRAM page's inputs: only then is it reported
     # other machines (Colab, cloud) the report compares with
     remotes: list[MachineRecord] = field(default_factory=list)
     # the course profile (--course, "Open course profile…"): its pin, extras and lessons
-    course: Any = None  # wizard.core.course.profile.CourseProfile
-    course_checks: list[Any] | None = None  # the extras' import rows (wizard.app.course.ExtraCheck)
+    course: CourseProfile | None = None
+    course_checks: list[ExtraCheck] | None = None  # the extras' import rows
 
 
 def set_language(session: Session, lang: str) -> bool:
