@@ -12,6 +12,9 @@ from wizard.app.session import Session
 from wizard.core.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from wizard.core.base.host import Host
+    from wizard.core.base.process import CancelLike
+    from wizard.core.machine.nvml_sampler import NvmlSampler
     from wizard.core.verify.benchmark import BenchReport as BenchReport
     from wizard.core.verify.benchmark import progress_text as progress_text
     from wizard.core.verify.benchmark import result_title as result_title
@@ -24,7 +27,7 @@ __getattr__ = lazy_exports(__name__, {
 TIMEOUT_S = {"quick": 240, "full": 600}
 
 
-def new_report(python_exe: str) -> Any:
+def new_report(python_exe: str) -> BenchReport:
     from wizard.core.verify.benchmark import BenchReport
 
     return BenchReport(python_exe=python_exe)
@@ -36,7 +39,7 @@ def probe_args(suite: str, extra: Sequence[str] = ()) -> list[str]:
     return bench_args(suite, extra=extra)
 
 
-def open_sampler(host: Any) -> Any:
+def open_sampler(host: Host) -> NvmlSampler | None:
     """An open NVML sampler for the GPU's memory and load while the probe runs, or None
     (no NVIDIA driver library: the benchmark runs without it)."""
     from wizard.core.machine.nvml_sampler import NvmlSampler
@@ -50,7 +53,7 @@ def open_sampler(host: Any) -> Any:
 
 
 def run_bench(session: Session, python_exe: str, suite: str = "quick", *,
-              on_event: Callable[[dict[str, Any]], None] | None = None, cancel: Any = None) -> Any:
+              on_event: Callable[[dict[str, Any]], None] | None = None, cancel: CancelLike = None) -> BenchReport:
     """Run the benchmark probe in ``python_exe`` on this thread (NVML sampled) and record it."""
     from wizard.core.verify.benchmark import run_bench as core_run_bench
 
@@ -64,5 +67,5 @@ def run_bench(session: Session, python_exe: str, suite: str = "quick", *,
     return report
 
 
-def record_bench(session: Session, report: Any) -> None:
+def record_bench(session: Session, report: BenchReport) -> None:
     session.bench = report

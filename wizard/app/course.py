@@ -19,6 +19,7 @@ from wizard.core.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from wizard.core.course.profile import CourseError as CourseError
+    from wizard.core.report.document import Report
 
 __getattr__ = lazy_exports(__name__, {"CourseError": "wizard.core.course.profile"})
 
@@ -293,7 +294,7 @@ def session_in(session: Session, lang: str) -> Session:
     return replace(session, lang=lang)
 
 
-def add_to_report(session: Session, report: Any) -> Any:
+def add_to_report(session: Session, report: Report) -> Report:
     """The course section at the end of the report, and its language-free
     facts (``facts["course"]``) for the class view; the report unchanged without a course."""
     section = report_section(session, report.lang)

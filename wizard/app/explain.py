@@ -3,14 +3,17 @@ window that takes a pasted text."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from wizard.core.diagnosis.model import Diagnosis
 
 from wizard.core.base.i18n import t
 
 EXPLAIN_SCHEMA = "gpu-setup-wizard/explain@1.0"
 
 
-def recognise(text: str) -> list[Any]:
+def recognise(text: str) -> list[Diagnosis]:
     """The findings ``text`` shows ([] for an empty text or one nothing recognises)."""
     from wizard.core.diagnosis.explain import recognise as _recognise
 
@@ -19,7 +22,7 @@ def recognise(text: str) -> list[Any]:
     return list(_recognise(text))
 
 
-def recognise_in_environment(text: str, env_path: str) -> list[Any]:
+def recognise_in_environment(text: str, env_path: str) -> list[Diagnosis]:
     """The findings ``text`` shows, refined by what the environment at ``env_path`` (an interpreter
     or an environment folder) has: the versions, the interpreter, the code page. Raises
     ``wizard.core.diagnosis.context.ContextError`` when that environment cannot be asked."""
@@ -32,7 +35,7 @@ def recognise_in_environment(text: str, env_path: str) -> list[Any]:
     return apply_context(findings, gather_explain_context(RealHost(), env_path))
 
 
-def format_findings(findings: list[Any], lang: str) -> str:
+def format_findings(findings: list[Diagnosis], lang: str) -> str:
     """The findings as the text the command prints, or the line that says nothing was found."""
     from wizard.core.diagnosis.model import format_diagnoses
 
@@ -41,7 +44,7 @@ def format_findings(findings: list[Any], lang: str) -> str:
     return "\n".join([t("explain.heading", lang), ""] + format_diagnoses(findings, lang)).rstrip()
 
 
-def findings_json(findings: list[Any], lang: str) -> dict[str, Any]:
+def findings_json(findings: list[Diagnosis], lang: str) -> dict[str, Any]:
     """The findings as the schema'd JSON document."""
     from wizard.core.diagnosis.model import findings_to_json
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -10,9 +11,11 @@ from wizard.core.base.i18n import t
 from wizard.core.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from wizard.core.diagnosis.facts import TorchFacts
     from wizard.core.history.diff import SnapshotDiff as SnapshotDiff
     from wizard.core.history.store import HistoryLookupError as HistoryLookupError
     from wizard.core.history.store import HistoryStore as HistoryStore
+    from wizard.core.history.store import SaveResult, Snapshot
     from wizard.core.machine.models import Detection
 
 __getattr__ = lazy_exports(__name__, {
@@ -21,14 +24,14 @@ __getattr__ = lazy_exports(__name__, {
 })
 
 
-def open_store(root: Any = None) -> HistoryStore:
+def open_store(root: str | os.PathLike[str] | None = None) -> HistoryStore:
     """The history of saved runs (``root``: another folder than the user's)."""
     from wizard.core.history.store import HistoryStore
 
     return HistoryStore(root)
 
 
-def compute_changes(detection: Detection, store: Any = None) -> SnapshotDiff | None:
+def compute_changes(detection: Detection, store: HistoryStore | None = None) -> SnapshotDiff | None:
     """What differs between ``detection`` and the last saved run (None: nothing saved, or
     nothing to compare). Reads files only: safe on a worker thread."""
     from wizard.core.history.diff import changes_since_last
@@ -36,7 +39,7 @@ def compute_changes(detection: Detection, store: Any = None) -> SnapshotDiff | N
     return changes_since_last(detection, store)
 
 
-def compare_with_last(session: Session, store: Any = None) -> Any:
+def compare_with_last(session: Session, store: HistoryStore | None = None) -> SnapshotDiff | None:
     """What differs from the last saved run (None: nothing saved, or nothing to compare), done
     once per run and recorded in the session. ``store`` defaults to the user's history."""
     if session.detection is None:
@@ -46,7 +49,7 @@ def compare_with_last(session: Session, store: Any = None) -> Any:
     return diff
 
 
-def diff(old: Any, new: Any) -> SnapshotDiff:
+def diff(old: Snapshot, new: Snapshot) -> SnapshotDiff:
     """What changed between two saved snapshots."""
     from wizard.core.history.diff import diff_snapshots
 
@@ -60,12 +63,13 @@ class CompareOutcome:
 
     lines: list[str]
     doc: dict[str, Any]
-    diff: Any = None
-    saved: Any = None  # SaveResult when asked to save this run
+    diff: SnapshotDiff | None = None
+    saved: SaveResult | None = None  # when asked to save this run
     warnings: list[str] = field(default_factory=list)
 
 
-def compare_last(detection: Detection, lang: str, *, store: Any = None, save: bool = False) -> CompareOutcome:
+def compare_last(detection: Detection, lang: str, *, store: HistoryStore | None = None,
+                 save: bool = False) -> CompareOutcome:
     """This machine (``detection``) against the last saved run, its findings included (what
     ``doctor --compare-last`` shows before and after a driver update). With ``save``, this run is
     saved afterwards, so the next comparison starts from it. Never raises for history problems."""
@@ -77,7 +81,7 @@ def compare_last(detection: Detection, lang: str, *, store: Any = None, save: bo
     last = store.last()
     warnings = [n.text(lang) for n in store.warnings]
     saved = store.save(current) if save else None
-    if saved is not None and not saved.ok:
+    if saved is not None and not saved.ok and saved.error is not None:
         warnings.append(saved.error.text(lang))
     if last is None:
         lines = [t("compare.no_previous", lang, dir=store.root)]
@@ -88,12 +92,12 @@ def compare_last(detection: Detection, lang: str, *, store: Any = None, save: bo
     return CompareOutcome(found.lines(lang), found.to_json(lang), found, saved, warnings)
 
 
-def record_changes(session: Session, diff: Any) -> None:
+def record_changes(session: Session, diff: SnapshotDiff | None) -> None:
     session.changes = diff
     session.changes_checked = True
 
 
-def snapshot_of(session: Session) -> Any:
+def snapshot_of(session: Session) -> Snapshot | None:
     """This run as a history snapshot: the machine, and -- when this run verified, installed or
     benchmarked -- the environment's torch, its folder and Python, and the benchmark's headline
     numbers. (Saving the detection alone made every run read "torch -" and "Nothing changed".)
@@ -108,7 +112,7 @@ def snapshot_of(session: Session) -> Any:
                           benchmark=bench_headlines_of(session))
 
 
-def torch_facts_of(session: Session) -> Any:
+def torch_facts_of(session: Session) -> TorchFacts | None:
     """The environment's torch: what Verify's probe saw, else what this run's install put there."""
     from wizard.core.diagnosis.facts import TorchFacts
 
@@ -124,7 +128,7 @@ def torch_facts_of(session: Session) -> Any:
     return None
 
 
-def env_path_of(session: Session, torch: Any) -> str | None:
+def env_path_of(session: Session, torch: TorchFacts | None) -> str | None:
     if torch is not None and torch.env_path:
         return str(torch.env_path)
     return session.install.env_path if session.install is not None else None
@@ -141,7 +145,7 @@ def bench_headlines_of(session: Session) -> dict[str, Any]:
                                 "unit": r.unit, "median_s": r.median_s, "iqr_s": r.iqr_s} for r in bench.results)
 
 
-def save_snapshot(session: Session, store: Any = None) -> Any:
+def save_snapshot(session: Session, store: HistoryStore | None = None) -> SaveResult | None:
     """Save this run to the history (the next run compares with it); None without a detection."""
     from wizard.core.history.store import HistoryStore
 

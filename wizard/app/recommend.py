@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 from wizard.app.session import Session
 from wizard.core.base.lazy import lazy_exports
 
-if TYPE_CHECKING:  # value types and formatters the faces use, re-exported
+if TYPE_CHECKING:
+    from wizard.core.machine.models import Detection, PythonInterpreter
     from wizard.core.recommend.choose_python import FALLBACK_PYTHON as FALLBACK_PYTHON
     from wizard.core.recommend.choose_python import PythonChoice as PythonChoice
     from wizard.core.recommend.inputs import MachineFacts as MachineFacts
@@ -22,6 +23,7 @@ if TYPE_CHECKING:  # value types and formatters the faces use, re-exported
     from wizard.core.recommend.recommender import Candidate as Candidate
     from wizard.core.recommend.recommender import Recommendation
     from wizard.core.recommend.text import format_recommendation as format_recommendation
+    from wizard.core.recommend.update import UpdateResult  # value types and formatters the faces use, re-exported
 
 __getattr__ = lazy_exports(__name__, {
     "FALLBACK_PYTHON": "wizard.core.recommend.choose_python", "MachineFacts": "wizard.core.recommend.inputs",
@@ -29,7 +31,7 @@ __getattr__ = lazy_exports(__name__, {
 })
 
 
-def unknown_machine() -> Any:
+def unknown_machine() -> Detection:
     """The Detection of a machine detection could not read: this OS, no GPU (a CPU build and
     advice follow from it)."""
     from wizard.core.machine.models import Detection, NvidiaInfo, SystemInfo
@@ -38,7 +40,7 @@ def unknown_machine() -> Any:
     return Detection(SystemInfo(os=os_name), NvidiaInfo())
 
 
-def usable_pythons(detection: Any) -> list[Any]:
+def usable_pythons(detection: Detection | None) -> list[PythonInterpreter]:
     """The detected interpreters a new venv can be made from (the same test the recommendation
     uses to choose one), each path once, in detection order."""
     from wizard.core.recommend.choose_python import _usable
@@ -52,7 +54,7 @@ def usable_pythons(detection: Any) -> list[Any]:
     return out
 
 
-def compute(session: Session, wishes: Any = None, explicit_version: str | None = None) -> PythonChoice:
+def compute(session: Session, wishes: Wishes | None = None, explicit_version: str | None = None) -> PythonChoice:
     """Choose the Python and the build for the session's machine. Reads the session's detection
     and course profile, writes nothing: safe on a worker thread. A course profile's torch pin is
     the wish when the student named no torch."""
@@ -81,12 +83,13 @@ def record(session: Session, choice: PythonChoice) -> PythonChoice:
     return choice
 
 
-def recommend_for(session: Session, wishes: Any = None, explicit_version: str | None = None) -> PythonChoice:
+def recommend_for(session: Session, wishes: Wishes | None = None, explicit_version: str | None = None) -> PythonChoice:
     """Compute and record: the Python and the build for the session's machine."""
     return record(session, compute(session, wishes, explicit_version))
 
 
-def choose_build(session: Session, torch: str, variant: str, candidate: Any = None) -> Any:
+def choose_build(session: Session, torch: str, variant: str,
+                 candidate: Candidate | None = None) -> Candidate | None:
     """The student's pick of ``torch`` + ``variant`` (``candidate`` when the recommender
     offered it): recorded with what the rules say against it. Returns the candidate or None."""
     from wizard.core.recommend.recommender import check_candidate
@@ -112,7 +115,7 @@ def build_problems(session: Session, torch: str, variant: str) -> list[str]:
     return list(check_candidate(session.recommendation.recommendation.facts, torch, variant, lang=session.lang))
 
 
-def check_data_update(timeout: float = 5.0) -> Any:
+def check_data_update(timeout: float = 5.0) -> UpdateResult:
     """Look for a newer signed compatibility table (at most once a day; off by the setting,
     ``GSW_COMPAT_UPDATE=0`` or ``GSW_OFFLINE=1``). Blocking: the GUI calls it on a worker thread
     after the first paint, the command line with a short timeout. Returns the UpdateResult."""
@@ -121,7 +124,7 @@ def check_data_update(timeout: float = 5.0) -> Any:
     return check_for_update(UpdateConfig.from_env(timeout=timeout))
 
 
-def candidate_for(facts: Any, torch: str, variant: str) -> Any:
+def candidate_for(facts: MachineFacts, torch: str, variant: str) -> Candidate | None:
     """A Candidate for ``torch`` + ``variant`` on ``facts``: the recommender's own when it lists
     it, else one built from the compatibility data (an option the rules rejected)."""
     from wizard.core.recommend import compat
@@ -160,7 +163,7 @@ def facts_for(os: str | None = None, arch: str | None = None, python: str | None
                         gpu_names=["" for _ in gpu_ccs])
 
 
-def recommend_facts(facts: MachineFacts, wishes: Any = None, course_session: Session | None = None) -> Recommendation:
+def recommend_facts(facts: MachineFacts, wishes: Wishes | None = None, course_session: Session | None = None) -> Recommendation:
     """The recommendation for typed facts; a course profile's pin is the torch wish."""
     from wizard.core.recommend.recommender import recommend
 
@@ -182,7 +185,7 @@ class DoctorFileError(ValueError):
         return self.error.text(lang) if hasattr(self.error, "text") else str(self.error)
 
 
-def recommend_from_doctor(text: str, wishes: Any = None, python: str | None = None,
+def recommend_from_doctor(text: str, wishes: Wishes | None = None, python: str | None = None,
                           course_session: Session | None = None) -> Recommendation:
     """The recommendation for the machine another ``doctor --json`` describes (its Pythons
     included). Raises :class:`DoctorFileError` for a document that is not one."""
@@ -216,7 +219,7 @@ class CardAnswer:
 
 def recommend_card(name: str, *, os: str | None = None, arch: str | None = None, python: str | None = None,
                    driver: str | None = None, cuda: str | None = None, wsl: bool = False,
-                   wishes: Any = None) -> CardAnswer:
+                   wishes: Wishes | None = None) -> CardAnswer:
     """The recommendation for a card from the catalogue, with what it needs (the driver that first
     knows it, each build's driver bars); a current driver is assumed when none is given."""
     from wizard.core.recommend import advice, compat

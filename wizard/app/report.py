@@ -18,13 +18,22 @@ from wizard.core.base.i18n import t
 from wizard.core.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from wizard.core.base.host import Host
+    from wizard.core.base.i18n import Message
+    from wizard.core.base.privacy import Redactor
+    from wizard.core.course.profile import CourseProfile
+    from wizard.core.history.store import HistoryStore
     from wizard.core.report.colab_cell import colab_cell as colab_cell
+    from wizard.core.report.document import MachineRecord as MachineRecord
+    from wizard.core.report.document import Report as Report
+    from wizard.core.report.inputs import ReportInputs
     from wizard.core.report.remote import RemoteInputError as RemoteInputError
     from wizard.core.report.render import Plot as Plot
 
 __getattr__ = lazy_exports(__name__, {
     "colab_cell": "wizard.core.report.colab_cell", "RemoteInputError": "wizard.core.report.remote",
-    "Plot": "wizard.core.report.render",
+    "Plot": "wizard.core.report.render", "MachineRecord": "wizard.core.report.document",
+    "Report": "wizard.core.report.document",
 })
 
 FORMATS = ("md", "html", "pdf", "json")
@@ -32,7 +41,7 @@ SUFFIX = {"md": ".md", "html": ".html", "pdf": ".pdf", "json": ".json"}
 SUFFIXES = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".pdf": "pdf", ".json": "json"}
 
 
-def report_inputs(session: Session) -> Any:
+def report_inputs(session: Session) -> ReportInputs:
     """What the report is built from: the session's host facts (environment, home, node name,
     for Colab detection and redaction) and every step's typed result. The VRAM estimate only
     when the student chose one (``vram_chosen``): the page's untouched default example is not
@@ -63,7 +72,8 @@ def _install_plan(session: Session) -> dict[str, Any] | None:
 
 
 def build(session: Session, *, lang: str | None = None, include_private: bool = False,
-          remotes: list[Any] | None = None, redactor: Any = None, now: Any = None) -> Any:
+          remotes: list[MachineRecord] | None = None, redactor: Redactor | None = None,
+          now: _dt.datetime | None = None) -> Report:
     """The report of ``session`` in ``lang`` (default: the session's); private details
     (user, home, host name, GPU ids) are hidden unless ``include_private``."""
     from wizard.app.course import add_to_report
@@ -108,7 +118,7 @@ def default_name(fmt: str, now: _dt.datetime | None = None) -> str:
     return f"gpu-setup-report-{(now or _dt.datetime.now()).strftime('%Y%m%d-%H%M')}{SUFFIX[fmt]}"
 
 
-def render(report: Any, fmt: str, plots: Sequence[Any] = (), *, for_qt: bool = False) -> str:
+def render(report: Report, fmt: str, plots: Sequence[Plot] = (), *, for_qt: bool = False) -> str:
     """The report as Markdown, HTML or JSON text (``plots``: PNGs the HTML embeds; ``for_qt``:
     HTML for Qt's rich-text engine, the window's preview and the PDF)."""
     from wizard.core.report.as_json import dumps
@@ -123,7 +133,7 @@ def render(report: Any, fmt: str, plots: Sequence[Any] = (), *, for_qt: bool = F
     raise ValueError(f"not a text format: {fmt!r}")
 
 
-def export(report: Any, fmt: str, target: str | os.PathLike[str], lang: str, plots: Sequence[Any] = ()) -> Path:
+def export(report: Report, fmt: str, target: str | os.PathLike[str], lang: str, plots: Sequence[Plot] = ()) -> Path:
     """Write ``report`` as ``fmt`` to ``target``, atomically (a temporary file beside it, then a
     rename: an interrupted export never leaves half a report). Returns the path written; raises
     :class:`ExportError` with the line to show (no Qt for a PDF, a folder that cannot be written)."""
@@ -145,7 +155,7 @@ def export(report: Any, fmt: str, target: str | os.PathLike[str], lang: str, plo
 
 
 # ---- other machines: Colab and cloud results ---------------------------------------------------
-def remote_from_text(text: str, kind: str | None, label: str | None = None) -> Any:
+def remote_from_text(text: str, kind: str | None, label: str | None = None) -> MachineRecord:
     """Another machine from a pasted or loaded text (a result JSON, ``doctor --json``, Colab's
     ``!nvidia-smi``). Raises :class:`RemoteInputError`."""
     from wizard.core.report.remote import machine_from_text
@@ -153,7 +163,7 @@ def remote_from_text(text: str, kind: str | None, label: str | None = None) -> A
     return machine_from_text(text, kind, label)
 
 
-def load_remotes(args: Sequence[str], lang: str) -> list[Any]:
+def load_remotes(args: Sequence[str], lang: str) -> list[MachineRecord]:
     """The machines of ``[colab:|cloud:]FILE`` arguments; raises ValueError with the line to print."""
     from wizard.core.report.remote import RemoteInputError, machine_from_file, split_kind
 
@@ -169,14 +179,14 @@ def load_remotes(args: Sequence[str], lang: str) -> list[Any]:
     return machines
 
 
-def remote_line(machine: Any, lang: str) -> str:
+def remote_line(machine: MachineRecord, lang: str) -> str:
     """One line naming another machine and what it has, for the list under the preview."""
     from wizard.core.report.text import machine_title, remote_summary
 
     return f"{machine_title(machine, lang)}: {remote_summary(machine, lang)}"
 
 
-def add_remote(session: Session, machine: Any) -> None:
+def add_remote(session: Session, machine: MachineRecord) -> None:
     """Another machine (Colab, a cloud box) for the report's comparison."""
     session.remotes.append(machine)
 
@@ -198,10 +208,11 @@ class WindowlessSession:
 
     session: Session
     recommend_error: str | None = None
-    notices: list[Any] = field(default_factory=list)
+    notices: list[Message] = field(default_factory=list)
 
 
-def windowless_session(host: Any, lang: str, store: Any = None, course: Any = None) -> WindowlessSession:
+def windowless_session(host: Host, lang: str, store: HistoryStore | None = None,
+                       course: CourseProfile | None = None) -> WindowlessSession:
     """Detect, recommend and compare with the last run -- the steps the window's first pages
     do, through the same use cases, for ``gpu-setup-wizard report``."""
     from wizard.app import detect as app_detect

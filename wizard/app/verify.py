@@ -13,6 +13,8 @@ from wizard.app.session import Session
 from wizard.core.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from wizard.core.base.process import CancelLike
+    from wizard.core.diagnosis.model import Diagnosis
     from wizard.core.verify.checklist import VerifyReport as VerifyReport
     from wizard.core.verify.checklist import progress_text as progress_text
     from wizard.core.verify.probe_runner import ProbeOutcome as ProbeOutcome
@@ -33,7 +35,7 @@ def use_python(session: Session, python_exe: str) -> None:
     session.target_python = python_exe
 
 
-def new_report(session: Session, python_exe: str) -> Any:
+def new_report(session: Session, python_exe: str) -> VerifyReport:
     """An empty checklist for ``python_exe`` against the session's detection (fed by the page)."""
     from wizard.core.verify.checklist import VerifyReport
 
@@ -47,7 +49,7 @@ def probe_args() -> list[str]:
 
 
 def run_verify(session: Session, python_exe: str, *, on_event: Callable[[dict[str, Any]], None] | None = None,
-               cancel: Any = None) -> Any:
+               cancel: CancelLike = None) -> VerifyReport:
     """Run the verify probe in ``python_exe`` on this thread and record the report."""
     from wizard.core.verify.checklist import run_verify as core_run_verify
 
@@ -57,12 +59,12 @@ def run_verify(session: Session, python_exe: str, *, on_event: Callable[[dict[st
     return report
 
 
-def record_verify(session: Session, report: Any) -> None:
+def record_verify(session: Session, report: VerifyReport) -> None:
     session.verify = report
     session.target_python = report.python_exe or session.target_python
 
 
-def diagnose(session: Session, report: Any) -> list[Any]:
+def diagnose(session: Session, report: VerifyReport) -> list[Diagnosis]:
     """Every failure-mode rule over the detection and this environment's torch facts (runs
     commands: call it off the GUI thread); recorded as the session's diagnosis. With a course
     profile, its extra packages are checked in the same interpreter (``session.course_checks``,
@@ -84,7 +86,7 @@ def diagnose(session: Session, report: Any) -> list[Any]:
     return found
 
 
-def record_diagnosis(session: Session, found: list[Any]) -> None:
+def record_diagnosis(session: Session, found: list[Diagnosis]) -> None:
     session.diagnosis = list(found)
 
 

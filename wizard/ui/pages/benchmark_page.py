@@ -43,8 +43,8 @@ class BenchmarkPage(BasePage):
     def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
         super().__init__(model, parent)
         self.setObjectName("page_benchmark")
-        self.report = None
-        self.plots = None
+        self.report: app_bench.BenchReport | None = None
+        self.plots: BenchPlots | None = None
         self.extra_args: list[str] = []  # tests pass small sizes
         self._after_stop: Any = None  # the window's close, waiting for the probe to stop
 

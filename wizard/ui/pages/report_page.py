@@ -96,7 +96,7 @@ class RemoteDialog(QDialog):
         self.lang_of = lang_of
         self.setObjectName("remoteDialog")
         self.setWindowTitle(t("page.report.remote.title", self.lang))
-        self.machine = None
+        self.machine: app_report.MachineRecord | None = None
         self.file_label: str | None = None
         layout = QVBoxLayout(self)
         intro = QLabel(_rich(t("page.report.remote.intro", self.lang)))
@@ -181,12 +181,12 @@ class ReportPage(BasePage):
     def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
         super().__init__(model, parent)
         self.setObjectName("page_report")
-        self.report = None  # the Report shown
+        self.report: app_report.Report | None = None  # the Report shown
         self.html = ""
         self.last_saved: Path | None = None
         self.url_opener: file_dialogs.UrlOpener | None = None  # None: Qt's desktop services (a test gives one)
         self._history: list[Any] = []
-        model.detection_finished.connect(lambda _d: self.isVisible() and self.refresh())  # a rescan
+        model.detection_finished.connect(lambda _d: self.refresh() if self.isVisible() else None)  # a rescan
 
     # build -----------------------------------------------------------------------------------
     def _build(self) -> None:
@@ -268,7 +268,7 @@ class ReportPage(BasePage):
         self.history_note.setStyleSheet(f"color: {GREY};")
         history_layout.addWidget(self.history_note)
         self.tabs.addTab(history, "")
-        self.tabs.currentChanged.connect(lambda i: i == 1 and self.load_history())
+        self.tabs.currentChanged.connect(lambda i: self.load_history() if i == 1 else None)
         outer.addWidget(self.tabs, 1)
 
         self.remotes_row = QHBoxLayout()
@@ -294,9 +294,16 @@ class ReportPage(BasePage):
         """The report of the session now, as it will be exported."""
         return app_report.build(self.session, lang=self.lang, include_private=self.private.isChecked())
 
+    def current(self) -> app_report.Report:
+        """The report shown, built first when the page has not built one yet."""
+        if self.report is None:
+            self.refresh()
+        assert self.report is not None  # refresh() builds it
+        return self.report
+
     def refresh(self) -> None:
-        self.report = self.build()
-        self.html = app_report.render(self.report, "html", report_plots(self.session, self.lang), for_qt=True)
+        self.report = report = self.build()
+        self.html = app_report.render(report, "html", report_plots(self.session, self.lang), for_qt=True)
         bar = self.preview.verticalScrollBar()
         position = bar.value()
         self.preview.setHtml(self.html)
@@ -310,9 +317,7 @@ class ReportPage(BasePage):
 
     def text(self, fmt: str) -> bytes:
         """The export of the report shown, in ``fmt`` (not PDF)."""
-        if self.report is None:
-            self.refresh()
-        return app_report.render(self.report, fmt, report_plots(self.session, self.lang)).encode("utf-8")
+        return app_report.render(self.current(), fmt, report_plots(self.session, self.lang)).encode("utf-8")
 
     # exports -----------------------------------------------------------------------------------
     def default_name(self, fmt: str) -> str:
@@ -334,10 +339,8 @@ class ReportPage(BasePage):
 
     def save_to(self, fmt: str, path: str | Path) -> bool:
         """Write the report in ``fmt`` to ``path`` (atomically); the status line says how it went."""
-        if self.report is None:
-            self.refresh()
         try:
-            target = app_report.export(self.report, fmt, path, self.lang, report_plots(self.session, self.lang))
+            target = app_report.export(self.current(), fmt, path, self.lang, report_plots(self.session, self.lang))
         except app_report.ExportError as exc:
             self._say(exc.text, RED)
             return False
@@ -429,9 +432,10 @@ class ReportPage(BasePage):
             return
         entry = self._history[row]
         d = self.session.detection
-        if d is not None:
+        this_run = app_history.snapshot_of(self.session) if d is not None else None
+        if this_run is not None:
             # this run with its torch and benchmark numbers, as it will be saved (not the detection alone)
-            current, label = app_history.snapshot_of(self.session), t("page.report.history.this_run", self.lang)
+            current, label = this_run, t("page.report.history.this_run", self.lang)
         elif row + 1 < len(self._history):  # no detection this run: what that run changed
             current, label = entry.snapshot, None
             entry = self._history[row + 1]
