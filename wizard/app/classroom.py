@@ -18,6 +18,7 @@ from wizard.core.base.files import write_atomic
 from wizard.core.base.i18n import MessageError, msg
 
 if TYPE_CHECKING:
+    from wizard.core.classroom.roster import Skipped
     from wizard.core.classroom.table import ClassTable
 
 FORMATS = {".html": "html", ".htm": "html", ".csv": "csv"}
@@ -27,7 +28,7 @@ class ClassViewError(MessageError, ValueError):
     """The class view cannot be made from these inputs or to this output; the message says why,
     ``skipped`` what was skipped on the way (each with its reason)."""
 
-    def __init__(self, message: object, skipped: Sequence[object] = ()) -> None:
+    def __init__(self, message: object, skipped: Sequence[Skipped] = ()) -> None:
         super().__init__(message)  # type: ignore[arg-type]
         self.skipped = list(skipped)
 

@@ -30,6 +30,7 @@ from wizard.core.install.recovery import OPTION_REMOVE, OPTION_RESTORE, OPTION_R
 from wizard.core.install.runner import InstallJob, Progress, run_steps
 
 if TYPE_CHECKING:
+    from wizard.core.install.download_progress import DownloadProgress as DownloadProgress
     from wizard.core.install.summary import InstallSummary
 
 # The value types and constants the faces read (they import this layer, never an engine stage)

@@ -16,11 +16,12 @@ from wizard.core.base.i18n import t
 from wizard.core.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from wizard.core.verify.checklist import VerifyReport
+    from wizard.core.verify.checklist import VerifyReport as VerifyReport
     from wizard.core.verify.kernel_install import RegisterResult, SettingsResult
     from wizard.core.verify.kernel_install import SettingsRefused as SettingsRefused
     from wizard.core.verify.kernel_install import valid_name as valid_name
-    from wizard.core.verify.kernel_specs import EnvFacts, Flag, KernelInfo
+    from wizard.core.verify.kernel_specs import EnvFacts, Flag
+    from wizard.core.verify.kernel_specs import KernelInfo as KernelInfo
 
 __getattr__ = lazy_exports(__name__, {"SettingsRefused": "wizard.core.verify.kernel_install",
                                       "valid_name": "wizard.core.verify.kernel_install"})

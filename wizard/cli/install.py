@@ -360,7 +360,7 @@ def _remove_or_restore(args: argparse.Namespace, host: Any, lang: str) -> int:
     outcome = app_install.restore_job(state, host, store, cache_dir=args.cache_dir,
                                       on_progress=_ProgressPrinter(lang))
     job, ok = outcome.job, outcome.ok
-    if not ok:
+    if not ok and job.failure is not None:
         say(t("install.cli.failed", lang, step=job.failure.step_id, message=job.failure.message.text(lang)))
     if args.json:
         print(json.dumps({"schema": "gpu-setup-wizard/install-restore@1.0", "ok": ok,

@@ -15,13 +15,18 @@ missing and ``--yes`` was not given); CANCELLED on Ctrl+C.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from wizard.cli.common import error, lang_of, print_json, run_probe_command, say, target_python
 from wizard.cli.exit_status import ExitStatus
 from wizard.core.base.i18n import t
 
+if TYPE_CHECKING:
+    from wizard.app.kernels import KernelInfo, VerifyReport
+    from wizard.app.session import Session
 
-def _session(lang: str, detect: bool) -> object:
+
+def _session(lang: str, detect: bool) -> Session:
     from wizard.app import detect as app_detect
     from wizard.app.session import Session
     from wizard.core.base.host import RealHost
@@ -139,7 +144,7 @@ class InKernel:
     """The checklist with the kernel it ran in, first: the JSON's ``kernel`` and the text's first
     line say which notebook interpreter the checks prove."""
 
-    def __init__(self, info: object, report: object) -> None:
+    def __init__(self, info: KernelInfo, report: VerifyReport) -> None:
         self.info = info
         self.report = report
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from typing import cast
 
 # isort: off
 # The window's non-Qt modules load before PySide6: PySide6's import hook reads the source of
@@ -57,7 +58,7 @@ class _FirstPaint(QObject):
 
 
 def create_app(argv: list[str] | None = None, lang: str = "en") -> QApplication:
-    app = QApplication.instance() or QApplication(argv or sys.argv[:1])
+    app = cast(QApplication, QApplication.instance()) or QApplication(argv or sys.argv[:1])
     app.setApplicationName("GPU Setup Wizard")
     app.setOrganizationName("GPU Setup Wizard")
     app.setApplicationDisplayName(t("app.title", lang))

@@ -168,7 +168,7 @@ class SetupWizard(QWizard):
             return
         for page_id in self.pageIds():
             page = self.page(page_id)
-            if getattr(page, "built", False) and hasattr(page, "confirm_stop") and page.busy:
+            if getattr(page, "built", False) and hasattr(page, "confirm_stop") and getattr(page, "busy", False):
                 return
         while self.currentId() > step and len(self.visitedIds()) > 1:
             before = self.currentId()
@@ -194,15 +194,15 @@ class SetupWizard(QWizard):
         once the job has stopped (never with a child process still writing)."""
         for page_id in self.pageIds():
             page = self.page(page_id)
-            if getattr(page, "built", False) and hasattr(page, "confirm_stop") and page.busy:
+            if getattr(page, "built", False) and hasattr(page, "confirm_stop") and getattr(page, "busy", False):
                 if page.confirm_stop(closing=True):
-                    page.when_stopped(self.reject)
+                    getattr(page, "when_stopped")(self.reject)
                 return
         super().reject()
 
     def done(self, result: int) -> None:  # noqa: D401 - Qt's name
         if self.pages_ready:
-            self.gpu_page.cleanup()
+            getattr(self, "gpu_page").cleanup()  # set by add_pages
         if result == QWizard.DialogCode.Accepted:
             self.model.save_snapshot()
         super().done(result)

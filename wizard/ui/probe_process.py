@@ -18,13 +18,13 @@ from wizard.ui.workers import WorkerAdapter, submit
 
 
 class ProbeProcess(WorkerAdapter):
-    event = Signal(object)  # one JSON event (dict)
+    event = Signal(object)  # type: ignore[assignment]  # one JSON event (dict); shadows QObject.event by name
     finished = Signal(object)  # ProbeOutcome
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.argv: list[str] = []
-        self.outcome = None
+        self.outcome: object | None = None  # a ProbeOutcome once finished
 
     @property
     def cancelled(self) -> bool:

@@ -18,7 +18,7 @@ from wizard.app import detect as app_detect
 from wizard.app import history as app_history
 from wizard.app import session as app_session
 from wizard.app.session import Session
-from wizard.ui.workers import submit
+from wizard.ui.workers import Task, submit
 
 if TYPE_CHECKING:  # the models load with detection, on its worker thread
     from wizard.app.detect import Detection
@@ -35,7 +35,7 @@ class SessionModel(QObject):
         super().__init__(parent)
         self.session = session
         self.detecting = False
-        self._task = None  # keeps the running task's signals alive
+        self._task: Task | None = None  # keeps the running task's signals alive
 
     @property
     def lang(self) -> str:

@@ -93,7 +93,7 @@ def set_qt_language(lang: str) -> bool:
     if same_app and lang == _installed["lang"]:
         return lang not in QT_CATALOGUES or bool(_installed["translators"])
     if same_app:
-        for old in _installed["translators"]:  # type: ignore[union-attr]
+        for old in _installed["translators"]:  # type: ignore[attr-defined]  # the list kept above
             app.removeTranslator(old)
     translators = load_translators(lang)
     for translator in translators:

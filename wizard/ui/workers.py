@@ -62,7 +62,7 @@ class Task(QObject):
 
 
 def submit(fn: Callable[..., Any], *args: Any, on_done: Callable[[Any], None] | None = None,
-           on_failed: Callable[[str], None] | None = None) -> Task:
+           on_failed: Callable[[str], object] | None = None) -> Task:
     task = Task(fn, *args)
     if on_done:
         task.done.connect(on_done)

@@ -116,7 +116,7 @@ def parse_context(stdout: str, executable: str, pythonutf8: str | None = None) -
     os_name = "windows" if platform.startswith("win") else "macos" if platform == "darwin" else "linux"
     packages: dict[Any, Any] = doc["packages"] if isinstance(doc.get("packages"), dict) else {}
     acp = doc.get("acp")
-    wsl = doc.get("wsl") if isinstance(doc.get("wsl"), dict) else {}
+    wsl: dict[str, Any] = doc["wsl"] if isinstance(doc.get("wsl"), dict) else {}
     return ExplainContext(executable=str(doc.get("executable") or executable), python=doc.get("python"),
                           os=os_name, packages={str(k): (str(v) if v else None) for k, v in packages.items()},
                           acp=acp if isinstance(acp, int) else None, pythonutf8=pythonutf8,

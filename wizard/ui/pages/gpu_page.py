@@ -6,6 +6,8 @@ visible and only when there is a GPU; pyqtgraph is imported the first time it is
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QBoxLayout,
@@ -26,6 +28,10 @@ from wizard.ui.session_model import SessionModel
 from wizard.ui.widgets.findings_view import FindingsView
 from wizard.ui.widgets.info_form import InfoForm
 from wizard.ui.workers import submit
+
+if TYPE_CHECKING:  # pyqtgraph and NVML load on first use
+    from wizard.app.detect import NvmlSampler
+    from wizard.ui.widgets.live_plot import LiveGpuPlot
 
 SAMPLE_INTERVAL_MS = 1000
 
@@ -143,8 +149,8 @@ class GpuPage(BasePage):
         scroll.setWidget(body)
         outer.addWidget(scroll, 1)
 
-        self.plot = None  # LiveGpuPlot, created on first use
-        self.sampler = None  # NvmlSampler, opened on a pool thread
+        self.plot: LiveGpuPlot | None = None  # created on first use
+        self.sampler: NvmlSampler | None = None  # opened on a pool thread
         self._sampling = False
         self._tasks: list = []
         self.timer = QTimer(self)

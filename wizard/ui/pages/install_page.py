@@ -25,7 +25,7 @@ one step loop (``run_steps``, relayed as signals by :mod:`wizard.ui.process_runn
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont
@@ -77,7 +77,10 @@ from wizard.ui.pages.environment.install_outcome import (  # noqa: F401 - the st
 from wizard.ui.process_runner import StepRunner
 from wizard.ui.session_model import SessionModel
 from wizard.ui.widgets.log_view import LogView
-from wizard.ui.workers import submit
+from wizard.ui.workers import Task, submit
+
+if TYPE_CHECKING:
+    from wizard.app.install import DownloadProgress
 
 BAR_STEPS = 1000
 FILE_ROWS = 6
@@ -106,10 +109,10 @@ class InstallPage(InstallOutcome, BasePage):
         self.state = STATE_IDLE
         self.mode = "install"  # install | restore
         self.last_progress: Progress | None = None
-        self.last_download = None
+        self.last_download: DownloadProgress | None = None
         self.file_rows: dict[str, tuple[QTreeWidgetItem, QProgressBar]] = {}
         self.message = ""
-        self._task = None
+        self._task: Task | None = None
 
     # --- build -------------------------------------------------------------------------------------
     def _build(self) -> None:

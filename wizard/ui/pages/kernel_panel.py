@@ -201,9 +201,10 @@ class KernelDialog(TaskDialog):
 
     def selected(self) -> str | None:
         for item in self.tree.selectedItems():
-            while item.parent() is not None:
-                item = item.parent()
-            name = item.data(0, Qt.ItemDataRole.UserRole)
+            top = item
+            while (parent := top.parent()) is not None:
+                top = parent
+            name = top.data(0, Qt.ItemDataRole.UserRole)
             if name:
                 return str(name)
         return None
@@ -211,7 +212,8 @@ class KernelDialog(TaskDialog):
     def select(self, name: str) -> None:
         for i in range(self.tree.topLevelItemCount()):
             item = self.tree.topLevelItem(i)
-            item.setSelected(item.data(0, Qt.ItemDataRole.UserRole) == name)
+            if item is not None:
+                item.setSelected(item.data(0, Qt.ItemDataRole.UserRole) == name)
 
     # ---- register ----------------------------------------------------------------------
     def register(self, consent: bool = False) -> None:

@@ -9,6 +9,8 @@ milliseconds; only the package-index check (network) runs on a worker thread.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication
 from PySide6.QtWidgets import (
@@ -34,7 +36,10 @@ from wizard.ui import colours
 from wizard.ui.pages.base import BasePage, PageId, scroll_body
 from wizard.ui.session_model import SessionModel
 from wizard.ui.widgets.wrap_delegate import WrapLastColumn
-from wizard.ui.workers import submit
+from wizard.ui.workers import Task, submit
+
+if TYPE_CHECKING:
+    from wizard.app.recommend import Candidate, PythonChoice
 
 GREEN, ORANGE, RED = colours.OK, colours.WARN, colours.FAIL
 MUTED = colours.MUTED  # the disabled-text grey was too light to read
@@ -56,17 +61,17 @@ class RecommendPage(BasePage):
         super().__init__(model, parent)
         self.setObjectName("page_recommend")
         self.built = False
-        self.choice = None  # PythonChoice
-        self.selected = None  # the Candidate the student goes on with
-        self._index_task = None
-        model.detection_finished.connect(lambda _d: self.built and self.recompute())
+        self.choice: PythonChoice | None = None
+        self.selected: Candidate | None = None  # the build the student goes on with
+        self._index_task: Task | None = None
+        model.detection_finished.connect(lambda _d: self.recompute() if self.built else None)
         super().retranslate()
 
     # build ----------------------------------------------------------------------------------
     def _build(self) -> None:
         self.built = True
         layout = scroll_body(self)
-        self.scroll = self.findChild(QScrollArea, "pageScroll")
+        self.page_scroll = self.findChild(QScrollArea, "pageScroll")
 
         python_row = QHBoxLayout()
         self.python_label = QLabel()
@@ -227,6 +232,7 @@ class RecommendPage(BasePage):
 
     def _show(self) -> None:
         lang = self.lang
+        assert self.choice is not None  # shown after recompute
         rec = self.choice.recommendation
         required = [a for a in rec.advice if a.severity == "required"]
         if required:
@@ -281,6 +287,7 @@ class RecommendPage(BasePage):
 
     def _fill_tree(self) -> None:
         lang = self.lang
+        assert self.choice is not None  # filled after recompute
         rec = self.choice.recommendation
         self.tree.clear()
         good = QTreeWidgetItem([t("recommend.page.tree.candidates", self.lang, count=len(rec.candidates)), "", ""])
@@ -312,7 +319,9 @@ class RecommendPage(BasePage):
         if shown:
             from PySide6.QtCore import QTimer
 
-            QTimer.singleShot(0, lambda: self.scroll.ensureWidgetVisible(self.tree, 0, 40))
+            scroll = self.page_scroll
+            if scroll is not None:
+                QTimer.singleShot(0, lambda: scroll.ensureWidgetVisible(self.tree, 0, 40))
 
     def _tree_selection(self) -> None:
         item = self.tree.currentItem()
@@ -346,6 +355,7 @@ class RecommendPage(BasePage):
 
     def _candidate_for(self, torch: str, variant: str):
         """A Candidate for an option the rules rejected (the override), built by the app layer."""
+        assert self.choice is not None  # the options are shown after recompute
         return app_recommend.candidate_for(self.choice.recommendation.facts, torch, variant)
 
     # actions ------------------------------------------------------------------------------
@@ -355,7 +365,7 @@ class RecommendPage(BasePage):
         self.index_result.setText(t("recommend.page.copied", self.lang, tool=tool))
 
     def check_index(self) -> None:
-        if self.selected is None:
+        if self.selected is None or self.choice is None:
             return
         facts = self.choice.recommendation.facts
         candidate = self.selected

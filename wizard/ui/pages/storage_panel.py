@@ -130,15 +130,15 @@ class StorageDialog(TaskDialog):
         out = []
         for i in range(self.tree.topLevelItemCount()):
             item = self.tree.topLevelItem(i)
-            path = item.data(0, PATH_ROLE)
-            if path and item.checkState(0) == Qt.CheckState.Checked:
+            path = item.data(0, PATH_ROLE) if item is not None else None
+            if path and item is not None and item.checkState(0) == Qt.CheckState.Checked:
                 out.append(str(path))
         return out
 
     def env_item(self, path: str) -> QTreeWidgetItem | None:
         for i in range(self.tree.topLevelItemCount()):
             item = self.tree.topLevelItem(i)
-            if item.data(0, PATH_ROLE) == path:
+            if item is not None and item.data(0, PATH_ROLE) == path:
                 return item
         return None
 

@@ -212,6 +212,7 @@ class SystemPage(BasePage):
     # content ----------------------------------------------------------------------------
     def _fill(self) -> None:
         d = self.model.session.detection
+        assert d is not None  # filled when detection has finished
         s = d.system
         self.status.setText(t("page.system.done", self.lang, seconds=f"{d.duration_s or 0:.1f}"))
         os_text = s.os_pretty or s.os

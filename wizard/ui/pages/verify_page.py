@@ -7,6 +7,8 @@ puts the whole text (collect_env included) on the clipboard for a teaching assis
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QBrush, QColor, QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import (
@@ -31,7 +33,10 @@ from wizard.ui.session_model import SessionModel
 from wizard.ui.widgets.findings_view import FindingsView
 from wizard.ui.widgets.python_picker import PythonPicker
 from wizard.ui.widgets.wrap_delegate import WrapLastColumn
-from wizard.ui.workers import submit
+from wizard.ui.workers import Task, submit
+
+if TYPE_CHECKING:
+    from wizard.app.verify import VerifyReport
 
 MARKS = {"pass": ("✔", colours.OK), "warn": ("⚠", colours.WARN), "fail": ("✖", colours.FAIL),
          "skip": ("–", colours.MUTED)}
@@ -82,7 +87,7 @@ class VerifyPage(BasePage):
     def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
         super().__init__(model, parent)
         self.setObjectName("page_verify")
-        self.report = None
+        self.report: VerifyReport | None = None
 
     def _build(self) -> None:
         """The widgets, on first show (BasePage.ensure_built)."""
@@ -138,7 +143,7 @@ class VerifyPage(BasePage):
         box_layout.addWidget(scroll)
         self.diagnosis_box.hide()
         layout.addWidget(self.diagnosis_box, 1)
-        self._diagnose_task = None
+        self._diagnose_task: Task | None = None
         self._found: list = []
         self._cancelled = False
         self._auto_verified: str | None = None  # the installed environment already checked by itself
@@ -213,6 +218,7 @@ class VerifyPage(BasePage):
         self._show_summary()
 
     def _show_summary(self) -> None:
+        assert self.report is not None  # shown with a report
         counts = self.report.counts()
         mark, colour = MARKS.get(self.report.status, ("•", "#333"))
         text = summary_text(counts, self.lang)
@@ -263,6 +269,7 @@ class VerifyPage(BasePage):
     def _fill(self) -> None:
         lang = self.lang
         self.tree.clear()
+        assert self.report is not None  # filled from a report
         for check in self.report.checks:
             mark, colour = MARKS.get(check.status, ("•", "#333"))
             title, code = plain_title(check, lang)

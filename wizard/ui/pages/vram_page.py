@@ -12,6 +12,8 @@ its CPU, and offers Colab's T4 and the other cards as what-ifs, named so.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
@@ -36,6 +38,11 @@ from wizard.ui import colours
 from wizard.ui.pages.base import BasePage, PageId, scroll_body
 from wizard.ui.session_model import SessionModel
 
+if TYPE_CHECKING:  # the estimator and the probe runner load with the page's first show
+    from wizard.app.vram import Measurement
+    from wizard.ui.probe_process import ProbeProcess
+    from wizard.ui.widgets.vram_bar import VramBar
+
 GIB = 1 << 30
 PRESETS = [("colab_t4", 15109 / 1024), ("rtx3060", 12.0), ("rtx4090", 24.0), ("cloud_a100_40", 40.0),
            ("cloud_80", 80.0)]
@@ -53,10 +60,10 @@ class VramPage(BasePage):
     def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
         super().__init__(model, parent)
         self.setObjectName("page_vram")
-        self.bar = None
+        self.bar: VramBar | None = None
         self.built = False
         self.last_estimate = None
-        model.detection_finished.connect(lambda _d: self.built and self._fill_gpu_choices())
+        model.detection_finished.connect(lambda _d: self._fill_gpu_choices() if self.built else None)
         super().retranslate()
 
     def _build(self) -> None:
@@ -64,8 +71,8 @@ class VramPage(BasePage):
         from wizard.app import vram as vram_app
 
         self.app = vram_app  # the estimator loads with the page's first show, not at start-up
-        self.measurement = None  # the last model measured (wizard.app.vram.Measurement)
-        self.probe = None  # its ProbeProcess, made on the first measurement
+        self.measurement: Measurement | None = None  # the last model measured
+        self.probe: ProbeProcess | None = None  # made on the first measurement
         self.measure_request = None
 
         self.built = True
@@ -398,8 +405,10 @@ class VramPage(BasePage):
         """The measured model against the card chosen and at the batch set (no new probe run)."""
         lang = self.lang
         gpu = self.gpu()
+        assert self.measurement is not None  # shown only once a model was measured
         m = self.app.measurement_for(self.measurement, gpu, self.batch_spin.value())
         est = m.estimate
+        assert est is not None  # a measurement for a setting carries its estimate
         self._show_estimate(est, gpu, prefix=("" if m.measured else "⚠ "))
         self.app.record_measurement(self.model.session, m)
         lines = [m.headline(lang)]

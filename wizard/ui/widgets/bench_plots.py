@@ -213,9 +213,9 @@ def sweep_png(bench: object, lang: str | None, width: int = 640, height: int = 3
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, "PNG")
+    image.save(buffer, "PNG")  # type: ignore[call-overload]  # a QBuffer is the QIODevice save() takes
     buffer.close()
-    return bytes(data)
+    return bytes(data.data())
 
 
 class _Canvas(QWidget):

@@ -118,10 +118,10 @@ class BarCanvas(QWidget):
             painter.setPen(pen)
             x = self._x(self.usable)
             painter.drawLine(QPointF(x, plot.top() - 2), QPointF(x, plot.bottom()))
-            rect = self.label_rect()
-            if rect is not None:
+            label_rect = self.label_rect()
+            if label_rect is not None:
                 painter.setPen(QPen(colour))
-                painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, self.label)
+                painter.drawText(label_rect, Qt.AlignmentFlag.AlignCenter, self.label)
         painter.end()
 
 

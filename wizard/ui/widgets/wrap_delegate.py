@@ -8,7 +8,7 @@ view lays its rows out again whenever a column changes width.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QRect, QSize
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize
 from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem, QTreeView
 
 ROW_GAP = 6  # pixels under a wrapped row, so two long rows do not run into each other
@@ -27,7 +27,7 @@ class WrapLastColumn(QStyledItemDelegate):
     def _relayout(self, *_args) -> None:
         self.view.doItemsLayout()
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802 - Qt's name
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:  # noqa: N802 - Qt's name
         header = self.view.header()
         if index.column() != header.count() - 1:
             return super().sizeHint(option, index)  # other columns size to their contents
