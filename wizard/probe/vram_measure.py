@@ -18,7 +18,7 @@ can draw the line through them and find the largest batch that fits):
 - activations, inference: the most bytes of op-created tensors alive at once under ``no_grad``.
 
 Mixed precision (``--dtype fp16|bf16`` when training) is autocast as it behaves on a CUDA GPU:
-autocast does nothing for meta tensors, so :class:`CudaAutocast` applies CUDA autocast's own op
+autocast does nothing for meta tensors, so :class:`GpuBehaviour` applies CUDA autocast's own op
 lists (matmuls and convolutions in 16-bit, norms, softmax and losses in fp32, a weight's 16-bit
 copy made once per forward) with fp32 master weights, as ``torch.autocast`` plus a GradScaler
 trains. Inference in 16-bit converts the model (``model.half()``), as serving does.
@@ -258,15 +258,28 @@ def build(torch, spec, batch, shape):
                                    "or FILE.py:FUNC)" % spec)
 
 
-# --------------------------------------------------------------------------- autocast as on CUDA
-class CudaAutocastFactory(object):
-    """A TorchFunctionMode (made lazily: its base class needs torch) casting as CUDA autocast does."""
+# --------------------------------------------------------------------------- a GPU's behaviour on meta
+class GpuBehaviour(object):
+    """A TorchFunctionMode (made lazily: its base class needs torch) that makes meta tensors do
+    what a CUDA GPU does where the meta device would not:
+
+    - attention: ``scaled_dot_product_attention`` on meta takes the math path, which keeps the
+      seq x seq scores; a GPU (and a CPU) runs a fused kernel that keeps the output and one
+      log-sum-exp per row. The CPU's fused kernel, which has a meta kernel and the same saved
+      tensors as flash attention on a GPU, is called instead (a grouped-query call, or a torch
+      without it, keeps the original);
+    - mixed precision (``amp``: a 16-bit dtype): CUDA autocast's op lists, the 16-bit copy of a
+      weight made once per forward, as autocast caches it.
+    """
 
     @staticmethod
-    def make(torch, dtype):
+    def make(torch, amp=None, fused_attention=True):
         from torch.overrides import TorchFunctionMode
 
-        class CudaAutocast(TorchFunctionMode):
+        fused = getattr(torch.ops.aten, "_scaled_dot_product_flash_attention_for_cpu", None) \
+            if fused_attention else None
+
+        class Mode(TorchFunctionMode):
             def __init__(self):
                 TorchFunctionMode.__init__(self)
                 self.cache = {}  # a leaf's (a weight's) 16-bit copy, made once per forward
@@ -287,17 +300,61 @@ class CudaAutocastFactory(object):
                     return type(value)(self._cast(v, to) for v in value)
                 return value
 
-            def __torch_function__(self, func, types_, args=(), kwargs=None):
-                kwargs = kwargs or {}
-                name = getattr(func, "__name__", "")
-                if name in LOWER:
-                    args, kwargs = self._cast(args, dtype), dict((k, self._cast(v, dtype)) for k, v in kwargs.items())
-                elif name in FP32:
+            def _attention(self, func, args, kwargs):
+                names = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale")
+                bound = dict(zip(names, args))
+                bound.update(kwargs)
+                q, k, v = bound.get("query"), bound.get("key"), bound.get("value")
+                if fused is None or bound.get("enable_gqa") or q is None or q.dim() != 4 \
+                        or q.shape[1] != k.shape[1] or q.device.type != "meta":
+                    return func(*args, **kwargs)
+                mask = bound.get("attn_mask")
+                if mask is not None and mask.dtype == torch.bool:
+                    mask = torch.zeros(mask.shape, dtype=q.dtype, device=q.device).masked_fill(~mask, float("-inf"))
+                try:
+                    return fused(q, k, v, float(bound.get("dropout_p") or 0.0), bool(bound.get("is_causal")),
+                                 attn_mask=mask, scale=bound.get("scale"))[0]
+                except (RuntimeError, TypeError):
+                    return func(*args, **kwargs)
+
+            def call(self, name, func, args, kwargs):
+                if amp is not None and name in LOWER:
+                    args, kwargs = self._cast(args, amp), dict((k, self._cast(v, amp)) for k, v in kwargs.items())
+                elif amp is not None and name in FP32:
                     args = self._cast(args, torch.float32)
                     kwargs = dict((k, self._cast(v, torch.float32) if k != "dtype" else v) for k, v in kwargs.items())
+                if name == "scaled_dot_product_attention":
+                    return self._attention(func, args, kwargs)
                 return func(*args, **kwargs)
 
-        return CudaAutocast()
+            def __torch_function__(self, func, types_, args=(), kwargs=None):
+                return self.call(getattr(func, "__name__", ""), func, args, kwargs or {})
+
+            def __enter__(self):
+                # A mode sees the calls a model makes, not those inside torch.nn.functional's own
+                # functions (multi_head_attention_forward's linear and attention run with the mode
+                # set aside): those are reached through the module's names, wrapped while it runs.
+                functional = torch.nn.functional
+                self.saved = {}
+                for name in sorted(LOWER | FP32 | set(["scaled_dot_product_attention"])):
+                    original = getattr(functional, name, None)
+                    if callable(original):
+                        self.saved[name] = original
+                        setattr(functional, name, self._wrap(name, original))
+                return TorchFunctionMode.__enter__(self)
+
+            def __exit__(self, *exc):
+                for name, original in self.saved.items():
+                    setattr(torch.nn.functional, name, original)
+                return TorchFunctionMode.__exit__(self, *exc)
+
+            def _wrap(self, name, original):
+                def wrapped(*args, **kwargs):
+                    return self.call(name, original, args, kwargs)
+                wrapped.__name__ = name
+                return wrapped
+
+        return Mode()
 
 
 # --------------------------------------------------------------------------- counting
@@ -422,8 +479,8 @@ def on_device(torch, value, device):
     return value
 
 
-def measure_batch(torch, args, batch, shape):
-    """One batch: build on the device, count. A dict of bytes and counts."""
+def measure_batch(torch, args, batch, shape, backward=True):
+    """One batch: build on the device, count (and run the backward). A dict of bytes and counts."""
     dtype = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[args.dtype]
     ctx = torch.device(args.device) if hasattr(torch, "device") and args.device == "meta" else contextlib.nullcontext()
     torch.manual_seed(0)
@@ -465,21 +522,18 @@ def measure_batch(torch, args, batch, shape):
     if args.mode == "inference":
         excluded = param_keys | set(storage_key(b)[0] for b in model.buffers())
         excluded |= set(storage_key(t)[0] for t in list(pos) + list(kw.values()) if isinstance(t, torch.Tensor))
-        with torch.no_grad():
+        with torch.no_grad(), GpuBehaviour.make(torch):
             row["activations_bytes"] = live_peak_bytes(torch, excluded, lambda: model(*pos, **kw))
         row["saved_bytes"] = 0
         return row
 
     def run_loss():
-        if amp:
-            with CudaAutocastFactory.make(torch, dtype):
-                out = model(*pos, **kw)
-                return loss_of(torch, out, labels)
-        return loss_of(torch, model(*pos, **kw), labels)
+        with GpuBehaviour.make(torch, dtype if amp else None):
+            return loss_of(torch, model(*pos, **kw), labels)
 
     saved, loss = saved_bytes(torch, param_keys, run_loss)
     row["saved_bytes"] = row["activations_bytes"] = saved
-    if loss.requires_grad:
+    if backward and loss.requires_grad:
         loss.backward()  # the backward runs too: an op without a meta backward shows here
     return row
 
@@ -527,8 +581,8 @@ def main(argv=None):
         rows = []
         for batch in (args.batch, args.batch + 1):
             ch.progress("measure", batch=batch)
-            try:
-                rows.append(measure_batch(torch, args, batch, shape))
+            try:  # the second batch only for the activations' growth: no second backward
+                rows.append(measure_batch(torch, args, batch, shape, backward=not rows))
             except MeasureError:
                 raise
             except Exception as exc:  # the model itself: it cannot run on meta tensors
