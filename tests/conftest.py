@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.kernel_env import kernel_data_dir, kernel_python  # noqa: F401  (shared fixtures: a Jupyter kernel)
+
 # the reference captures; importing them from here still works, tests/reference.py is their home
 from tests.reference import REFERENCE, SMI_DIR, reference_file  # noqa: E402,F401
 from tests.torch_env import torch_python  # noqa: F401  (a shared session fixture)

@@ -14,14 +14,11 @@ import pytest
 pytest.importorskip("pytestqt")
 pytestmark = pytest.mark.slow  # a venv, pip, a kernel and a verification run
 
-from tests import kernel_env, scenarios  # noqa: E402
+from tests import scenarios  # noqa: E402
 from tests.gui.wizard_driver import go_to, open_wizard  # noqa: E402
 from wizard.core.verify.kernel_specs import inspect_python  # noqa: E402
 from wizard.ui.pages import kernel_panel  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402
-
-kernel_python = kernel_env.kernel_python  # the fixtures, by their names here
-kernel_data_dir = kernel_env.kernel_data_dir
 
 
 def test_kernel_dialog_registers_lists_verifies_inside_and_writes_vscode(qtbot, kernel_python, kernel_data_dir,

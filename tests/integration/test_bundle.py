@@ -6,13 +6,13 @@ before anything is made. Real processes, real venvs, real pip."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import run_cli
 from tests.integration.index_server import LoopbackIndex, free_port, make_wheel
 from wizard.core.install.bundle import MANIFEST, check_bundle, platforms_served, read_manifest
 
@@ -36,11 +36,10 @@ def fake_torch(tmp_path_factory):
             make_wheel(d, "gsw-course-extra", "1.0")]
 
 
-def run_cli(root: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    full = {**os.environ, "GSW_LANG": "en", "XDG_CACHE_HOME": str(root / "xdg cache"),
-            "XDG_STATE_HOME": str(root / "xdg state"), "GSW_COMPAT_UPDATE": "0", **(env or {})}
-    return subprocess.run([sys.executable, "-m", "wizard", "install", *args], cwd=REPO, capture_output=True,
-                          text=True, encoding="utf-8", timeout=600, env=full)
+def in_root(root: Path) -> dict[str, str]:
+    """The wizard's cache and install state inside ``root``, the built-in compatibility table."""
+    return {"XDG_CACHE_HOME": str(root / "xdg cache"), "XDG_STATE_HOME": str(root / "xdg state"),
+            "GSW_COMPAT_UPDATE": "0"}
 
 
 def test_bundle_round_trip_with_the_network_off(fake_torch, tmp_path):
@@ -52,9 +51,9 @@ def test_bundle_round_trip_with_the_network_off(fake_torch, tmp_path):
     bundle = root / "USB stick" / "bundle"
     with LoopbackIndex() as idx:
         idx.add_wheels(fake_torch)
-        out = run_cli(root, "--venv", str(root / "first env"), "--python", sys.executable, "--torch", "2.13.0",
+        out = run_cli("install", "--venv", str(root / "first env"), "--python", sys.executable, "--torch", "2.13.0",
                       "--variant", "cpu", "--index-url", idx.base + "/whl", "--course", str(course),
-                      "--export-bundle", str(bundle), "--json")
+                      "--export-bundle", str(bundle), "--json", env=in_root(root))
         assert out.returncode == 0, out.stderr
         assert "Bundle written" in out.stderr and "serves platforms: any" in out.stderr
     manifest = read_manifest(bundle)
@@ -66,7 +65,7 @@ def test_bundle_round_trip_with_the_network_off(fake_torch, tmp_path):
     off = {"HTTP_PROXY": dead, "HTTPS_PROXY": dead, "http_proxy": dead, "https_proxy": dead, "ALL_PROXY": dead,
            "PIP_INDEX_URL": dead + "/simple", "NO_PROXY": ""}
     fresh = root / "fresh env"
-    done = run_cli(root, "--from-bundle", str(bundle), "--venv", str(fresh), "--json", env=off)
+    done = run_cli("install", "--from-bundle", str(bundle), "--venv", str(fresh), "--json", env={**in_root(root), **off})
     assert done.returncode == 0, done.stderr
     py = json.loads(done.stdout)["env_python"]
     imported = subprocess.run([py, "-c", "import torch, torchvision, gsw_course_extra; print(torch.__version__)"],
@@ -79,7 +78,7 @@ def test_bundle_round_trip_with_the_network_off(fake_torch, tmp_path):
     data = bytearray(wheel.read_bytes())
     data[len(data) // 2] ^= 0xFF
     wheel.write_bytes(bytes(data))
-    refused = run_cli(root, "--from-bundle", str(bundle), "--venv", str(root / "never"), env=off)
+    refused = run_cli("install", "--from-bundle", str(bundle), "--venv", str(root / "never"), env={**in_root(root), **off})
     assert refused.returncode == 2 and "does not match its sha256" in refused.stderr and wheel.name in refused.stderr
     assert not (root / "never").exists() and "Traceback" not in refused.stderr
 
@@ -127,6 +126,6 @@ def test_a_bundle_for_another_platform_is_refused_before_a_venv_is_made(tmp_path
            "files": [{"filename": foreign.name, "sha256": hashlib.sha256(foreign.read_bytes()).hexdigest(),
                       "size": foreign.stat().st_size}]}
     (d / MANIFEST).write_text(json.dumps(doc), encoding="utf-8")
-    out = run_cli(tmp_path, "--from-bundle", str(d), "--venv", str(tmp_path / "never"), "--lang", "ko")
+    out = run_cli("install", "--from-bundle", str(d), "--venv", str(tmp_path / "never"), "--lang", "ko", env=in_root(tmp_path))
     assert out.returncode == 2 and "이 컴퓨터용이 아닙니다" in out.stderr and foreign.name in out.stderr
     assert not (tmp_path / "never").exists()

@@ -6,13 +6,13 @@ without an NVIDIA GPU) or the one ``--variant`` names. Real processes, real venv
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import run_cli
 from tests.integration.index_server import LoopbackIndex, free_port, make_wheel
 from wizard.core.install.bundle import check_bundle, read_manifest
 from wizard.core.install.cache import sha256_file
@@ -21,11 +21,10 @@ REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
 
-def run_cli(root: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    full = {**os.environ, "GSW_LANG": "en", "XDG_CACHE_HOME": str(root / "xdg cache"),
-            "XDG_STATE_HOME": str(root / "xdg state"), "GSW_COMPAT_UPDATE": "0", **(env or {})}
-    return subprocess.run([sys.executable, "-m", "wizard", "install", *args], cwd=REPO, capture_output=True,
-                          text=True, encoding="utf-8", timeout=600, env=full)
+def in_root(root: Path) -> dict[str, str]:
+    """The wizard's cache and install state inside ``root``, the built-in compatibility table."""
+    return {"XDG_CACHE_HOME": str(root / "xdg cache"), "XDG_STATE_HOME": str(root / "xdg state"),
+            "GSW_COMPAT_UPDATE": "0"}
 
 
 def _installed(py: str, project: str) -> str:
@@ -56,9 +55,9 @@ def test_a_bundle_of_two_builds_carries_both_and_installs_the_right_one_offline(
         idx.add_wheel(shared)
         for v, files in builds.items():
             idx.add_wheels(files, folder=v)
-        out = run_cli(root, "--venv", str(root / "first env"), "--python", sys.executable, "--torch", "2.13.0",
+        out = run_cli("install", "--venv", str(root / "first env"), "--python", sys.executable, "--torch", "2.13.0",
                       "--variant", "cpu", "--index-url", idx.base + "/whl/cpu", "--variants", "cpu,cu126",
-                      "--export-bundle", str(bundle), "--json")
+                      "--export-bundle", str(bundle), "--json", env=in_root(root))
         assert out.returncode == 0, out.stderr[-3000:]
         # the cu126 wheels came from their own folder, not the one the install used
         cu_gets = [e["path"] for e in idx.log if e["file"] and "cu126" in e["file"]]
@@ -77,19 +76,19 @@ def test_a_bundle_of_two_builds_carries_both_and_installs_the_right_one_offline(
     off = {"HTTP_PROXY": dead, "HTTPS_PROXY": dead, "http_proxy": dead, "https_proxy": dead, "ALL_PROXY": dead,
            "PIP_INDEX_URL": dead + "/simple", "NO_PROXY": ""}
     # this machine has no NVIDIA GPU: the CPU build
-    done = run_cli(root, "--from-bundle", str(bundle), "--venv", str(root / "cpu env"), "--json", env=off)
+    done = run_cli("install", "--from-bundle", str(bundle), "--venv", str(root / "cpu env"), "--json", env={**in_root(root), **off})
     assert done.returncode == 0, done.stderr[-3000:]
     doc = json.loads(done.stdout)
     assert doc["variant"] == "cpu" and "Build for this machine: cpu" in done.stderr
     assert _installed(doc["env_python"], "torch") == f"{best.torch}+cpu"
     # asked for by name: the CUDA build's wheels, offline too
-    done = run_cli(root, "--from-bundle", str(bundle), "--venv", str(root / "cuda env"), "--variant", "cu126",
-                   "--json", env=off)
+    done = run_cli("install", "--from-bundle", str(bundle), "--venv", str(root / "cuda env"), "--variant", "cu126",
+                   "--json", env={**in_root(root), **off})
     assert done.returncode == 0, done.stderr[-3000:]
     doc = json.loads(done.stdout)
     assert _installed(doc["env_python"], "torch") == f"{best.torch}+cu126"
     assert _installed(doc["env_python"], "torchvision") == f"{best.torchvision}+cu126"
     # a build the bundle does not have: a plain message, nothing made
-    refused = run_cli(root, "--from-bundle", str(bundle), "--venv", str(root / "never"), "--variant", "cu128", env=off)
+    refused = run_cli("install", "--from-bundle", str(bundle), "--venv", str(root / "never"), "--variant", "cu128", env={**in_root(root), **off})
     assert refused.returncode == 2 and "no cu128 build" in refused.stderr and "Traceback" not in refused.stderr
     assert not (root / "never").exists()

@@ -21,6 +21,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from tests.cli_runner import run_cli
 from tests.integration.index_server import LoopbackIndex, free_port, make_wheel
 from tests.no_proxy import no_proxy_for_loopback  # noqa: F401  (autouse: loopback without a proxy)
 from wizard.core.base.host import RealHost
@@ -609,11 +610,9 @@ def fake_torch(tmp_path_factory):
     return best, wheels
 
 
-def run_cli(root: Path, *args: str, lang: str = "en") -> subprocess.CompletedProcess:
-    env = {**os.environ, "GSW_LANG": lang, "XDG_CACHE_HOME": str(root / "xdg cache"),
-           "XDG_STATE_HOME": str(root / "xdg state")}
-    return subprocess.run([sys.executable, "-m", "wizard", "install", *args], cwd=REPO,
-                          capture_output=True, text=True, encoding="utf-8", timeout=600, env=env)
+def in_root(root: Path) -> dict[str, str]:
+    """The wizard's cache and install state inside ``root``."""
+    return {"XDG_CACHE_HOME": str(root / "xdg cache"), "XDG_STATE_HOME": str(root / "xdg state")}
 
 
 def test_cli_plan_install_and_rerun(fake_torch, root):
@@ -623,7 +622,7 @@ def test_cli_plan_install_and_rerun(fake_torch, root):
         venv_dir = root / "가상 환경" / "torch cpu"
         common = ["--venv", str(venv_dir), "--python", sys.executable, "--torch", "2.13.0", "--variant", "cpu",
                   "--index-url", idx.base + "/whl", "--json"]
-        plan = run_cli(root, *common, "--plan-only", lang="ko")
+        plan = run_cli("install", *common, "--plan-only", lang="ko", env=in_root(root))
         assert plan.returncode == 0, plan.stderr
         doc = json.loads(plan.stdout)
         assert doc["schema"] == "gpu-setup-wizard/install-plan@1.0"
@@ -633,7 +632,7 @@ def test_cli_plan_install_and_rerun(fake_torch, root):
         assert "파일" in plan.stderr  # the plan is told in Korean
         assert not venv_dir.exists() and idx.total_file_bytes_served() == 0  # --plan-only changes nothing
 
-        out = run_cli(root, *common)
+        out = run_cli("install", *common, env=in_root(root))
         assert out.returncode == 0, out.stderr
         summary = json.loads(out.stdout)
         assert summary["schema"] == "gpu-setup-wizard/install@1.0" and summary["ok"]
@@ -644,7 +643,7 @@ def test_cli_plan_install_and_rerun(fake_torch, root):
         assert summary["from_cache_bytes"] == 0 and summary["imports"] == {}  # importing is Verify's work
         assert "[" in out.stderr and "%" in out.stderr  # progress lines on stderr
 
-        again = run_cli(root, *common)
+        again = run_cli("install", *common, env=in_root(root))
         assert again.returncode == 0, again.stderr
         s2 = json.loads(again.stdout)
         assert s2["already_satisfied"] and s2["downloaded_bytes"] == 0
@@ -654,8 +653,8 @@ def test_cli_refuses_the_wizards_own_environment_without_yes(fake_torch, root):
     _best, wheels = fake_torch
     with LoopbackIndex() as idx:
         idx.add_wheels(wheels)
-        out = run_cli(root, "--venv", sys.prefix, "--torch", "2.13.0", "--variant", "cpu", "--index-url",
-                      idx.base + "/whl", "--plan-only", "--json")
+        out = run_cli("install", "--venv", sys.prefix, "--torch", "2.13.0", "--variant", "cpu", "--index-url",
+                      idx.base + "/whl", "--plan-only", "--json", env=in_root(root))
     assert out.returncode == 3, out.stderr
     doc = json.loads(out.stdout)
     assert any(c["id"] == "own-runtime" and c["blocks"] for c in doc["checks"])
@@ -727,7 +726,7 @@ def test_cli_network_failure_then_remove(fake_torch, root):
     venv_dir = root / "실패한 환경"
     dead = f"http://127.0.0.1:{free_port()}/whl"
     args = ["--venv", str(venv_dir), "--python", sys.executable, "--torch", "2.13.0", "--variant", "cpu"]
-    out = run_cli(root, *args, "--index-url", dead, "--json")
+    out = run_cli("install", *args, "--index-url", dead, "--json", env=in_root(root))
     assert out.returncode == 1, out.stderr
     summary = json.loads(out.stdout)
     assert summary["error"]["step"] == "resolve" and summary["error"]["kind"] == "network"
@@ -735,11 +734,11 @@ def test_cli_network_failure_then_remove(fake_torch, root):
     assert "--index-url" in out.stderr  # the mirror hint
     assert summary["recovery"] == ["resume", "remove"]
     assert is_incomplete(str(venv_dir))
-    removed = run_cli(root, "--venv", str(venv_dir), "--remove", "--json")
+    removed = run_cli("install", "--venv", str(venv_dir), "--remove", "--json", env=in_root(root))
     assert removed.returncode == 0, removed.stderr
     assert json.loads(removed.stdout)["removed"] == [str(venv_dir)]
     assert not venv_dir.exists()
-    again = run_cli(root, "--venv", str(venv_dir), "--remove")
+    again = run_cli("install", "--venv", str(venv_dir), "--remove", env=in_root(root))
     assert again.returncode == 2  # nothing recorded any more
 
 
@@ -782,14 +781,14 @@ def test_cli_resume_repeats_the_versions_and_the_mirror_not_a_new_recommendation
         torchvision = next(n for n in idx.files if n.startswith("torchvision"))
         idx.fail(torchvision, 503)  # the mirror breaks during the download: an unfinished install
         venv_dir = root / "환경" / "torch cpu"
-        first = run_cli(root, "--venv", str(venv_dir), "--python", sys.executable, "--torch", best.torch,
-                        "--variant", "cpu", "--index-url", idx.base + "/whl", "--json")
+        first = run_cli("install", "--venv", str(venv_dir), "--python", sys.executable, "--torch", best.torch,
+                        "--variant", "cpu", "--index-url", idx.base + "/whl", "--json", env=in_root(root))
         assert first.returncode != 0
         state = json.loads(first.stdout)
         assert state["error"]["step"] == "download" and state["index_url"] == idx.base + "/whl/cpu"
         idx.fail(torchvision, None)
         idx.reset_counters()
-        again = run_cli(root, "--venv", str(venv_dir), "--json")  # nothing but the folder
+        again = run_cli("install", "--venv", str(venv_dir), "--json", env=in_root(root))  # nothing but the folder
         assert again.returncode == 0, again.stderr
         s = json.loads(again.stdout)
         assert s["ok"] and s["index_url"] == idx.base + "/whl/cpu" and s["installer"] == state["installer"]

@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 import threading
 import venv
 from pathlib import Path
@@ -20,23 +18,13 @@ import psutil
 import pytest
 
 from tests import kernel_env
+from tests.cli_runner import run_cli
 from tests.torch_env import _python_in
 from wizard.app import kernels as app_kernels
 from wizard.app.session import Session
 from wizard.core.verify.kernel_specs import list_kernels
 
 pytestmark = pytest.mark.slow
-
-kernel_python = kernel_env.kernel_python  # the fixtures, by their names here
-kernel_data_dir = kernel_env.kernel_data_dir
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-def _cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.run([sys.executable, "-m", "wizard", "--lang", "en", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env, cwd=str(REPO))
 
 
 def _register(python: Path) -> app_kernels.RegisterResult:
@@ -101,13 +89,13 @@ def test_list_flags_a_cpu_build_on_a_gpu_machine_and_a_deleted_environment(kerne
     on_windows = {k.name: k for k in list_kernels(gpu_machine=False, os_name="windows")}
     assert "non_ascii_path" in [f.id for f in on_windows[result.name].flags]  # "kernel env 김", "jupyter 데이터"
 
-    listed = _cli("kernel", "list", "--json")
+    listed = run_cli("kernel", "list", "--json")
     assert listed.returncode == 1, listed.stderr  # a broken kernel is there
     doc = json.loads(listed.stdout)
     by_name = {k["name"]: k for k in doc["kernels"]}
     assert by_name["old-course"]["flags"][0]["id"] == "interpreter_missing"
     assert by_name[result.name]["torch"]["cuda"] is None
-    refused = _cli("kernel", "verify", "old-course")
+    refused = run_cli("kernel", "verify", "old-course")
     assert refused.returncode == 1 and "interpreter is gone" in refused.stderr
 
 
@@ -116,7 +104,7 @@ def test_cli_install_also_points_vscode_at_the_environment(kernel_python, kernel
     project = tmp_path / "과제 1"
     (project / ".vscode").mkdir(parents=True)
     (project / ".vscode" / "settings.json").write_text('{"editor.tabSize": 2}', encoding="utf-8")
-    run = _cli("kernel", "install", "--python", str(kernel_python), "--vscode", str(project))
+    run = run_cli("kernel", "install", "--python", str(kernel_python), "--vscode", str(project))
     assert run.returncode == 0, run.stderr
     assert json.loads((project / ".vscode" / "settings.json").read_text(encoding="utf-8")) == {
         "editor.tabSize": 2, "python.defaultInterpreterPath": str(kernel_python)}
@@ -124,7 +112,7 @@ def test_cli_install_also_points_vscode_at_the_environment(kernel_python, kernel
     (commented / ".vscode").mkdir(parents=True)
     text = '{\n  // mine\n  "editor.tabSize": 2\n}\n'
     (commented / ".vscode" / "settings.json").write_text(text, encoding="utf-8")
-    refused = _cli("kernel", "install", "--python", str(kernel_python), "--vscode", str(commented), "--lang", "ko")
+    refused = run_cli("kernel", "install", "--python", str(kernel_python), "--vscode", str(commented), "--lang", "ko")
     assert refused.returncode == 1 and "주석" in refused.stderr and "Traceback" not in refused.stderr
     assert (commented / ".vscode" / "settings.json").read_text(encoding="utf-8") == text
 
@@ -137,7 +125,7 @@ def test_verify_inside_the_kernel_passes_with_the_cpu_build(kernel_python, kerne
     spec["env"] = {"PYTORCH_ENABLE_MPS_FALLBACK": "set-by-the-kernel-spec"}
     spec_file.write_text(json.dumps(spec), encoding="utf-8")
 
-    run = _cli("kernel", "verify", result.name, "--json")
+    run = run_cli("kernel", "verify", result.name, "--json")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     doc = json.loads(run.stdout)
     assert doc["status"] != "fail" and doc["ok"] and doc["complete"], doc["checks"]
@@ -150,7 +138,7 @@ def test_verify_inside_the_kernel_passes_with_the_cpu_build(kernel_python, kerne
     assert doc["kernel"]["name"] == result.name and doc["kernel"]["display_name"] == result.display_name
     assert "Starting kernel " + result.name in run.stderr
     print("\n".join(line for line in run.stderr.splitlines() if line.startswith("…")))
-    text = _cli("kernel", "verify", result.name, "--lang", "ko")
+    text = run_cli("kernel", "verify", result.name, "--lang", "ko")
     assert text.returncode == 0 and "[ OK ] PyTorch 불러오기" in text.stdout, text.stdout
     assert text.stdout.startswith(result.name + " – \"" + result.display_name)
     print(text.stdout)
@@ -191,13 +179,13 @@ def test_a_kernel_check_past_its_time_is_a_timeout_and_leaves_no_kernel(kernel_p
 def test_cli_install_refuses_without_yes_and_bad_input_is_plain(kernel_data_dir, tmp_path):
     bare = tmp_path / "bare env"
     venv.create(bare, with_pip=False, symlinks=os.name != "nt")
-    run = _cli("kernel", "install", "--python", str(_python_in(bare)))
+    run = run_cli("kernel", "install", "--python", str(_python_in(bare)))
     assert run.returncode == 3, run.stderr  # NEEDS_CONFIRM
     assert "ipykernel is not installed" in run.stdout and "--yes" in run.stderr
     assert not (kernel_data_dir / "kernels").exists()
-    missing = _cli("kernel", "install", "--python", str(tmp_path / "nowhere" / "python"))
+    missing = run_cli("kernel", "install", "--python", str(tmp_path / "nowhere" / "python"))
     assert missing.returncode == 2 and "Traceback" not in missing.stderr
-    bad = _cli("kernel", "install", "--python", str(_python_in(bare)), "--name", "내 커널")
+    bad = run_cli("kernel", "install", "--python", str(_python_in(bare)), "--name", "내 커널")
     assert bad.returncode == 2 and "Not a kernel name" in bad.stderr
-    nosuch = _cli("kernel", "verify", "no-such-kernel")
+    nosuch = run_cli("kernel", "verify", "no-such-kernel")
     assert nosuch.returncode == 2 and "No Jupyter kernel named no-such-kernel" in nosuch.stderr

@@ -14,7 +14,6 @@ from pathlib import Path
 from tests import kernel_env
 
 REPO = Path(__file__).resolve().parents[2]
-kernel_data_dir = kernel_env.kernel_data_dir  # the fixture, by its name here
 
 BLOCKER = '''
 import runpy

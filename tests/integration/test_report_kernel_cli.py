@@ -5,34 +5,20 @@ Slow: a venv, a kernel start and a verification run."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-from tests import kernel_env
+from tests.cli_runner import run_cli
 from wizard.app import kernels as app_kernels
 from wizard.app.session import Session
 
 pytestmark = pytest.mark.slow
 
-kernel_python = kernel_env.kernel_python
-kernel_data_dir = kernel_env.kernel_data_dir
-REPO = Path(__file__).resolve().parents[2]
-
-
-def _cli(*args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.run([sys.executable, "-m", "wizard", "--lang", "en", *args], capture_output=True, text=True,
-                          timeout=600, env=env, cwd=str(REPO))
-
 
 def test_report_with_a_kernel_runs_the_check_inside_it_and_adds_its_row(kernel_python, kernel_data_dir):
     result = app_kernels.register(Session(lang="en"), str(kernel_python), consent=True)
     assert result.ok, result.to_json()
-    run = _cli("report", "--json", "--kernel", result.name)
+    run = run_cli("report", "--json", "--kernel", result.name)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     doc = json.loads(run.stdout)
     section = next(s for s in doc["sections"] if s["id"] == "kernel")
@@ -44,7 +30,7 @@ def test_report_with_a_kernel_runs_the_check_inside_it_and_adds_its_row(kernel_p
 
 
 def test_report_with_an_unknown_kernel_is_a_plain_message(kernel_data_dir):
-    run = _cli("report", "--kernel", "no-such-kernel-here")
+    run = run_cli("report", "--kernel", "no-such-kernel-here")
     assert run.returncode != 0
     assert "Traceback" not in run.stderr
     assert "no-such-kernel-here" in run.stderr

@@ -3,7 +3,6 @@ that cannot be written, and the ``history list|show|diff`` commands."""
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import json
 import os
@@ -12,8 +11,8 @@ import stat
 import pytest
 
 from tests import scenarios
+from tests.cli_runner import run_cli
 from wizard.cli.exit_status import ExitStatus
-from wizard.cli.parser import add_history_parser
 from wizard.core.diagnosis.facts import TorchFacts
 from wizard.core.diagnosis.model import Diagnosis
 from wizard.core.diagnosis.rules import diagnose
@@ -271,52 +270,45 @@ def test_default_dir_is_the_user_data_dir_or_the_override(monkeypatch, tmp_path)
 # ---------------------------------------------------------------------------------------------
 # gpu-setup-wizard history list|show|diff
 # ---------------------------------------------------------------------------------------------
-def cli(*argv):
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--lang", choices=("ko", "en"))
-    parser = argparse.ArgumentParser(prog="gpu-setup-wizard", parents=[common])
-    sub = parser.add_subparsers(dest="command")
-    add_history_parser(sub, common)
-    args = parser.parse_args(list(argv))
-    return args.handler(args)
-
-
-def test_history_commands(tmp_path, capsys):
+def test_history_commands(tmp_path):
     store = HistoryStore(tmp_path)
-    assert cli("history", "--dir", str(tmp_path)) == ExitStatus.SUCCESS
-    assert "No saved runs yet" in capsys.readouterr().out
+    done = run_cli("history", "--dir", str(tmp_path))
+    assert done.exit_status == ExitStatus.SUCCESS and "No saved runs yet" in done.stdout
     store.save(snap())
     store.save(snap(minutes=30, driver="581.15", cuda="13.0"))
     (tmp_path / "snapshot-20200101T000000Z.json").write_text("{", encoding="utf-8")
 
-    assert cli("history", "list", "--dir", str(tmp_path)) == ExitStatus.SUCCESS
-    out = capsys.readouterr()
-    rows = [ln for ln in out.out.splitlines() if ln.strip()[:2] in ("1.", "2.")]
+    out = run_cli("history", "list", "--dir", str(tmp_path))
+    assert out.exit_status == ExitStatus.SUCCESS
+    rows = [ln for ln in out.stdout.splitlines() if ln.strip()[:2] in ("1.", "2.")]
     assert len(rows) == 2 and "566.36" in rows[0] and "581.15" in rows[1] and "2.6.0+cu126" in rows[0]
-    assert "snapshot-20200101T000000Z.json" in out.err  # the skipped file is named
+    assert "snapshot-20200101T000000Z.json" in out.stderr  # the skipped file is named
 
-    assert cli("history", "show", "1", "--dir", str(tmp_path)) == ExitStatus.SUCCESS
-    shown = capsys.readouterr().out
-    assert "566.36" in shown and "NVIDIA GeForce RTX 4070 Laptop GPU" in shown and "61.2 TFLOP/s" in shown
+    shown = run_cli("history", "show", "1", "--dir", str(tmp_path))
+    assert shown.exit_status == ExitStatus.SUCCESS
+    assert "566.36" in shown.stdout and "NVIDIA GeForce RTX 4070 Laptop GPU" in shown.stdout
+    assert "61.2 TFLOP/s" in shown.stdout
 
-    assert cli("history", "diff", "--dir", str(tmp_path)) == ExitStatus.SUCCESS
-    diff = capsys.readouterr().out
-    assert "Driver 566.36 → 581.15" in diff and "12.7 → 13.0" in diff
+    diff = run_cli("history", "diff", "--dir", str(tmp_path))
+    assert diff.exit_status == ExitStatus.SUCCESS
+    assert "Driver 566.36 → 581.15" in diff.stdout and "12.7 → 13.0" in diff.stdout
 
-    assert cli("history", "diff", "2", "1", "--json", "--dir", str(tmp_path)) == ExitStatus.SUCCESS
-    doc = json.loads(capsys.readouterr().out)
+    done = run_cli("history", "diff", "2", "1", "--json", "--dir", str(tmp_path))
+    assert done.exit_status == ExitStatus.SUCCESS
+    doc = done.json
     assert doc["old_number"] == 2 and doc["new_number"] == 1 and doc["significant"] is True
     assert {"kind": "driver", "tone": "neutral"}.items() <= doc["changes"][0].items()
 
-    assert cli("history", "show", "7", "--dir", str(tmp_path)) == ExitStatus.BAD_INPUT
-    assert "there are 2" in capsys.readouterr().err
-    assert cli("history", "diff", "1", "2", "3", "--dir", str(tmp_path)) == ExitStatus.BAD_INPUT
+    missing = run_cli("history", "show", "7", "--dir", str(tmp_path))
+    assert missing.exit_status == ExitStatus.BAD_INPUT and "there are 2" in missing.stderr
+    assert run_cli("history", "diff", "1", "2", "3", "--dir", str(tmp_path)).exit_status == ExitStatus.BAD_INPUT
 
 
-def test_history_list_json_and_korean(tmp_path, capsys):
+def test_history_list_json_and_korean(tmp_path):
     HistoryStore(tmp_path).save(snap())
-    assert cli("history", "list", "--json", "--dir", str(tmp_path)) == ExitStatus.SUCCESS
-    doc = json.loads(capsys.readouterr().out)
+    done = run_cli("history", "list", "--json", "--dir", str(tmp_path))
+    assert done.exit_status == ExitStatus.SUCCESS
+    doc = done.json
     assert doc["snapshots"][0]["number"] == 1 and doc["snapshots"][0]["nvidia"]["driver_version"] == "566.36"
-    assert cli("history", "diff", "--lang", "ko", "--dir", str(tmp_path)) == ExitStatus.BAD_INPUT
-    assert "두 개" in capsys.readouterr().err
+    korean = run_cli("history", "diff", "--lang", "ko", "--dir", str(tmp_path))
+    assert korean.exit_status == ExitStatus.BAD_INPUT and "두 개" in korean.stderr
