@@ -18,7 +18,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
-    QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -263,6 +262,7 @@ class VramPage(BasePage):
             self.bar_holder.addWidget(self.bar)
         if not self.gpu_combo.count():
             self._fill_gpu_choices()
+        self.picker.refresh()  # the environment chosen on the Verify page, or installed since
         self.recompute()
 
     # computation --------------------------------------------------------------------------
@@ -297,6 +297,8 @@ class VramPage(BasePage):
         gpu = self.gpu()
         ram = self._ram_total() if gpu is None or not gpu.what_if else None
         self._fill_table(self.app.judge_lessons(gpu, ram))
+        self.lessons_box.setTitle(t("vram.page.lessons" if gpu is not None and not gpu.what_if else
+                                    "vram.page.lessons_no_gpu" if gpu is None else "vram.page.lessons_what_if", lang))
         if self.model_combo.currentData() == MEASURED and self.measurement is not None:
             self._show_measurement()
             return
@@ -343,8 +345,9 @@ class VramPage(BasePage):
 
     # measuring ------------------------------------------------------------------------------
     def _browse_model_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, t("vram.page.measure.browse_title", self.lang), "",
-                                              "Python (*.py)")
+        from wizard.ui.widgets.file_dialogs import open_file_name  # Documents first, in the window's language
+
+        path = open_file_name(self, t("vram.page.measure.browse_title", self.lang), self.lang, "Python (*.py)")
         if path:
             self.spec_edit.setText(f"{path}:make")
             self.measure_status.setText(t("vram.page.measure.file_hint", self.lang))
