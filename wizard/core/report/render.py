@@ -33,6 +33,7 @@ from wizard.core.report.document import (
     Section,
     Table,
 )
+from wizard.core.report.fonts import MONO_FAMILY, SANS_FAMILIES, font_face_css
 
 # Latin text first in a Latin font, Hangul from the first font below that draws it (the families
 # of Linux with fonts-noto-cjk, Windows, macOS). Latin first also for a reason in the PDF: with
@@ -197,12 +198,14 @@ def render_markdown(report: Report) -> str:
 # ---------------------------------------------------------------------------------------------
 # HTML
 # ---------------------------------------------------------------------------------------------
-def _css(for_qt: bool) -> str:
-    sans = ", ".join(f'"{f}"' for f in LATIN_FONT_FAMILIES + CJK_FONT_FAMILIES) + ", sans-serif"
+def _css(for_qt: bool, embedded: bool = False) -> str:
+    """``embedded``: the page carries the shipped fonts (:mod:`wizard.core.report.fonts`), named first."""
+    first, mono_first = (SANS_FAMILIES, (MONO_FAMILY,)) if embedded else ((), ())
+    sans = ", ".join(f'"{f}"' for f in first + LATIN_FONT_FAMILIES + CJK_FONT_FAMILIES) + ", sans-serif"
     # Qt's rich text: the page (PDF) or the viewer (preview) gives the margins; its line-height
     # spreads list items far apart, so it keeps its own
     body_extra = "" if for_qt else " line-height: 1.45; margin: 24px; max-width: 60em;"
-    mono = ", ".join(f'"{f}"' for f in MONO_FONT_FAMILIES) + ", monospace"
+    mono = ", ".join(f'"{f}"' for f in mono_first + MONO_FONT_FAMILIES + first) + ", monospace"
     if for_qt:  # coloured words: Qt paints an inline background a pixel onto the page above a page break
         marks = "\n".join(f".st-{s} {{ color: {c}; font-weight: bold; }}" for s, c in STATUS_COLOURS.items())
     else:
@@ -341,9 +344,13 @@ def render_html(report: Report, plots: Sequence[Plot] = (), *, for_qt: bool = Fa
     body = [_html_section(report, s, placed.get(s.id, [])) for s in report.sections]
     body += [_html_block(report, b, _appendix_heading(report, i, b), 2) for i, b in enumerate(report.appendices)]
     body.append(f'<p class="footer">{_e(footer_text(report))}</p>')
+    text = "\n".join(body)
+    # a browser on a PC without a Korean font: the shipped fonts, embedded (Qt's engine, for the
+    # preview and the PDF, has them registered already and no @font-face)
+    face = "" if for_qt else font_face_css(report.title + text)
     return (f'<!DOCTYPE html>\n<html lang="{_e(report.lang)}">\n<head>\n<meta charset="utf-8">\n'
             f'<meta name="generator" content="{_e(report.generator)}">\n<title>{_e(report.title)}</title>\n'
-            f"<style>{_css(for_qt)}</style>\n</head>\n<body>\n" + "\n".join(body) + "\n</body>\n</html>\n")
+            f"<style>{face}{_css(for_qt, bool(face))}</style>\n</head>\n<body>\n" + text + "\n</body>\n</html>\n")
 
 
 __all__ = ["Plot", "render_markdown", "render_html", "md_escape", "png_size", "footer_text", "LATIN_FONT_FAMILIES",
