@@ -203,6 +203,8 @@ class SetupWizard(QWizard):
     def done(self, result: int) -> None:  # noqa: D401 - Qt's name
         if self.pages_ready:
             getattr(self, "gpu_page").cleanup()  # set by add_pages
-        if result == QWizard.DialogCode.Accepted:
+        # a run that reached the report is saved however the window closes (Finish, Cancel, the
+        # window's ✕): it is the baseline of "what changed after the driver update"
+        if result == QWizard.DialogCode.Accepted or int(PageId.REPORT) in self.visitedIds():
             self.model.save_snapshot()
         super().done(result)
