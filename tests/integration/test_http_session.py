@@ -52,6 +52,16 @@ class Server:
                     return
                 time.sleep(1.0)
             return
+        if path == "/drip-headers":  # the status line, then a header line every half second for 30 s
+            h.wfile.write(b"HTTP/1.1 200 OK\r\n")
+            for i in range(60):
+                try:
+                    h.wfile.write(b"X-Drip-%d: x\r\n" % i)
+                    h.wfile.flush()
+                except OSError:
+                    return
+                time.sleep(0.5)
+            return
         if path == "/busy":
             return self._send(h, 503, b"busy")
         if path == "/big":
@@ -142,6 +152,15 @@ def test_a_slow_drip_body_is_given_up_at_the_deadline(server):
         sess.get(server.url("/drip"))
     took = time.monotonic() - start
     assert 2.5 < took < 5.0, took  # the read timeout (5 s) never fires: a byte comes every second
+
+
+def test_dripping_headers_are_given_up_at_the_deadline(server):
+    sess = http.http_session(timeout=(2.0, 5.0), deadline_s=2.0)
+    for stream in (False, True):
+        start = time.monotonic()
+        with pytest.raises(http.DeadlineExceeded):
+            sess.get(server.url("/drip-headers"), stream=stream)
+        assert time.monotonic() - start < 4.0  # the server goes on for 30 s
 
 
 def test_a_streamed_slow_drip_is_given_up_at_the_deadline_too(server):
@@ -262,3 +281,64 @@ def test_ssl_cert_file_is_honoured(monkeypatch, tmp_path):
     monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(tmp_path / "other.pem"))  # requests' own variable wins
     assert sess.merge_environment_settings("https://example.org/", {}, None, None, None)["verify"] == str(
         tmp_path / "other.pem")
+
+
+# --- https on 127.0.0.1: a certificate made for the test, trusted only through SSL_CERT_FILE ---------------
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory) -> tuple[str, str]:
+    """A self-signed certificate for 127.0.0.1 (openssl, as the packaging tests use it)."""
+    import shutil
+    import subprocess
+
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("openssl is not installed (scripts/test installs it on Debian)")
+    folder = tmp_path_factory.mktemp("tls")
+    key, cert = str(folder / "key.pem"), str(folder / "cert.pem")
+    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                    "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True, timeout=60)
+    return key, cert
+
+
+@pytest.fixture
+def tls_server(certificate, server) -> Iterator[str]:
+    """https://127.0.0.1:P: /good.toml, and /to-http, which redirects to the plain-http server."""
+    import ssl
+
+    def handle(h: BaseHTTPRequestHandler) -> None:
+        if h.path == "/to-http":
+            h.send_response(302)
+            h.send_header("Location", server.url("/good.toml"))
+            h.send_header("Content-Length", "0")
+            h.end_headers()
+            return
+        Server._send(h, 200, GOOD_COURSE)
+
+    httpd = _serve(handle)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(certificate[1], certificate[0])
+    httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
+    yield f"https://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_ssl_cert_file_is_what_makes_a_private_ca_trusted(tls_server, certificate, monkeypatch):
+    for name in ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "SSL_CERT_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(requests.exceptions.SSLError):  # not trusted: certifi's list does not know it
+        http.http_session(retries=0).get(tls_server + "/good.toml")
+    monkeypatch.setenv("SSL_CERT_FILE", certificate[1])  # a university's network sets this one
+    with pytest.raises(requests.exceptions.SSLError):  # plain requests ignores SSL_CERT_FILE
+        requests.get(tls_server + "/good.toml", timeout=10)
+    assert http.http_session().get(tls_server + "/good.toml").content == GOOD_COURSE
+
+
+def test_https_redirecting_to_plain_http_is_refused(tls_server, certificate, server, monkeypatch):
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", certificate[1])
+    assert http.http_session().get(tls_server + "/to-http").content == GOOD_COURSE  # followed when allowed
+    with pytest.raises(http.InsecureURL) as err:
+        http.http_session(https_only=True).get(tls_server + "/to-http")
+    assert err.value.url == server.url("/good.toml")
+    assert server.hits["/good.toml"] == 1  # only the allowed run reached it

@@ -10,7 +10,8 @@ typed in the window reached the install but not the index checks. A session from
 * a connect and a read timeout, AND a total deadline for the whole request -- every redirect hop,
   the headers and the body. A per-read timeout alone never ends a server that sends one byte a
   second; the body is read here in small pieces (``read1``) and the deadline checked between them,
-  with the socket's own timeout shrunk to what is left;
+  with the socket's own timeout shrunk to what is left, and a watchdog shuts the socket down at
+  the deadline while the headers are awaited (a server may drip those too);
 * the proxy typed in the window (``proxy=``) for every URL the environment's ``NO_PROXY`` does not
   exempt, else the environment's ``HTTPS_PROXY``/``HTTP_PROXY`` (requests' ``trust_env``). Plain
   ``requests`` lets the environment's proxy win over one set on the session: here the typed one wins;
@@ -48,6 +49,8 @@ from urllib.parse import urlsplit
 import requests
 from requests.adapters import HTTPAdapter
 from requests.utils import should_bypass_proxies
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import DecodeError, ProtocolError, ReadTimeoutError, SSLError
 from urllib3.util.retry import Retry
 
@@ -201,9 +204,20 @@ class WizardSession(requests.Session):
                 kwargs["timeout"] = _capped(kwargs.get("timeout") or self.timeout, left)
             stream = bool(kwargs.get("stream"))
             kwargs["stream"] = True
-            resp = super().send(request, **kwargs)  # redirects: requests calls send() for each hop
-            if not stream:
-                _keep_body(resp, self.max_bytes)
+            with _Watchdog(deadline) as watchdog:
+                try:
+                    resp = super().send(request, **kwargs)  # redirects: requests calls send() for each hop
+                    if watchdog.fired:  # a cut read can end the headers as if they were complete
+                        resp.close()
+                        raise DeadlineExceeded(url, self.deadline_s or 0.0)
+                    if not stream:
+                        _keep_body(resp, self.max_bytes)
+                        if watchdog.fired:  # a body without a length, cut: it is not the whole body
+                            raise DeadlineExceeded(url, self.deadline_s or 0.0)
+                except requests.RequestException as exc:
+                    if watchdog.fired and not isinstance(exc, DeadlineExceeded):
+                        raise DeadlineExceeded(url, self.deadline_s or 0.0) from exc
+                    raise
             return resp
         finally:
             if own:
@@ -217,6 +231,70 @@ class WizardSession(requests.Session):
         return settings
 
 
+class _Watchdog:
+    """Shuts down the sockets the current hop reads its answer from once ``deadline`` passes: a
+    server that drips its status line and headers (each byte within the read timeout) is ended
+    there. The sockets are those :class:`_WatchedConnection` registers on this thread."""
+
+    def __init__(self, deadline: float | None) -> None:
+        self.deadline = deadline
+        self.fired = False
+        self.sockets: list[socket.socket] = []
+        self._timer: threading.Timer | None = None
+        self._before: list[socket.socket] | None = None
+
+    def __enter__(self) -> _Watchdog:
+        self._before = getattr(_state, "sockets", None)
+        _state.sockets = self.sockets
+        if self.deadline is not None:
+            self._timer = threading.Timer(max(0.0, self.deadline - time.monotonic()), self._fire)
+            self._timer.daemon = True
+            self._timer.start()
+        return self
+
+    def _fire(self) -> None:
+        self.fired = True
+        for sock in list(self.sockets):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)  # wakes a blocked recv on every OS; closing does not
+            except OSError:
+                pass  # already closed
+
+    def __exit__(self, *exc: object) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        _state.sockets = self._before
+
+
+class _WatchedConnection(HTTPConnection):
+    """urllib3's connection, telling this thread's :class:`_Watchdog` which socket it reads from."""
+
+    def getresponse(self) -> Any:
+        sockets: list[socket.socket] | None = getattr(_state, "sockets", None)
+        if sockets is not None and isinstance(self.sock, socket.socket):
+            sockets.append(self.sock)
+        return super().getresponse()
+
+
+class _WatchedHTTPSConnection(HTTPSConnection):
+    def getresponse(self) -> Any:
+        sockets: list[socket.socket] | None = getattr(_state, "sockets", None)
+        if sockets is not None and isinstance(self.sock, socket.socket):
+            sockets.append(self.sock)
+        return super().getresponse()
+
+
+class _HTTPPool(HTTPConnectionPool):
+    ConnectionCls = _WatchedConnection
+
+
+class _HTTPSPool(HTTPSConnectionPool):
+    ConnectionCls = _WatchedHTTPSConnection
+
+
+_POOLS = {"http": _HTTPPool, "https": _HTTPSPool}
+
+
 class _Adapter(HTTPAdapter):
     """requests' adapter, marking each hop's response with its deadline and cap, and reading a
     redirect's body itself (bounded): requests reads it unbounded before following the redirect."""
@@ -224,6 +302,16 @@ class _Adapter(HTTPAdapter):
     def __init__(self, session: WizardSession, max_retries: Retry) -> None:
         super().__init__(max_retries=max_retries)
         self._session = session
+
+    def init_poolmanager(self, connections: int, maxsize: int, block: bool = False, **pool_kwargs: Any) -> None:
+        super().init_poolmanager(connections, maxsize, block, **pool_kwargs)
+        self.poolmanager.pool_classes_by_scheme = _POOLS  # the watched connections
+
+    def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> Any:
+        manager = super().proxy_manager_for(proxy, **proxy_kwargs)
+        if not proxy.lower().startswith("socks"):  # a SOCKS proxy's pools are its own
+            manager.pool_classes_by_scheme = _POOLS
+        return manager
 
     def send(self, request: requests.PreparedRequest, *args: Any, **kwargs: Any) -> requests.Response:
         resp = super().send(request, *args, **kwargs)
