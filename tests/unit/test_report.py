@@ -59,7 +59,7 @@ def test_every_checklist_line_is_filled_from_the_session():
     report = build(s, lang="en")
     line = {i.id: i for i in report.section("checklist").items}
     d = s.detection
-    assert line["date"].value == "2026-11-29 10:00"
+    assert line["date"].value == "2026-11-29 10:20"  # when the report was made (rs.NOW), not the run's start
     assert d.nvidia.gpus[0].name in line["local_gpu"].value and "12.0 GiB" in line["local_gpu"].value
     assert d.nvidia.driver_version in line["nvidia_smi"].value and d.nvidia.cuda_version in line["nvidia_smi"].value
     versions = s.verify.versions
@@ -336,4 +336,17 @@ def test_the_builder_takes_explicit_typed_inputs():
     bare = core_build(ReportInputs(started_at=rs.STARTED, lang="en"), include_private=True, now=rs.NOW)
     assert {sec.id for sec in bare.sections if sec.status == NOT_RUN} >= {"benchmark", "judgment", "system",
                                                                            "changes"}
-    assert bare.item("checklist", "date").value == "2026-11-29 10:00"
+    assert bare.item("checklist", "date").value == "2026-11-29 10:20"
+
+
+def test_the_checklist_date_is_when_the_report_is_made_as_its_footer_says():
+    """A window left open overnight: the run started on the 29th, the report is made on the 30th."""
+    import datetime as _dt
+
+    from wizard.core.report.build import build_report as core_build
+    from wizard.core.report.inputs import ReportInputs
+
+    later = rs.NOW + _dt.timedelta(days=1, hours=2)
+    report = core_build(ReportInputs(started_at=rs.STARTED, lang="en"), include_private=True, now=later)
+    assert report.item("checklist", "date").value == "2026-11-30 12:20"
+    assert report.generated_at.startswith("2026-11-30T12:20")

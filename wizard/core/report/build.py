@@ -42,9 +42,9 @@ def build_report(inputs: ReportInputs, *, lang: str | None = None, include_priva
     host name and GPU ids are replaced (``redactor`` defaults to the inputs' machine's)."""
     lang = lang or inputs.lang
     remote_list = list(remotes if remotes is not None else inputs.remotes)
-    ctx = ReportContext(inputs, lang, inputs.detection, inputs.verify, inputs.bench,
-                        inputs.install, [local_machine(inputs, lang), *remote_list])
     when = (now or _dt.datetime.now().astimezone()).isoformat(timespec="seconds")
+    ctx = ReportContext(inputs, lang, inputs.detection, inputs.verify, inputs.bench,
+                        inputs.install, [local_machine(inputs, lang), *remote_list], made_at=when)
     sections = [
         checklist_section(ctx), benchmark_section(ctx), judgment_section(ctx), verify_checklist_section(ctx),
         system_section(ctx), install_section(ctx), verification_section(ctx), bench_details_section(ctx),

@@ -34,7 +34,7 @@ class ReportInputs:
     """Everything one report is made of. A step that did not run is ``None`` (the report says
     "not run"); nothing here is looked up later from anywhere else."""
 
-    started_at: str  # when the run began (ISO 8601): the checklist's date
+    started_at: str  # when the run began (ISO 8601): the machine's facts were read then
     lang: str = "en"
     environ: Mapping[str, str] = field(default_factory=dict)  # Colab detection and redaction
     home: str | None = None  # hidden in a redacted report
@@ -167,6 +167,7 @@ class ReportContext:
     bench: BenchReport | None
     install: InstallSummary | None
     machines: list[MachineRecord]
+    made_at: str = ""  # when this report is made (ISO 8601): the checklist's date
 
     def t(self, key: str, **params: Any) -> str:
         return t(key, self.lang, **params)

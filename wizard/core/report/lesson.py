@@ -53,7 +53,10 @@ def _remote_line(ctx: ReportContext, kind: str) -> Item:
 
 def checklist_section(ctx: ReportContext) -> Section:
     d, verify = ctx.detection, ctx.verify
-    items = [Item("date", ctx.t("report.line.date"), date_text(ctx.inputs.started_at) or ctx.t("common.na"))]
+    # the day the checklist is filled in: when the report is made, as its footer says (the run
+    # may have started hours or days earlier in a window left open)
+    made = ctx.made_at or ctx.inputs.started_at
+    items = [Item("date", ctx.t("report.line.date"), date_text(made) or ctx.t("common.na"))]
     if d is None:
         why = "report.why.no_detection"
         items += [Item("local_gpu", ctx.t("report.line.local_gpu"), not_run(ctx.lang, why), NOT_RUN),
