@@ -342,3 +342,38 @@ def test_https_redirecting_to_plain_http_is_refused(tls_server, certificate, ser
         http.http_session(https_only=True).get(tls_server + "/to-http")
     assert err.value.url == server.url("/good.toml")
     assert server.hits["/good.toml"] == 1  # only the allowed run reached it
+
+
+# --- the proxy typed in the window reaches the index checks too ------------------------------------------
+def _loopback_candidate(index: str):
+    from wizard.core.recommend.inputs import MachineFacts, Wishes
+    from wizard.core.recommend.recommender import recommend
+
+    facts = MachineFacts("linux", "x86_64", "3.11", "580.95.05", "13.0", ["8.6"])
+    candidate = recommend(facts, Wishes(index_url=index)).best
+    assert candidate is not None and candidate.index_url.startswith(index)
+    return facts, candidate
+
+
+def test_the_index_check_goes_through_the_typed_proxy(proxy, monkeypatch, tmp_path):
+    from wizard.app import recommend as app_recommend
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("GSW_CONFIG_DIR", str(tmp_path / "config"))  # nothing remembered
+    facts, candidate = _loopback_candidate("http://127.0.0.1:9/whl")  # nothing listens there
+    app_recommend.check_index(candidate, facts, proxy=proxy[0])
+    assert f"{candidate.index_url}/torch/" in proxy[1:]
+
+
+def test_the_recommend_pages_check_uses_the_proxy_typed_last_time(proxy, monkeypatch, tmp_path):
+    from wizard.app import recommend as app_recommend
+    from wizard.app.reuse import Remembered, save_remembered
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("GSW_CONFIG_DIR", str(tmp_path / "config"))
+    facts, candidate = _loopback_candidate("http://127.0.0.1:9/whl")
+    app_recommend.check_index(candidate, facts)
+    assert proxy[1:] == []  # no proxy typed yet: straight to the (closed) index
+    save_remembered(Remembered(proxy=proxy[0]))  # an install started with a proxy typed in the window
+    app_recommend.check_index(candidate, facts)
+    assert f"{candidate.index_url}/torch/" in proxy[1:]
