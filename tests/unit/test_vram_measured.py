@@ -141,3 +141,21 @@ def test_no_gpu_text_shows_colabs_t4_for_the_largest_batch():
     lines = vram_app.measurement_lines(m, None, "en")
     assert "No NVIDIA GPU here" in lines[0]
     assert any(line.startswith("Largest batch that fits on Colab T4:") for line in lines)
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_the_report_names_a_what_if_card_and_never_fails_the_students_gpu_for_it(lang):
+    from tests import report_sessions as rs
+    from wizard.app.report import build
+    from wizard.core.report.document import FAIL, INFO
+
+    s = rs.detection_only_session(lang)
+    t4 = vram_app.colab_t4()
+    vram_app.record(s, vram_app.estimate_for("llama-2-7b", precision="fp32", gpu=t4), chosen=True)
+    item = build(s, lang=lang).item("vram", "fits")
+    assert item.status == INFO and "Colab T4" in item.value
+    assert item.value.startswith(("What if", "가정"))
+    own = vram_app.GpuMemory("NVIDIA GeForce RTX 3060", 12 * GIB)  # this machine's own card: a plain FAIL
+    vram_app.record(s, vram_app.estimate_for("llama-2-7b", precision="fp32", gpu=own), chosen=True)
+    item = build(s, lang=lang).item("vram", "fits")
+    assert item.status == FAIL and not item.value.startswith(("What if", "가정"))

@@ -131,9 +131,22 @@ def estimate_for(model: str | int | ModelSpec, *, mode: str = "inference", preci
                  batch: int = 1, context: int | None = None, gpu: GpuMemory | None = None,
                  **kw: Any) -> Estimate:
     """The itemised estimate for ``model`` (a catalogue name, a size such as "7B") on ``gpu``."""
-    return estimate(model, mode=mode, precision=precision, batch=batch, context=context,
-                    vram_total_bytes=gpu.total_bytes if gpu else None, vram_used_bytes=gpu.used_bytes if gpu else 0,
-                    **kw)
+    est = estimate(model, mode=mode, precision=precision, batch=batch, context=context,
+                   vram_total_bytes=gpu.total_bytes if gpu else None, vram_used_bytes=gpu.used_bytes if gpu else 0,
+                   **kw)
+    return _on_card(est, gpu)
+
+
+def _on_card(est: Estimate | None, gpu: GpuMemory | None) -> Estimate | None:
+    """The estimate names the card it was compared with, and says when that card is a what-if."""
+    if est is not None and gpu is not None:
+        est.gpu_name, est.what_if = gpu.name, gpu.what_if
+    return est
+
+
+def _measured_on(m: Measurement, gpu: GpuMemory | None) -> Measurement:
+    _on_card(m.estimate, gpu)
+    return m
 
 
 def judge_lessons(gpu: GpuMemory | None, ram_total: int | None = None) -> list[WorkloadJudgment]:
@@ -173,20 +186,22 @@ def measure_request(spec: str, *, batch: int = 1, mode: str = "train", dtype: st
 def measure(python_exe: str, request: MeasureRequest, gpu: GpuMemory | None = None, *,
             on_event: Callable[[dict[str, Any]], None] | None = None, cancel: Any = None) -> Measurement:
     """Run the measuring probe in ``python_exe`` on this thread (a worker's) and read its answer."""
-    return run_measure(python_exe, request, gpu.total_bytes if gpu else None, gpu.used_bytes if gpu else 0,
-                       on_event=on_event, cancel=cancel)
+    return _measured_on(run_measure(python_exe, request, gpu.total_bytes if gpu else None,
+                                    gpu.used_bytes if gpu else 0, on_event=on_event, cancel=cancel), gpu)
 
 
 def measurement_from_outcome(request: MeasureRequest, outcome: Any, gpu: GpuMemory | None = None) -> Measurement:
     """The answer of a probe run the window ran itself (``ProbeProcess``)."""
-    return from_outcome(request, outcome, gpu.total_bytes if gpu else None, gpu.used_bytes if gpu else 0)
+    return _measured_on(from_outcome(request, outcome, gpu.total_bytes if gpu else None,
+                                     gpu.used_bytes if gpu else 0), gpu)
 
 
 def measurement_for(measurement: Measurement, gpu: GpuMemory | None, batch: int | None = None) -> Measurement:
     """The same measurement against another GPU or at another batch, without running the probe again."""
     from wizard.core.vram.measured import for_setting
 
-    return for_setting(measurement, gpu.total_bytes if gpu else None, gpu.used_bytes if gpu else 0, batch)
+    return _measured_on(for_setting(measurement, gpu.total_bytes if gpu else None, gpu.used_bytes if gpu else 0,
+                                    batch), gpu)
 
 
 def record_measurement(session: Session, measurement: Measurement) -> None:

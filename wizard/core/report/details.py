@@ -390,6 +390,10 @@ def vram_section(ctx: ReportContext) -> Section:
             key = "report.vram.fits" if fits else "report.vram.does_not_fit"
             value = ctx.t(key, need=format_gib(est.total_bytes), usable=format_gib(est.usable_bytes or 0))
             status = PASS if fits else FAIL
+            if getattr(est, "what_if", False):  # a card the student asked about, not this machine's GPU
+                card = getattr(est, "gpu_name", None) or format_gib(est.vram_total_bytes or 0)
+                value = ctx.t("report.vram.what_if", card=card, verdict=value)
+                status = INFO
         sec.items.append(Item("fits", ctx.t("report.vram.result"), value, status,
                               list(est.assumption_texts(ctx.lang))[:4]))
     judged = workload_judgments(ctx)

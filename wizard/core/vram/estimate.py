@@ -124,6 +124,10 @@ class Estimate:
     # where the activation figure comes from: "measured" (the catalogue's CNNs, and the layer count
     # measured in BERT/DistilBERT/GPT-2), "rule_of_thumb" (other families, unmeasured CNNs) or "none"
     activation_basis: str = "none"
+    # the card ``vram_total_bytes`` is: its name, and whether it is a what-if (a card the student
+    # picked or typed, Colab's T4 on a PC without a GPU) rather than this machine's own GPU
+    gpu_name: str | None = None
+    what_if: bool = False
 
     @property
     def total_bytes(self) -> int:
@@ -171,6 +175,8 @@ class Estimate:
             "vram_used_bytes": self.vram_used_bytes,
             "context_reserve_bytes": self.context_reserve_bytes,
             "fits": self.fits,
+            "gpu_name": self.gpu_name,
+            "what_if": self.what_if,
             "activation_basis": self.activation_basis,
             "assumptions": self.assumption_texts(lang),
             "units_note": units_explanation(lang),

@@ -229,14 +229,14 @@ class VramPage(BasePage):
         gpus = self.app.detected_gpus(self.model.session.detection)
         for gpu in gpus:
             combo.addItem(t("vram.page.this_gpu", self.lang, name=gpu.name or "GPU",
-                            total=self.app.format_gib(gpu.total_bytes)), ("gpu", gpu.total_bytes, gpu.used_bytes))
+                            total=self.app.format_gib(gpu.total_bytes)), ("gpu", gpu.total_bytes, gpu.used_bytes, gpu.name))
         if not gpus:
             combo.addItem(t("vram.page.no_gpu_here", self.lang), ("none", None, 0))
         for key, gb in PRESETS:  # the size in GiB, the page's one unit, not the "16 GB" of a product name
             size = self.app.format_gib(gb * GIB, 1)
             label = (t("vram.page.colab_t4", self.lang, size=size) if key == "colab_t4" else
                      t("vram.page.what_if", self.lang, name=t(f"h.vram.preset.{key}", self.lang), size=size))
-            combo.addItem(label, ("preset", int(gb * GIB), 0))
+            combo.addItem(label, ("preset", int(gb * GIB), 0, key))
         combo.addItem(t("vram.page.custom_gb", self.lang), ("custom", None, 0))
         index = combo.findData(current) if current is not None else -1
         combo.setCurrentIndex(index if index >= 0 else 0)
@@ -270,7 +270,7 @@ class VramPage(BasePage):
         data = self.gpu_combo.currentData()
         if not data:
             return None, 0
-        kind, total, used = data
+        kind, total, used = data[:3]
         if kind == "custom":
             return int(self.gb_spin.value() * GIB), 0
         return total, used
@@ -281,7 +281,11 @@ class VramPage(BasePage):
         total, used = self.vram()
         if not data or total is None:
             return None
-        name = None if data[0] == "custom" else self.gpu_combo.currentText()
+        name = None  # a typed size: named by its size
+        if data[0] == "gpu":
+            name = data[3]
+        elif data[0] == "preset":
+            name = f"{t(f'h.vram.preset.{data[3]}', self.lang)} ({self.app.format_gib(total, 1)})"
         return self.app.GpuMemory(name, total, used, what_if=data[0] != "gpu")
 
     def _ram_total(self) -> int | None:
