@@ -134,7 +134,8 @@ def estimate_for(model: str | int | ModelSpec, *, mode: str = "inference", preci
     est = estimate(model, mode=mode, precision=precision, batch=batch, context=context,
                    vram_total_bytes=gpu.total_bytes if gpu else None, vram_used_bytes=gpu.used_bytes if gpu else 0,
                    **kw)
-    return _on_card(est, gpu)
+    _on_card(est, gpu)
+    return est
 
 
 def _on_card(est: Estimate | None, gpu: GpuMemory | None) -> Estimate | None:
