@@ -377,3 +377,18 @@ def test_the_recommend_pages_check_uses_the_proxy_typed_last_time(proxy, monkeyp
     save_remembered(Remembered(proxy=proxy[0]))  # an install started with a proxy typed in the window
     app_recommend.check_index(candidate, facts)
     assert f"{candidate.index_url}/torch/" in proxy[1:]
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_recommend_refuses_a_course_redirected_to_plain_http_in_one_line(server, lang):
+    """red-team finding 7, as the student meets it: one line in their language, no traceback."""
+    from tests.cli_runner import run_cli
+
+    done = run_cli("recommend", "--course", server.url("/to-127.0.0.2"), "--lang", lang,
+                   env={"GSW_COMPAT_UPDATE": "0"})
+    assert done.exit_status != 0
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "127.0.0.2" in lines[0] and "https://" in lines[0]
+    assert ("Refused" in lines[0]) if lang == "en" else ("읽지 않았습니다" in lines[0])
+    assert server.hits["/good.toml"] == 0
