@@ -100,7 +100,7 @@ def variant_sets(job: Any, planned: list[Any], requirements: list[str],
             except (IndexUnreachable, IndexHTTPError, IndexPageError, IndexURLError, OSError) as exc:
                 raise BundleError(msg("p.bundle.variant_index", url=url, error=str(exc) or type(exc).__name__)) from exc
             try:
-                got = Downloader(job.cache).fetch(files)
+                got = Downloader(job.cache, proxies=job.options.proxies).fetch(files)  # the typed proxy
             except DownloadError as exc:
                 raise BundleError(msg("p.bundle.variant_download", variant=variant, error=str(exc))) from exc
             pairs += [(got.paths[f.filename], f) for f in files]
