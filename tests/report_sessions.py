@@ -131,7 +131,7 @@ def install_summary(env: str, torch: str, vision: str, index_url: str) -> dict:
     """What ``InstallJob.summary()`` returns after a successful install."""
     return {
         "schema": "gpu-setup-wizard/install@1.0", "ok": True, "status": "complete",
-        "env_python": f"{env}/bin/python", "env_path": env, "target_kind": "venv",
+        "env_python": f"{env}/bin/python", "env_path": env, "target_kind": "new-venv",
         "requirements": [f"torch=={torch.split('+')[0]}", f"torchvision=={vision.split('+')[0]}"],
         "index_url": index_url, "installer": "pip", "pip": None, "already_satisfied": False,
         "installed": [{"name": "torch", "version": torch}, {"name": "torchvision", "version": vision}],

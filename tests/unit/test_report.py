@@ -235,7 +235,7 @@ def test_a_step_that_did_not_run_is_not_run():
 # --------------------------------------------------------------------------- install, findings, changes
 def test_install_where_and_what():
     report = build(rs.full_session("en"), lang="en")
-    assert report.item("install", "where").value == "~/envs/dl (venv)"
+    assert report.item("install", "where").value == "~/envs/dl (new venv)"
     assert report.item("install", "installed").value == "torch 2.8.0+cu128, torchvision 0.23.0+cu128"
     assert report.item("install", "recommended").value.startswith("torch 2.8.0 (cu128)")
     assert "--index-url https://download.pytorch.org/whl/cu128" in report.section("install").blocks[0].text
@@ -350,3 +350,19 @@ def test_the_checklist_date_is_when_the_report_is_made_as_its_footer_says():
     report = core_build(ReportInputs(started_at=rs.STARTED, lang="en"), include_private=True, now=later)
     assert report.item("checklist", "date").value == "2026-11-30 12:20"
     assert report.generated_at.startswith("2026-11-30T12:20")
+
+
+def test_korean_report_says_its_codes_in_korean():
+    """No internal code on a Korean report: the environment's kind, the benchmark's suite and a CPU
+    build are words ("(new-venv)", "측정 범위: quick" and "(없음 (CPU 전용 빌드))" were shown)."""
+    from wizard.core.verify.checklist import VerifyReport
+
+    report = build(rs.full_session("ko"), lang="ko")
+    assert report.item("install", "where").value.endswith("(새 venv)")
+    assert report.item("bench_details", "suite").value == "빠르게"
+    s = rs.no_gpu_session("ko")
+    s.install = rs.full_session("ko").install
+    s.verify = VerifyReport.from_events(rs.probe_events("verify_cpu_only_no_gpu_linux.jsonl"),
+                                        detection=s.detection, python_exe="/envs/dl/bin/python")
+    build_line = build(s, lang="ko").item("install", "build").value
+    assert build_line.endswith("(CPU 전용 빌드)") and "없음" not in build_line

@@ -37,7 +37,7 @@ def test_hangul_home_user_and_host_are_hidden_by_default(lang):
 def test_asking_for_private_data_keeps_it():
     report = build_report(rs.full_session("en"), lang="en", include_private=True, now=rs.NOW)
     md = render_markdown(report)
-    assert f"{rs.HOME}/envs/dl (venv)" in md
+    assert f"{rs.HOME}/envs/dl (new venv)" in md
     assert "Includes the user name" in md
     assert report.private_included
 
@@ -57,7 +57,7 @@ def test_windows_hangul_profile_with_a_space():
     for fmt, text in texts.items():
         for secret in ("김 철수", "DESKTOP-7Q2K9LM", "C:\\Users", "C:\\\\Users", "C:/Users"):
             assert secret not in text, (fmt, secret)
-    assert "~\\envs\\dl (venv)" in texts["md"]
+    assert "~\\envs\\dl (새 venv)" in texts["md"]
     assert "~/envs/dl/Scripts/python.exe" in texts["md"]
 
 

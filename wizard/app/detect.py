@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # value types and formatters the faces use; loaded on first u
     from wizard.core.machine.models import Detection as Detection
     from wizard.core.machine.models import Finding as Finding
     from wizard.core.machine.models import GpuInfo as GpuInfo
+    from wizard.core.machine.models import SourceResult as SourceResult
     from wizard.core.machine.nvml_sampler import NvmlSampler as NvmlSampler
 
 __getattr__ = lazy_exports(__name__, {
@@ -29,6 +30,7 @@ __getattr__ = lazy_exports(__name__, {
     "detection_to_json": "wizard.core.machine.doctor", "format_text": "wizard.core.machine.doctor",
     "STATUS_OK": "wizard.core.machine.models", "Detection": "wizard.core.machine.models",
     "Finding": "wizard.core.machine.models", "GpuInfo": "wizard.core.machine.models",
+    "SourceResult": "wizard.core.machine.models",
     "NvmlSampler": "wizard.core.machine.nvml_sampler",
 })
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from wizard.core.base.i18n import t
+from wizard.core.base.i18n import has, t
 from wizard.core.machine.models import STATUS_OK
 from wizard.core.report.document import (
     CPU_BUILD_RIGHT_HERE,
@@ -240,7 +240,7 @@ def _build_item(ctx: ReportContext) -> Item:
     if not versions.get("torch"):
         return Item("build", label, ctx.t("report.pytorch.not_importable"), FAIL)
     cuda = versions.get("cuda")
-    kind = f"CUDA {cuda}" if cuda else ctx.t("report.pytorch.cpu_build")
+    kind = f"CUDA {cuda}" if cuda else ctx.t("report.install.cpu_only_build")
     return Item("build", label, f"torch {versions['torch']} ({kind})")
 
 
@@ -256,7 +256,8 @@ def install_section(ctx: ReportContext) -> Section:
     index = _index_text(ctx, inst.index_url)
     sec.items.append(Item("index", ctx.t("report.install.index_used"), index))
     where = inst.env_path or na
-    kind = inst.target_kind
+    kind_key = f"report.install.kind.{inst.target_kind}"
+    kind = ctx.t(kind_key) if inst.target_kind and has(kind_key) else inst.target_kind
     sec.items.append(Item("where", ctx.t("report.install.where"), where + (f" ({kind})" if kind else "")))
     sec.items.append(Item("env_python", ctx.t("report.install.env_python"), inst.env_python or na))
     packages = [f"{p.name} {p.version}" for p in inst.installed]
@@ -330,7 +331,8 @@ def bench_details_section(ctx: ReportContext) -> Section:
         sec.items.append(Item("gpu", "GPU", str(bench.gpu_name)))
     suite = bench.bench_facts.get("suite")
     if suite:
-        sec.items.append(Item("suite", ctx.t("report.bench.suite"), str(suite)))
+        suite_key = f"report.bench.suite.{suite}"
+        sec.items.append(Item("suite", ctx.t("report.bench.suite"), ctx.t(suite_key) if has(suite_key) else str(suite)))
     speedups = bench.speedups()
     if speedups:
         rows = [[ctx.t(f"report.speedup.{s.id}"), f"{s.baseline} → {s.target}",

@@ -30,7 +30,7 @@ from wizard.ui.widgets.info_form import InfoForm
 from wizard.ui.workers import submit
 
 if TYPE_CHECKING:  # pyqtgraph and NVML load on first use
-    from wizard.app.detect import NvmlSampler
+    from wizard.app.detect import NvmlSampler, SourceResult
     from wizard.ui.widgets.live_plot import LiveGpuPlot
 
 SAMPLE_INTERVAL_MS = 1000
@@ -224,7 +224,7 @@ class GpuPage(BasePage):
         if nv.smi_version and nv.smi_version != nv.driver_version:
             smi += f"  (NVIDIA-SMI {nv.smi_version})"
         self.driver_form.set_row("page.gpu.smi_path", smi)
-        self.driver_form.set_row("doctor.sources", ", ".join(f"{s.source}: {s.status}" for s in nv.sources)
+        self.driver_form.set_row("doctor.sources", "; ".join(self._source_text(s) for s in nv.sources)
                                  or t("common.na", self.lang))
         self.tabs.clear()
         self.gpu_forms = []
@@ -267,6 +267,17 @@ class GpuPage(BasePage):
             return  # the previous sample has not come back: never pile up
         self._sampling = True
         self._tasks = [submit(self._sample_in_pool, on_done=self._on_samples, on_failed=self._on_sample_failed)]
+
+    def _source_text(self, source: SourceResult) -> str:
+        """"NVML: 정상" -- what one source said, in the student's words (its name stays: it is a
+        program's name; its status was an internal code like "no-driver")."""
+        from wizard.core.base.i18n import has
+
+        key = f"doctor.nvidia_status.{source.status}"
+        status = (t("page.gpu.source_ok", self.lang) if source.status == STATUS_OK
+                  else t(key, self.lang) if has(key) else source.status)
+        name = "NVML" if source.source == "nvml" else source.source
+        return f"{name}: {status.rstrip('.')}"
 
     def _sample_in_pool(self) -> list:
         from wizard.app.detect import NvmlSampler
