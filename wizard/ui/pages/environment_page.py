@@ -28,14 +28,13 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QWidget
 
 from wizard.app import environments as app_env
 from wizard.app import install as app_install
 from wizard.app.environments import TargetChoice
 from wizard.app.install import (
-    INSTALLER_PIP,
     CheckOutcome,
     EnvTarget,
     InstallOptions,
@@ -50,9 +49,6 @@ from wizard.ui.pages import install_page as _install_page
 from wizard.ui.pages.base import BasePage, PageId
 from wizard.ui.pages.environment import common
 from wizard.ui.pages.environment.common import (
-    MODE_EXISTING,
-    MODE_EXISTING_CONDA,
-    MODE_NEW_CONDA,
     MODE_NEW_VENV,
     MODE_RESUME,
     MODE_SKIP,
@@ -63,18 +59,42 @@ from wizard.ui.pages.environment.common import (
 )
 from wizard.ui.pages.environment.display import EnvironmentDisplay
 from wizard.ui.pages.environment.gate import EnvironmentGate
-from wizard.ui.pages.environment.lists import EnvironmentLists
 from wizard.ui.pages.environment.panels import EnvironmentPanels
 from wizard.ui.pages.environment.reuse_view import EnvironmentReuse
 from wizard.ui.session_model import SessionModel
 from wizard.ui.workers import submit
 
 
-class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, EnvironmentLists, EnvironmentDisplay,
-                      BasePage):
+def _part(part: str, name: str) -> property:
+    """A widget of one of the page's parts, named on the page too (tests and the tour reach it so)."""
+    return property(lambda self: getattr(getattr(self, part), name), doc=f"``{part}.{name}``")
+
+
+class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, EnvironmentDisplay, BasePage):
     page_id = PageId.ENVIRONMENT
     _check_gen = 0  # (a class default, so the lazy build and __init__ stay as they are)
     _answer_failed = False  # the index's last answer was a failure: the next plan asks it again
+    more_button, advanced = _part("settings_panel", "more_button"), _part("settings_panel", "advanced")
+    mirror_edit, proxy_edit = _part("settings_panel", "mirror_edit"), _part("settings_panel", "proxy_edit")
+    python_mirror_edit = _part("settings_panel", "python_mirror_edit")
+    installer_combo = _part("settings_panel", "installer_combo")
+    plan_status, plan_tree, plan_total = (_part("preview", "plan_status"), _part("preview", "plan_tree"),
+                                          _part("preview", "plan_total"))
+    plan_busy, alt_label, alt_buttons = (_part("preview", "plan_busy"), _part("preview", "alt_label"),
+                                         _part("preview", "alt_buttons"))
+    details_button, details_label = _part("preview", "details_button"), _part("preview", "details_label")
+    checks_label, go_on_label = _part("preflight", "checks_label"), _part("preflight", "go_on_label")
+    confirm_button, space_form = _part("preflight", "confirm_button"), _part("preflight", "space_form")
+    target_box = property(lambda self: self.chooser, doc="the target chooser (a group box)")
+    venv_path, python_combo = _part("chooser", "venv_path"), _part("chooser", "python_combo")
+    existing_combo, resume_combo = _part("chooser", "existing_combo"), _part("chooser", "resume_combo")
+    conda_name, conda_env_combo = _part("chooser", "conda_name"), _part("chooser", "conda_env_combo")
+    mode_buttons, mode_group = _part("chooser", "mode_buttons"), _part("chooser", "mode_group")
+    mode_panels, remove_button = _part("chooser", "mode_panels"), _part("chooser", "remove_button")
+    venv_note, existing_note = _part("chooser", "venv_note"), _part("chooser", "existing_note")
+    conda_note, conda_env_note = _part("chooser", "conda_note"), _part("chooser", "conda_env_note")
+    resume_note, skip_note = _part("chooser", "resume_note"), _part("chooser", "skip_note")
+    browse_button = _part("chooser", "browse_button")
 
     def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
         super().__init__(model, parent)
@@ -88,23 +108,49 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         self.target: EnvTarget | None = None
         self.target_problem: str | None = None
         self.resume_state = None  # EnvState of the unfinished install the target continues
-        self.plan: InstallPlan | None = None
-        self.plan_error: PlanError | None = None
         self.plan_key: tuple | None = None
-        self.plan_running = False
-        self.checks: CheckOutcome | None = None
-        self.checks_running = False
         self._gen = 0
         self._plan_gen = 0
         self._tasks: list[Any] = []
-        self._uv_text: dict[tuple, str] = {}
-        self._auto_path: str | None = None
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(REFRESH_DELAY_MS)
         self._debounce.timeout.connect(self.refresh)
-        model.detection_finished.connect(lambda _d: self.built and self._fill_lists())
+        model.detection_finished.connect(lambda _d: self.built and self.chooser.fill_lists())
         super().retranslate()
+
+    # --- the answers, held by the parts that show them -----------------------------------------------
+    @property
+    def plan(self) -> InstallPlan | None:
+        return self.preview.plan if self.built else None
+
+    @property
+    def plan_error(self) -> PlanError | None:
+        return self.preview.plan_error if self.built else None
+
+    @property
+    def plan_running(self) -> bool:
+        return self.built and self.preview.plan_running
+
+    @property
+    def alternatives(self) -> list | None:
+        return self.preview.alternatives if self.built else None
+
+    @property
+    def alternatives_running(self) -> bool:
+        return self.built and self.preview.alternatives_running
+
+    @property
+    def checks(self) -> CheckOutcome | None:
+        return self.preflight.checks if self.built else None
+
+    @property
+    def checks_running(self) -> bool:
+        return self.built and self.preflight.checks_running
+
+    @property
+    def checks_failed(self) -> bool:
+        return self.built and self.preflight.checks_failed
 
     # --- what to install (the app layer decides) -----------------------------------------------------
     @property
@@ -201,18 +247,14 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
 
 
     def mode(self) -> str:
-        for mode, button in self.mode_buttons.items():
-            if button.isChecked():
-                return mode
-        return MODE_NEW_VENV
+        return self.chooser.mode() if self.built else MODE_NEW_VENV
 
     def set_mode(self, mode: str) -> None:
-        self.mode_buttons[mode].setChecked(True)
+        self.chooser.set_mode(mode)
 
-    def _mode_changed(self) -> None:
+    def _mode_changed(self, _mode: str = "") -> None:
         # skipping changes nothing, so it commits to nothing: Back from Verify comes here again
         self.setCommitPage(self.mode() != MODE_SKIP)
-        self._show_panels()
         self._changed()
 
     def skip_install(self) -> None:
@@ -222,59 +264,61 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
             self.retranslate()
         self.set_mode(MODE_SKIP)
 
+    # the chooser's lists, named on the page (the reuse view and tests call them so)
+    def _fill_lists(self) -> None:
+        self.chooser.fill_lists()
+
+    def _fill_python_combo(self) -> None:
+        self.chooser.fill_python_combo()
+
+    def _fill_existing(self) -> None:
+        self.chooser.fill_existing()
+
+    def _fill_unfinished(self) -> None:
+        self.chooser.fill_unfinished()
+
     def _show_panels(self) -> None:
-        current = self.mode()
-        for mode, panel in self.mode_panels.items():
-            panel.setVisible(mode == current and not self.mode_buttons[mode].isHidden())
+        self.chooser.show_panels()
+
+    def _condas(self) -> list:
+        return self.chooser.condas()
+
+    def default_venv_path(self) -> str:
+        return self.chooser.default_venv_path()
+
+    @property
+    def _uv(self) -> str | None:
+        return self.chooser.uv if self.built else None
 
     def _changed(self) -> None:
         """A choice changed: the old answers no longer apply; new ones come shortly."""
         self._gen += 1
-        self.checks = None
+        if self.built:
+            self.preflight.forget()
         self.completeChanged.emit()
         self._debounce.start()
 
     def _settings_changed(self) -> None:
-        self.settings.mirror = self.mirror_edit.text().strip()
-        self.settings.python_mirror = self.python_mirror_edit.text().strip()
-        self.settings.proxy = self.proxy_edit.text().strip()
-        self.settings.installer = self.installer_combo.currentData() or INSTALLER_PIP
-        if self.plan_blocks():  # the red answer was for the old settings: ask the index once more
-            self.plan_key, self.plan_error = None, None
+        """The settings panel edited ``self.settings``: a red answer was for the old settings."""
+        if self.plan_blocks():  # ask the index once more
+            self.plan_key = None
+            self.preview.forget()
         self._changed()
 
     def show_settings(self) -> None:
         """Open the mirror/proxy/installer settings (after a network failure)."""
-        if self.built and not self.more_button.isChecked():
-            self.more_button.setChecked(True)
-
-    def _toggle_advanced(self, shown: bool) -> None:
-        self.advanced.setVisible(shown)
-        self.more_button.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+        if self.built:
+            self.settings_panel.reveal()
 
     def target_choice(self) -> TargetChoice:
-        """The choice the page's controls describe, as the app layer's rule takes it."""
-        mode = self.mode()
-        choice = TargetChoice(mode, installer=self.settings.installer)
-        if mode == MODE_RESUME:
-            choice.resume = self.resume_combo.currentData()
-        elif mode == MODE_NEW_VENV:
-            choice.path = self.venv_path.text()
-            data = self.python_combo.currentData()
-            choice.python = data[1] if data is not None else ""
-        elif mode == MODE_EXISTING:
-            choice.existing = self.existing_combo.currentData()
-        elif mode == MODE_NEW_CONDA:
-            choice.conda_name = self.conda_name.text()
-        elif mode == MODE_EXISTING_CONDA:
-            choice.conda_env = self.conda_env_combo.currentData()
-        return choice
+        """The choice the chooser's controls describe, as the app layer's rule takes it."""
+        return self.chooser.choice(self.settings.installer)
 
     def build_target(self) -> tuple[EnvTarget | None, str | None]:
         """The target the page's controls describe, or (None, why not): the app layer's one rule,
         the same the ``install`` command follows."""
         self.resume_state = None
-        if self.mode() == MODE_NEW_VENV and self.python_combo.currentData() is None:
+        if self.chooser.python_missing():
             return None, t("envpage.python.none", self.lang)  # (an empty list: nothing to choose from)
         answer = app_env.resolve_target(self.target_choice(), self.host, self.store(), recommendation=self.choice(),
                                         candidate=self.candidate(), condas=self._condas(), uv_exe=self._uv)
@@ -292,12 +336,12 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         self._show_notes()
         self._show_what()
         skip = self.mode() == MODE_SKIP
-        for box in (self.what_label, self.plan_box, self.checks_box, self.more_button):
+        for box in (self.what_label, self.preview, self.preflight):
             box.setVisible(not skip)
-        self.advanced.setVisible(not skip and self.more_button.isChecked())
+        self.settings_panel.set_shown(not skip)
         gen = self._gen
         if skip or self.target is None or self.candidate() is None:
-            self.checks = None
+            self.preflight.forget()
             self._show_checks()
             self._show_plan()
             self.completeChanged.emit()
@@ -306,14 +350,13 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         key = self._plan_key(self.target, options)
         if key != self.plan_key:
             self.plan_key = key
-            self.plan, self.plan_error = None, None
+            self.preview.forget()
             self._plan_gen += 1  # an answer still on its way is for the old key
-            self.plan_running = False
             if key[0] is not None:
                 self._start_plan(self.target, options)
         self._show_plan()
         self._start_checks(gen)
-        self._maybe_describe_uv()
+        self.chooser.describe_uv(self.settings.python_mirror)
 
     @staticmethod
     def _plan_key(target: EnvTarget, options: InstallOptions) -> tuple:
@@ -333,19 +376,18 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         gen = self._plan_gen
         saved = self._saved_plan()
         if saved is not None:  # a resume: the plan it ran with (the engine reuses it too), no index asked
-            self.plan_running, self.plan, self.plan_error = False, saved, None
+            self.preview.set_answer(saved, None)
             return
-        self.plan_running = True
+        self.preview.plan_running = True
         if self._answer_failed:  # the last answer was a failure: ask the index, not a cached page
             options = app_install.asking_again(options)
 
         def done(outcome: PlanOutcome) -> None:
             if not common.alive(self) or gen != self._plan_gen:
                 return
-            self.plan_running = False
-            self.plan, self.plan_error = outcome.plan, outcome.error
+            self.preview.set_answer(outcome.plan, outcome.error)
             self._answer_failed = outcome.error is not None
-            self._start_alternatives(options)
+            self._start_alternatives()
             self._show_plan()
             if self.target is not None:  # sizes are known now: check the space again
                 self._start_checks(self._gen)
@@ -354,10 +396,9 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         def failed(text: str) -> None:
             if not common.alive(self) or gen != self._plan_gen:
                 return
-            self.plan_running = False
-            self.plan = None
             self._answer_failed = True
-            self.plan_error = PlanError("failed", ErrorText(text.strip().splitlines()[0] if text.strip() else "?"))
+            self.preview.set_answer(None, PlanError("failed", ErrorText(text.strip().splitlines()[0]
+                                                                        if text.strip() else "?")))
             self._show_plan()
             self._maybe_go_on()
 
@@ -376,19 +417,17 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
     def _start_checks(self, gen: int) -> None:
         if self.target is None:
             return
-        self.checks_running = True
-        self.checks_failed = False
+        self.preflight.asking()
         self._check_gen += 1
         check_gen = self._check_gen  # only the newest check counts (a plan's sizes start another)
-        names, base = self._conda_facts()
+        names, base = self.chooser.conda_facts()
         ours = self.resume_state is not None
         target = EnvTarget.from_json(self.target.to_json())
 
         def done(outcome: CheckOutcome) -> None:
             if not common.alive(self) or gen != self._gen or check_gen != self._check_gen:
                 return
-            self.checks_running = False
-            self.checks = outcome
+            self.preflight.set_answer(outcome)
             self._show_checks()
             self.completeChanged.emit()
             self._maybe_go_on()
@@ -396,40 +435,14 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         def failed(text: str) -> None:
             if not common.alive(self) or gen != self._gen or check_gen != self._check_gen:
                 return
-            self.checks_running = False
-            self.checks = None
-            self.checks_failed = True  # Install stays off until the choice changes
+            self.preflight.set_crashed(text)  # Install stays off until the choice changes
             self.go_on = False
             self._show_go_on()
-            self.checks_label.setText(marked("✖", RED, text.strip().splitlines()[0]))
             self.completeChanged.emit()
 
         self._keep(submit(app_install.run_checks, target, self.host, self.plan, self.effective_cache_dir(),
                           set(self.confirmed),
                           [] if ours else names, base, ours, on_done=done, on_failed=failed))
-
-    def _maybe_describe_uv(self) -> None:
-        data = self.python_combo.currentData()
-        if self.mode() != MODE_NEW_VENV or data is None or data[0] != "uv" or not self._uv:
-            return
-        mirror = self.settings.python_mirror or None
-        key = (data[1], mirror)
-        if key in self._uv_text:
-            return
-        self._uv_text[key] = t("envpage.uv.asking", self.lang)
-
-        def done(text: str) -> None:
-            self._uv_text[key] = text
-            if common.alive(self):
-                self._show_notes()
-
-        def failed(text: str) -> None:
-            self._uv_text[key] = text.strip().splitlines()[0]
-            if common.alive(self):
-                self._show_notes()
-
-        self._keep(submit(app_install.describe_uv_python, self.host, self._uv, data[1], mirror, self.model.lang,
-                          on_done=done, on_failed=failed))
 
     def _keep(self, task: Any) -> None:
         self._tasks = [x for x in self._tasks[-8:]] + [task]
@@ -452,42 +465,18 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         self.refresh()
         return True
 
-    def browse_new_venv(self) -> None:
-        start = os.path.dirname(self.venv_path.text().strip()) or self.host.home()
-        folder = QFileDialog.getExistingDirectory(self, t("envpage.venv.browse_title", self.lang), start)
-        if folder:
-            self.set_new_venv_folder(folder)
-
     def set_new_venv_folder(self, folder: str) -> None:
         """A chosen folder: used as it is when empty or new, else the environment goes inside it."""
-        folder = os.path.abspath(folder)
-        if os.path.isdir(folder) and os.listdir(folder) and self._unfinished_at(folder) is None:
-            name = os.path.basename(self.default_venv_path()) or "pytorch"
-            folder = os.path.join(folder, name)
-        self.venv_path.setText(folder)
-
-    def browse_existing(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, t("envpage.existing.browse_title", self.lang), self.host.home())
-        if folder:
-            self.add_existing_folder(folder)
+        self.chooser.set_new_venv_folder(folder)
 
     def add_existing_folder(self, folder: str) -> bool:
         """Add a venv folder the detection did not list, and select it."""
-        if not os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
-            self.existing_note.setText(marked("✖", RED, t("install.check.not_a_venv", self.lang, path=folder)))
-            return False
-        target = app_env.existing_venv_at(folder)
-        self.existing_combo.addItem(t("envpage.existing.venv", self.lang, path=target.path), target)
-        self.existing_combo.setCurrentIndex(self.existing_combo.count() - 1)
-        self.set_mode(MODE_EXISTING)
-        return True
+        return self.chooser.add_existing_folder(folder)
 
-    def remove_unfinished(self) -> None:
+    def remove_unfinished(self, state: Any = None) -> None:
         """Delete an unfinished environment the wizard created (after a confirmation)."""
-        state = self.resume_combo.currentData()
-        if state is None:
-            return
-        if not state.created_by_wizard:
+        state = state if state is not None else self.resume_combo.currentData()
+        if state is None or not state.created_by_wizard:
             return
         if not common.ask_yes_no(self, t("envpage.remove.title", self.lang), t("envpage.remove.question", self.lang,
                                                                                path=state.env_path),
@@ -516,35 +505,10 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         super().retranslate()
         if not self.built:
             return
-        labels = {MODE_RESUME: "envpage.mode.resume", MODE_NEW_VENV: "envpage.mode.new_venv",
-                  MODE_EXISTING: "envpage.mode.existing", MODE_NEW_CONDA: "envpage.mode.new_conda",
-                  MODE_EXISTING_CONDA: "envpage.mode.existing_conda", MODE_SKIP: "envpage.mode.skip"}
-        for mode, key in labels.items():
-            self.mode_buttons[mode].setText(t(key, self.lang))
-        self.target_box.setTitle(t("envpage.target.title", self.lang))
-        self.venv_path_label.setText(t("envpage.venv.folder", self.lang) + ":")
-        self.python_label.setText(t("envpage.venv.python", self.lang) + ":")
-        self.browse_button.setText(t("envpage.browse", self.lang))
-        self.existing_browse.setText(t("envpage.browse", self.lang))
-        self.remove_button.setText(t("envpage.resume.remove", self.lang))
-        self.conda_name_label.setText(t("envpage.conda.name", self.lang) + ":")
-        self.more_button.setText(t("envpage.advanced", self.lang))
-        self.mirror_label.setText(t("envpage.advanced.mirror", self.lang) + ":")
-        self.mirror_edit.setToolTip(t("envpage.advanced.mirror_tip", self.lang))
-        self.python_mirror_label.setText(t("envpage.advanced.python_mirror", self.lang) + ":")
-        self.proxy_label.setText(t("envpage.advanced.proxy", self.lang) + ":")
-        self.installer_label.setText(t("envpage.advanced.installer", self.lang) + ":")
-        self.installer_combo.setItemText(0, t("g.env.installer.auto", self.lang))  # the first item: "auto"
-        self.plan_box.setTitle(t("envpage.plan.title", self.lang))
-        self.plan_tree.setHeaderLabels([t("envpage.plan.col.package", self.lang), t("envpage.plan.col.version",
-                                                                                    self.lang),
-                                        t("envpage.plan.col.size", self.lang)])
-        self.checks_box.setTitle(t("envpage.checks.title", self.lang))
-        self.details_button.setText(t("g.fail.details", self.lang))
-        self.details_button.setToolTip(t("g.fail.details_tip", self.lang))
-        self.confirm_button.setText(t("envpage.confirm.button", self.lang))
-        self.space_form.retranslate()
-        self._fill_lists()
+        self.chooser.retranslate()  # also fills the lists: interpreters, environments, unfinished installs
+        self.settings_panel.retranslate()
+        self.preview.retranslate()
+        self.preflight.retranslate()
         if self.target is not None or self.target_problem:
             self._show_what()
             self._show_notes()

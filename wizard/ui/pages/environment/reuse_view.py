@@ -7,7 +7,7 @@ from __future__ import annotations
 from wizard.app import recommend as app_recommend
 from wizard.app import reuse
 from wizard.core.base.i18n import t
-from wizard.ui.pages.environment.common import GREEN, MODE_EXISTING
+from wizard.ui.pages.environment.common import GREEN
 from wizard.ui.pages.environment.common import esc as _esc
 
 
@@ -31,13 +31,9 @@ class EnvironmentReuse:
         offer = reuse.offer_for(self.history_dir, self.store())
         if offer is None:
             return
-        self.reuse_offer = offer
-        self._fill_existing()  # lists the offer too (also when the lists are filled again)
-        combo = self.existing_combo
-        index = next((i for i in range(combo.count()) if combo.itemData(i) is not None
-                      and combo.itemData(i).python_exe == offer.python_exe), -1)
-        combo.setCurrentIndex(max(0, index))
-        self.set_mode(MODE_EXISTING)
+        self.reuse_offer = self.chooser.reuse_offer = offer  # listed too (also when the lists are filled again)
+        self.chooser.fill_existing()
+        self.chooser.select_existing(offer.python_exe)
 
     def _apply_remembered(self, remembered: reuse.Remembered) -> None:
         if remembered.empty:
@@ -45,11 +41,7 @@ class EnvironmentReuse:
         s = self.settings
         if not (s.mirror or s.python_mirror or s.proxy):  # settings given for this run win
             s.mirror, s.python_mirror, s.proxy = remembered.mirror, remembered.python_mirror, remembered.proxy
-            for edit, value in ((self.mirror_edit, s.mirror), (self.python_mirror_edit, s.python_mirror),
-                                (self.proxy_edit, s.proxy)):
-                edit.blockSignals(True)
-                edit.setText(value)
-                edit.blockSignals(False)
+            self.settings_panel.show_values()
             self.remembered_settings = bool(remembered.mirror or remembered.python_mirror or remembered.proxy)
         build = reuse.remembered_build(self.session, remembered)
         if build is not None:

@@ -1,0 +1,117 @@
+"""The Environment page's advanced settings: a mirror of the PyTorch index, uv's Python mirror,
+a proxy and the installer, folded under "Advanced" until a student (or a network failure) opens
+them.
+
+A widget that owns its state: it edits one :class:`~wizard.app.install.InstallSettings` and says
+``changed`` when a field is done being edited (focus-out or Enter) or the installer is picked.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QLineEdit, QToolButton, QVBoxLayout, QWidget
+
+from wizard.app.install import INSTALLER_AUTO, INSTALLER_PIP, INSTALLER_UV, InstallSettings
+from wizard.core.base.i18n import t
+
+
+class SettingsPanel(QWidget):
+    """The "Advanced" button and the settings it unfolds."""
+
+    changed = Signal()
+
+    def __init__(self, settings: InstallSettings, lang_of: Callable[[], str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.settings = settings
+        self._lang_of = lang_of
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.more_button = QToolButton()
+        self.more_button.setObjectName("advancedButton")
+        self.more_button.setCheckable(True)
+        self.more_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.more_button.setArrowType(Qt.ArrowType.RightArrow)
+        self.more_button.toggled.connect(self._toggle)
+        layout.addWidget(self.more_button)
+        self.advanced = QGroupBox()
+        form = QFormLayout(self.advanced)
+        self.mirror_edit = QLineEdit()
+        self.mirror_edit.setObjectName("mirrorEdit")
+        self.mirror_edit.setPlaceholderText("https://mirror.example.org/whl")
+        self.python_mirror_edit = QLineEdit()
+        self.python_mirror_edit.setObjectName("pythonMirrorEdit")
+        self.python_mirror_edit.setPlaceholderText(
+            "https://mirror.example.org/python-build-standalone/releases/download")
+        self.proxy_edit = QLineEdit()
+        self.proxy_edit.setObjectName("proxyEdit")
+        self.proxy_edit.setPlaceholderText("http://proxy.example.org:3128")
+        self.installer_combo = QComboBox()
+        self.installer_combo.setObjectName("installerCombo")
+        self.installer_combo.addItem("auto", INSTALLER_AUTO)  # uv when found, else pip (the engine's default)
+        self.installer_combo.addItem("pip", INSTALLER_PIP)
+        self.installer_combo.addItem("uv", INSTALLER_UV)
+        self.mirror_label, self.python_mirror_label = QLabel(), QLabel()
+        self.proxy_label, self.installer_label = QLabel(), QLabel()
+        form.addRow(self.mirror_label, self.mirror_edit)
+        form.addRow(self.python_mirror_label, self.python_mirror_edit)
+        form.addRow(self.proxy_label, self.proxy_edit)
+        form.addRow(self.installer_label, self.installer_combo)
+        self.show_values()
+        for edit in (self.mirror_edit, self.python_mirror_edit, self.proxy_edit):
+            edit.editingFinished.connect(self._edited)
+        self.installer_combo.currentIndexChanged.connect(lambda _i: self._edited())
+        self.advanced.hide()
+        layout.addWidget(self.advanced)
+
+    @property
+    def lang(self) -> str:
+        return self._lang_of()
+
+    def show_values(self) -> None:
+        """Put the settings' values into the fields (without saying ``changed``)."""
+        s = self.settings
+        for edit, value in ((self.mirror_edit, s.mirror), (self.python_mirror_edit, s.python_mirror),
+                            (self.proxy_edit, s.proxy)):
+            edit.blockSignals(True)
+            edit.setText(value)
+            edit.blockSignals(False)
+        self.installer_combo.blockSignals(True)
+        self.installer_combo.setCurrentIndex(max(0, self.installer_combo.findData(s.installer)))
+        self.installer_combo.blockSignals(False)
+
+    def _edited(self) -> None:
+        s = self.settings
+        s.mirror = self.mirror_edit.text().strip()
+        s.python_mirror = self.python_mirror_edit.text().strip()
+        s.proxy = self.proxy_edit.text().strip()
+        s.installer = self.installer_combo.currentData() or INSTALLER_PIP
+        self.changed.emit()
+
+    def reveal(self) -> None:
+        """Unfold the settings (after a network failure: the mirror field is what to change)."""
+        if not self.more_button.isChecked():
+            self.more_button.setChecked(True)
+
+    def _toggle(self, shown: bool) -> None:
+        self.advanced.setVisible(shown)
+        self.more_button.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+
+    def set_shown(self, shown: bool) -> None:
+        """The whole panel (hidden when the student skips installing)."""
+        self.more_button.setVisible(shown)
+        self.advanced.setVisible(shown and self.more_button.isChecked())
+
+    def retranslate(self) -> None:
+        lang = self.lang
+        self.more_button.setText(t("envpage.advanced", lang))
+        self.mirror_label.setText(t("envpage.advanced.mirror", lang) + ":")
+        self.mirror_edit.setToolTip(t("envpage.advanced.mirror_tip", lang))
+        self.python_mirror_label.setText(t("envpage.advanced.python_mirror", lang) + ":")
+        self.proxy_label.setText(t("envpage.advanced.proxy", lang) + ":")
+        self.installer_label.setText(t("envpage.advanced.installer", lang) + ":")
+        self.installer_combo.setItemText(0, t("g.env.installer.auto", lang))  # the first item: "auto"
+
+
+__all__ = ["SettingsPanel"]
