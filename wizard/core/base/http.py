@@ -52,6 +52,7 @@ from requests.utils import should_bypass_proxies
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import DecodeError, ProtocolError, ReadTimeoutError, SSLError
+from urllib3.response import HTTPResponse
 from urllib3.util.retry import Retry
 
 from wizard import __version__
@@ -223,8 +224,8 @@ class WizardSession(requests.Session):
             if own:
                 _state.deadline = None
 
-    def merge_environment_settings(self, url: str, proxies: Any, stream: Any, verify: Any,
-                                   cert: Any) -> dict[str, Any]:
+    def merge_environment_settings(self, url: str, proxies: dict[str, str] | None, stream: bool | None,
+                                   verify: bool | str | None, cert: str | tuple[str, str] | None) -> dict[str, Any]:
         settings: dict[str, Any] = super().merge_environment_settings(url, proxies, stream, verify, cert)
         if self.explicit_proxies and not (self.trust_env and url and should_bypass_proxies(url, None)):
             settings["proxies"] = dict(self.explicit_proxies)
@@ -269,7 +270,7 @@ class _Watchdog:
 class _WatchedConnection(HTTPConnection):
     """urllib3's connection, telling this thread's :class:`_Watchdog` which socket it reads from."""
 
-    def getresponse(self) -> Any:
+    def getresponse(self) -> HTTPResponse:  # type: ignore[override]  # urllib3's own signature
         sockets: list[socket.socket] | None = getattr(_state, "sockets", None)
         if sockets is not None and isinstance(self.sock, socket.socket):
             sockets.append(self.sock)
@@ -277,7 +278,7 @@ class _WatchedConnection(HTTPConnection):
 
 
 class _WatchedHTTPSConnection(HTTPSConnection):
-    def getresponse(self) -> Any:
+    def getresponse(self) -> HTTPResponse:  # type: ignore[override]  # urllib3's own signature
         sockets: list[socket.socket] | None = getattr(_state, "sockets", None)
         if sockets is not None and isinstance(self.sock, socket.socket):
             sockets.append(self.sock)
@@ -323,10 +324,15 @@ class _Adapter(HTTPAdapter):
         return resp
 
 
-def _capped(timeout: Any, left: float) -> Any:
+RequestTimeout = float | tuple[float | None, float | None] | None  # what requests takes as ``timeout``
+
+
+def _capped(timeout: RequestTimeout, left: float) -> float | tuple[float, float]:
     """``timeout`` (a number or a (connect, read) pair) with each part at most ``left`` seconds."""
     if isinstance(timeout, tuple):
-        return tuple(left if t is None else min(float(t), left) for t in timeout)
+        connect, read = timeout
+        return (left if connect is None else min(float(connect), left),
+                left if read is None else min(float(read), left))
     if isinstance(timeout, (int, float)):
         return min(float(timeout), left)
     return (min(CONNECT_TIMEOUT_S, left), min(READ_TIMEOUT_S, left))
