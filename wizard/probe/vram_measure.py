@@ -266,8 +266,8 @@ class GpuBehaviour(object):
     - attention: ``scaled_dot_product_attention`` on meta takes the math path, which keeps the
       seq x seq scores; a GPU (and a CPU) runs a fused kernel that keeps the output and one
       log-sum-exp per row. The CPU's fused kernel, which has a meta kernel and the same saved
-      tensors as flash attention on a GPU, is called instead (a grouped-query call, or a torch
-      without it, keeps the original);
+      tensors as flash attention on a GPU, is called instead (a grouped-query call, a learned
+      bias as the mask, or a torch without that kernel keeps the original);
     - mixed precision (``amp``: a 16-bit dtype): CUDA autocast's op lists, the 16-bit copy of a
       weight made once per forward, as autocast caches it.
     """
@@ -309,6 +309,8 @@ class GpuBehaviour(object):
                         or q.shape[1] != k.shape[1] or q.device.type != "meta":
                     return func(*args, **kwargs)
                 mask = bound.get("attn_mask")
+                if mask is not None and mask.requires_grad:  # a learned bias (T5): the fused CPU kernel
+                    return func(*args, **kwargs)  # gives it no gradient; a GPU keeps it, as the math path
                 if mask is not None and mask.dtype == torch.bool:
                     mask = torch.zeros(mask.shape, dtype=q.dtype, device=q.device).masked_fill(~mask, float("-inf"))
                 try:
