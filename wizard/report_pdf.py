@@ -141,9 +141,10 @@ def hangul_font_available() -> bool:
 
 
 def render_pdf(html: str, path: str | os.PathLike[str], *, title: str | None = None,
-               creator: str = "gpu-setup-wizard") -> Path:
+               creator: str = "gpu-setup-wizard", shared: bool = False) -> Path:
     """Lay out ``html`` on A4 pages and write the PDF to ``path`` (atomically: a temporary file
-    in the same folder, then a rename). Returns the path."""
+    in the same folder, then a rename). ``shared``: readable by others as the umask allows (a
+    redacted report), not private to the user. Returns the path."""
     ensure_gui_app()
     from PySide6.QtCore import QMarginsF, QSizeF
     from PySide6.QtGui import QPageLayout, QPageSize, QPdfWriter, QTextDocument
@@ -152,7 +153,7 @@ def render_pdf(html: str, path: str | os.PathLike[str], *, title: str | None = N
     from wizard.core.report.render import MONO_FONT_FAMILIES
 
     target = Path(path)
-    with atomic_path(target, prefix=".tmp-report-", suffix=".pdf") as tmp_path:
+    with atomic_path(target, prefix=".tmp-report-", suffix=".pdf", shared=shared) as tmp_path:
         tmp = str(tmp_path)
         writer = QPdfWriter(tmp)
         writer.setResolution(RESOLUTION_DPI)

@@ -136,20 +136,24 @@ def render(report: Report, fmt: str, plots: Sequence[Plot] = (), *, for_qt: bool
 def export(report: Report, fmt: str, target: str | os.PathLike[str], lang: str, plots: Sequence[Plot] = ()) -> Path:
     """Write ``report`` as ``fmt`` to ``target``, atomically (a temporary file beside it, then a
     rename: an interrupted export never leaves half a report). Returns the path written; raises
-    :class:`ExportError` with the line to show (no Qt for a PDF, a folder that cannot be written)."""
+    :class:`ExportError` with the line to show (no Qt for a PDF, a folder that cannot be written).
+
+    A redacted report is written as any file the student makes (a teaching assistant on a shared
+    lab account reads it); one with the private details stays readable by its owner only."""
     from wizard.core.base.files import write_atomic
 
     path = Path(target)
+    shared = not report.private_included
     try:
         if fmt == "pdf":
             from wizard.report_pdf import PdfError, render_pdf
 
             try:
-                render_pdf(render(report, "html", plots, for_qt=True), path, title=report.title)
+                render_pdf(render(report, "html", plots, for_qt=True), path, title=report.title, shared=shared)
             except PdfError as exc:
                 raise ExportError(t("report.cli.no_pdf", lang, error=exc)) from exc
             return path
-        return Path(write_atomic(path, render(report, fmt, plots).encode("utf-8")))
+        return Path(write_atomic(path, render(report, fmt, plots).encode("utf-8"), shared=shared))
     except OSError as exc:
         raise ExportError(t("report.cli.cannot_write", lang, path=path, error=exc.strerror or exc)) from exc
 

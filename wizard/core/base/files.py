@@ -64,13 +64,34 @@ def _folder_of(target: Path) -> Path:
     return target.parent if str(target.parent) else Path(".")
 
 
+def created_mode() -> int:
+    """The mode a plain ``open()`` gives a new file: 0o666 less the umask. Read from the process's
+    status where the OS shows it, never by setting the umask (process-wide: a thread creating a
+    file meanwhile would get it); 0o644 elsewhere. A temporary file is made 0o600, which is right
+    for private data and wrong for a file meant to be handed on."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return 0o666 & ~int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o644
+
+
+def _share(name: str | os.PathLike[str]) -> None:
+    if os.name != "nt":  # Windows: no mode bits to speak of
+        os.chmod(name, created_mode())
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str], *, prefix: str = ".tmp-", suffix: str | None = None,
-                mkdir: bool = False) -> Iterator[Path]:
+                mkdir: bool = False, shared: bool = False) -> Iterator[Path]:
     """A temporary path next to ``path`` for a writer that needs a file name (Qt's PDF writer);
     when the block ends without an exception the file replaces ``path``, otherwise it is removed.
 
-    The writer must have closed the file before the block ends.
+    The writer must have closed the file before the block ends. ``shared``: the file gets the
+    mode a plain ``open()`` would give it (readable by others as the umask allows), not 0o600.
     """
     target = Path(path)
     folder = _folder_of(target)
@@ -83,6 +104,8 @@ def atomic_path(path: str | os.PathLike[str], *, prefix: str = ".tmp-", suffix: 
         yield tmp
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
+        if shared:
+            _share(tmp)
         replace_file(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -91,10 +114,12 @@ def atomic_path(path: str | os.PathLike[str], *, prefix: str = ".tmp-", suffix: 
 
 
 def write_atomic(path: str | os.PathLike[str], data: bytes | str, *, encoding: str = "utf-8",
-                 prefix: str = ".tmp-", suffix: str | None = None, mkdir: bool = False) -> Path:
+                 prefix: str = ".tmp-", suffix: str | None = None, mkdir: bool = False,
+                 shared: bool = False) -> Path:
     """Write ``data`` (text is encoded with ``encoding``) to ``path`` atomically and durably.
 
-    ``mkdir`` creates the folder first. On any error (disk full, cancelled) the temporary file is
+    ``mkdir`` creates the folder first; ``shared``: the mode a plain ``open()`` would give (a
+    report handed to a teaching assistant), not the temporary file's 0o600. On any error (disk full, cancelled) the temporary file is
     removed and the old ``path`` is left as it was; the error propagates. Returns the path.
     """
     payload = data.encode(encoding) if isinstance(data, str) else data
@@ -108,6 +133,8 @@ def write_atomic(path: str | os.PathLike[str], data: bytes | str, *, encoding: s
             fh.write(payload)
             fh.flush()
             os.fsync(fh.fileno())
+        if shared:
+            _share(name)
         replace_file(name, target)
     except BaseException:
         Path(name).unlink(missing_ok=True)
@@ -116,4 +143,4 @@ def write_atomic(path: str | os.PathLike[str], data: bytes | str, *, encoding: s
     return target
 
 
-__all__ = ["write_atomic", "atomic_path", "replace_file", "fsync_dir"]
+__all__ = ["write_atomic", "atomic_path", "replace_file", "fsync_dir", "created_mode"]
