@@ -166,7 +166,7 @@ def clean(cleanup: core_clean.CleanPlan, stores: Stores | None = None, host: Hos
           on_item: Callable[[core_clean.CleanItem], None] | None = None) -> core_clean.CleanPlan:
     """Carry the plan out; an environment with a wizard record goes through the record's own
     removal (conda's ``remove`` for a conda env it made), its record deleted with it."""
-    from wizard.core.install.recovery import remove_environment
+    from wizard.app.environments import remove_environment  # the one removal both faces use
 
     stores = stores or Stores()
     host = host or RealHost()
