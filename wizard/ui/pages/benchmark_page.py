@@ -208,4 +208,6 @@ class BenchmarkPage(BasePage):
         if self.plots is not None:
             self.plots.retranslate()
         if self.report is None and not self.probe.running:
-            self.summary.setText(t("bench.page.intro", self.lang))
+            detection = self.model.session.detection
+            gpu = detection is not None and bool(detection.nvidia.gpus)
+            self.summary.setText(t("bench.page.intro" if gpu else "bench.page.intro_cpu", self.lang))

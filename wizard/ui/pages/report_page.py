@@ -73,7 +73,10 @@ def report_plots(session: Any, lang: str) -> list:
     if given:
         return [Plot(caption, png) for caption, png in given]
     png = sweep_plot_png(session.bench, lang)
-    return [Plot(t("page.report.plot.caption", lang), png)] if png else []
+    bench = session.bench
+    gpu = bench is not None and any(r.device != "cpu" for r in bench.results)
+    caption = t("page.report.plot.caption" if gpu else "page.report.plot.caption_cpu", lang)  # no GPU: no "and GPU"
+    return [Plot(caption, png)] if png else []
 
 
 def _rich(text: str) -> str:
