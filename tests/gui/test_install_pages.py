@@ -316,7 +316,7 @@ def test_full_install_into_a_hangul_path_with_a_responsive_window(qtbot, build, 
     assert {i.name: i.version for i in result.installed} == {
         "torch": f"{build.best.torch}+cpu", "torchvision": f"{build.best.torchvision}+cpu",
         "typing-extensions": "4.12.2"}
-    assert result["downloaded_bytes"] == sum(f.size for f in index.files.values())
+    assert result.downloaded_bytes == sum(f.size for f in index.files.values())
     out = subprocess.run([str(env_python(env_dir)), "-c", "import torch, sys; print(torch.__file__)"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "김철수 학생" in out.stdout, out.stderr
@@ -329,7 +329,7 @@ def test_full_install_into_a_hangul_path_with_a_responsive_window(qtbot, build, 
     assert button.isEnabled() and button.text() == "Next >"
     button.click()
     assert window.currentId() == PageId.VERIFY
-    assert window.model.session.target_python == result["env_python"]
+    assert window.model.session.target_python == result.env_python
     # the heartbeat kept running through the download (a worker thread) and the install (QProcess)
     for step in ("download", "install"):
         assert beat.ticks.get(step, 0) >= 3, beat.ticks

@@ -25,23 +25,9 @@ one step loop (``run_steps``, relayed as signals by :mod:`wizard.ui.process_runn
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QFont
-from PySide6.QtWidgets import (
-    QFileDialog,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QProgressBar,
-    QPushButton,
-    QTreeWidget,
-    QTreeWidgetItem,
-    QVBoxLayout,
-    QWidget,
-    QWizard,
-)
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget, QWizard
 
 from wizard.app import environments as app_env
 from wizard.app import install as app_install
@@ -49,7 +35,6 @@ from wizard.app.install import (
     OPTION_REMOVE,
     OPTION_RESTORE,
     OPTION_RESUME,
-    STEP_DOWNLOAD,
     FailureKind,
     InstallJob,
     InstallRequest,
@@ -74,30 +59,23 @@ from wizard.ui.pages.environment.install_outcome import (  # noqa: F401 - the st
     STATE_STOPPING,
     InstallOutcome,
 )
+from wizard.ui.pages.environment.install_progress import BAR_STEPS, InstallProgress, clock  # noqa: F401
 from wizard.ui.process_runner import StepRunner
 from wizard.ui.session_model import SessionModel
 from wizard.ui.widgets.log_view import LogView
 from wizard.ui.workers import Task, submit
 
-if TYPE_CHECKING:
-    from wizard.app.install import DownloadProgress
 
-BAR_STEPS = 1000
-FILE_ROWS = 6
-FILE_STATES = ("waiting", "cached", "downloading", "verifying", "done", "failed", "cancelled")
-
-
-
-def clock(seconds: float | None) -> str:
-    """0:42, 12:05, 1:02:03; '--:--' when unknown."""
-    if seconds is None:
-        return "--:--"
-    s = max(0, int(seconds))
-    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+def _part(name: str) -> property:
+    """A widget of the progress part, named on the page too (tests and the tour reach it so)."""
+    return property(lambda self: getattr(self.progress, name), doc=f"``progress.{name}``")
 
 
 class InstallPage(InstallOutcome, BasePage):
     page_id = PageId.INSTALL
+    step_label, overall_bar, stat_labels = _part("step_label"), _part("overall_bar"), _part("stat_labels")
+    files, file_rows = _part("files"), _part("file_rows")
+    last_progress, last_download = _part("last_progress"), _part("last_download")
 
     def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
         super().__init__(model, parent)
@@ -108,9 +86,6 @@ class InstallPage(InstallOutcome, BasePage):
         self.runner: StepRunner | None = None
         self.state = STATE_IDLE
         self.mode = "install"  # install | restore
-        self.last_progress: Progress | None = None
-        self.last_download: DownloadProgress | None = None
-        self.file_rows: dict[str, tuple[QTreeWidgetItem, QProgressBar]] = {}
         self.message = ""
         self._task: Task | None = None
 
@@ -127,48 +102,9 @@ class InstallPage(InstallOutcome, BasePage):
         self.target_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.target_label)
 
-        self.step_label = QLabel()
-        self.step_label.setObjectName("stepLabel")
-        font = QFont(self.step_label.font())
-        font.setBold(True)
-        self.step_label.setFont(font)
-        self.step_label.setWordWrap(True)
-        layout.addWidget(self.step_label)
-
-        self.overall_bar = QProgressBar()
-        self.overall_bar.setObjectName("overallBar")
-        self.overall_bar.setRange(0, BAR_STEPS)
-        self.overall_bar.setFormat("%p%")
-        self.overall_bar.setMinimumHeight(24)
-        layout.addWidget(self.overall_bar)
-
-        stats = QHBoxLayout()
-        stats.setSpacing(18)
-        self.stat_labels: dict[str, QLabel] = {}
-        for key in ("downloaded", "speed", "eta", "elapsed"):
-            label = QLabel()
-            label.setObjectName(f"stat_{key}")
-            label.setTextFormat(Qt.TextFormat.RichText)
-            self.stat_labels[key] = label
-            stats.addWidget(label)
-        stats.addStretch(1)
-        layout.addLayout(stats)
-        self._build_files_and_buttons(layout)
-
-    def _build_files_and_buttons(self, layout: QVBoxLayout) -> None:
-        self.files = QTreeWidget()
-        self.files.setObjectName("filesTree")
-        self.files.setColumnCount(4)
-        self.files.setRootIsDecorated(False)
-        self.files.setUniformRowHeights(True)
-        header = self.files.header()
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Fixed)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
-        header.resizeSection(2, 170)
-        layout.addWidget(self.files)
+        # the step, the bars, the figures and the files: a part that holds the run's progress
+        self.progress = InstallProgress(self.current_lang)
+        layout.addWidget(self.progress)
 
         self.result = QLabel()
         self.result.setObjectName("installResult")
@@ -275,13 +211,10 @@ class InstallPage(InstallOutcome, BasePage):
             self.runner.deleteLater()  # the previous run (a resume or a restore follows it)
         self.runner = runner
         self.state = STATE_RUNNING
-        self.last_progress = None
-        self.last_download = None
         self.result.hide()
         self._show_details("")
         self.stopped_in_install_step = False
-        self.overall_bar.setValue(0)
-        self._fill_files_from_plan()
+        self.progress.begin(self.request.plan if self.request is not None else None, self.mode == "install")
         runner.progress.connect(self._on_progress)
         runner.line.connect(self.log.append_line)
         runner.finished.connect(self._on_finished)
@@ -390,104 +323,19 @@ class InstallPage(InstallOutcome, BasePage):
 
     # --- progress ---------------------------------------------------------------------------------
     def _on_progress(self, p: Progress) -> None:
-        self.last_progress = p
-        self.overall_bar.setValue(int(round(p.overall * BAR_STEPS)))
-        if self.state == STATE_STOPPING:
-            return
-        lang = self.lang
-        title = t(f"install.step.{p.step_id}", self.lang)
-        detail = p.step.text(lang) if p.step is not None else ""
-        if p.step is not None and p.step.download is not None:
-            detail = ""  # the figures are in the row below the bar
-        self.step_label.setText(t("installpage.step", self.lang, index=p.step_index + 1, count=p.step_count,
-                                  title=title + (f" — {detail}" if detail else "")))
-        if p.step is not None and p.step.download is not None:
-            self.last_download = p.step.download
-            self._show_files(p.step.download)
-        self._show_stats()
-
-    def _fill_files_from_plan(self) -> None:
-        """Before the download starts, the planned files (from the preview) as 'waiting'."""
-        plan = self.request.plan if self.request is not None else None
-        self.files.clear()
-        self.file_rows.clear()
-        if plan is None or not plan.to_install or self.mode != "install":
-            self.files.setVisible(False)
-            return
-        for f in plan.to_install:
-            self._file_row(f.filename, f.size)
-        self.files.setVisible(True)
-
-    def _file_row(self, filename: str, size: int | None) -> tuple[QTreeWidgetItem, QProgressBar]:
-        row = self.file_rows.get(filename)
-        if row is not None:
-            return row
-        item = QTreeWidgetItem([filename, format_bytes(size) if size is not None else "?", "",
-                                t("installpage.file.waiting", self.lang)])
-        item.setToolTip(0, filename)
-        item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.files.addTopLevelItem(item)
-        bar = QProgressBar()
-        bar.setRange(0, BAR_STEPS)
-        bar.setValue(0)
-        bar.setMaximumHeight(16)
-        bar.setFormat("%p%")
-        self.files.setItemWidget(item, 2, bar)
-        self.file_rows[filename] = (item, bar)
-        self._fit_files()
-        return item, bar
-
-    def _fit_files(self) -> None:
-        """As tall as its rows, up to ``FILE_ROWS`` (a CUDA build has about 20 files: it scrolls)."""
-        rows = min(max(1, len(self.file_rows)), FILE_ROWS)
-        row_height = max(self.files.sizeHintForRow(0), self.fontMetrics().height() + 6)
-        self.files.setFixedHeight(rows * row_height + self.files.header().sizeHint().height() + 4)
-
-    def _show_files(self, dl: Any) -> None:
-        self.files.setVisible(True)
-        current = {f.filename for f in dl.files}
-        for name in [n for n in self.file_rows if n not in current]:  # planned, but not fetched in this run
-            item, _bar = self.file_rows.pop(name)
-            self.files.takeTopLevelItem(self.files.indexOfTopLevelItem(item))
-        if len(current) != self.files.topLevelItemCount():
-            self._fit_files()
-        for f in dl.files:
-            item, bar = self._file_row(f.filename, f.size)
-            if f.size:
-                item.setText(1, format_bytes(f.size))
-                bar.setValue(int(BAR_STEPS * min(1.0, f.done / f.size)))
-            elif f.state in ("done", "cached"):
-                bar.setValue(BAR_STEPS)
-            state = f.state if f.state in FILE_STATES else "waiting"
-            if self.state in (STATE_FAILED, STATE_CANCELLED) and state in ("waiting", "downloading", "verifying"):
-                state = "cancelled"  # the run is over: not "downloading" any more ("stopped, kept for Resume")
-            text = t(f"installpage.file.{state}", self.lang)
-            if f.resumed_from and state in ("downloading", "verifying", "done"):
-                text += " " + t("installpage.file.resumed", self.lang, size=format_bytes(f.resumed_from))
-            item.setText(3, text)
+        self.progress.report(p, stopping=self.state == STATE_STOPPING)
+        if self.state != STATE_STOPPING:
+            self._show_stats()
 
     def _show_stats(self) -> None:
-        dl = self.last_download
-        if dl is not None:
-            self.stat_labels["downloaded"].setText(t("installpage.stat.downloaded", self.lang,
-                                                     done=format_bytes(dl.done_bytes),
-                                                     total=format_bytes(dl.total_bytes)))
-            running = self.state == STATE_RUNNING and self.last_progress is not None \
-                and self.last_progress.step_id == STEP_DOWNLOAD
-            speed = format_bytes(dl.speed_bps) + "/s" if running and dl.speed_bps > 0 else "—"
-            self.stat_labels["speed"].setText(t("installpage.stat.speed", self.lang, speed=speed))
-            eta = clock(dl.eta_s) if running else "—"
-            self.stat_labels["eta"].setText(t("installpage.stat.eta", self.lang, eta=eta))
-        else:
-            self.stat_labels["downloaded"].setText(t("installpage.stat.downloaded", self.lang, done="—", total="—"))
-            self.stat_labels["speed"].setText(t("installpage.stat.speed", self.lang, speed="—"))
-            self.stat_labels["eta"].setText(t("installpage.stat.eta", self.lang, eta="—"))
-        self._show_elapsed()
+        self.progress.show_stats(self.state == STATE_RUNNING, self._elapsed())
+
+    def _elapsed(self) -> float | None:
+        return self.job.elapsed_s if self.job is not None and self.state in (STATE_RUNNING, STATE_STOPPING) \
+            else self._final_elapsed
 
     def _show_elapsed(self) -> None:
-        seconds = self.job.elapsed_s if self.job is not None and self.state in (STATE_RUNNING, STATE_STOPPING) \
-            else self._final_elapsed
-        self.stat_labels["elapsed"].setText(t("installpage.stat.elapsed", self.lang, elapsed=clock(seconds)))
+        self.progress.show_elapsed(self._elapsed())
 
     _final_elapsed: float | None = None
 
@@ -516,7 +364,7 @@ class InstallPage(InstallOutcome, BasePage):
             return
         if ok:
             self.state = STATE_DONE
-            self.overall_bar.setValue(BAR_STEPS)
+            self.progress.finished()
             summary = job.summary()
             record_install(self.model.session, summary)  # its Python is what Verify checks
             installed = ", ".join(f"{i['name']} {i['version']}" for i in summary["installed"])
@@ -541,7 +389,7 @@ class InstallPage(InstallOutcome, BasePage):
         self._show_buttons()
         self._show_stats()
         if self.last_download is not None:
-            self._show_files(self.last_download)
+            self.progress.show_files(self.last_download, over=self.state in (STATE_FAILED, STATE_CANCELLED))
         self.completeChanged.emit()
         self._run_after_stop()
 
@@ -595,11 +443,10 @@ class InstallPage(InstallOutcome, BasePage):
         self.details_button.setText(t("g.fail.details", self.lang))
         self.details_button.setToolTip(t("g.fail.details_tip", self.lang))
         self.log_title.setText(t("installpage.log", self.lang))
-        self.files.setHeaderLabels([t("installpage.col.file", self.lang), t("installpage.col.size", self.lang),
-                                    t("installpage.col.progress", self.lang), t("installpage.col.state", self.lang)])
+        self.progress.retranslate()
         self._show_buttons()
         self._show_stats()
         self._show_target()
 
 
-__all__ = ["InstallPage", "clock"]
+__all__ = ["BAR_STEPS", "InstallPage", "clock"]
