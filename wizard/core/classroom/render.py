@@ -21,6 +21,7 @@ from html import escape
 from wizard import __version__
 from wizard.core.base.i18n import t
 from wizard.core.classroom.table import ClassTable, Group, Row, family_fix, family_title, lesson_title, tier_text
+from wizard.core.report.fonts import SANS_FAMILIES, font_face_css
 
 COLUMNS = ("student", "status", "os", "gpu", "vram", "driver", "build", "verify", "families", "colab")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -76,8 +77,9 @@ def render_csv(table: ClassTable, lang: str) -> str:
 
 # --- HTML -----------------------------------------------------------------------------------------
 
+_FONTS = 'system-ui,"Noto Sans CJK KR","Malgun Gothic",sans-serif'
 _STYLE = """
-body{font-family:system-ui,"Noto Sans CJK KR","Malgun Gothic",sans-serif;margin:24px;color:#1b1f24}
+body{font-family:%s;margin:24px;color:#1b1f24}
 h1{font-size:1.5em}h2{font-size:1.15em;margin-top:1.6em}
 table{border-collapse:collapse;font-size:.9em}th,td{border:1px solid #ccd;padding:4px 8px;text-align:left;
 vertical-align:top}th{background:#eef1f6;cursor:pointer;user-select:none}th:after{content:" \\2195";color:#99a}
@@ -182,10 +184,15 @@ def render_html(table: ClassTable, lang: str, when: str) -> str:
         body += [f"<li>{escape(t('k.class.skipped.line', lang, file=s.file, reason=s.reason.text(lang)))}</li>"
                  for s in table.roster.skipped]
         body.append("</ul>")
+    text = "\n".join(body)
+    # Hangul on a PC without a Korean font: the shipped fonts embedded and named first, as in the
+    # report's HTML (wizard/core/report/fonts.py says why first)
+    face = font_face_css(title + text)
+    fonts = ",".join(f'"{f}"' for f in SANS_FAMILIES) + "," + _FONTS if face else _FONTS
     return (f'<!DOCTYPE html>\n<html lang="{escape(lang)}"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body>\n"
-            + "\n".join(body) + f"\n<script>{_SCRIPT}</script>\n</body></html>\n")
+            f"<title>{escape(title)}</title><style>{face}{_STYLE % fonts}</style></head><body>\n"
+            + text + f"\n<script>{_SCRIPT}</script>\n</body></html>\n")
 
 
 __all__ = ["COLUMNS", "cells", "headings", "render_csv", "render_html", "tier_svg"]

@@ -39,6 +39,12 @@ _UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]+")
 _UNSAFE_ONE = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 MAX_LABEL = 60
 MAX_REPORTS = 5000  # a class is at most a few hundred; a folder of more is not a class folder
+# A learning platform's "download all submissions" is one folder per student (Moodle:
+# "Kim Minji_123456_assignsubmission_file_/gpu-setup-report.json"), sometimes one more level for
+# an attempt: reports are looked for this many folder levels down, never through a link.
+MAX_DEPTH = 3
+MAX_ENTRIES = 100_000  # folder entries looked at, at most: a home folder given by mistake ends soon
+_LMS_SUFFIX = re.compile(r"_\d+_(assignsubmission|onlinetext)_\w*$|_(assignsubmission|onlinetext)_\w*$")
 
 
 @dataclass
@@ -87,51 +93,94 @@ def label_from_name(name: str) -> str:
     return stem if len(stem) <= MAX_LABEL else stem[:MAX_LABEL - 1] + "…"
 
 
-def expand_inputs(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[Skipped]]:
-    """Files named, and the ``*.json`` files of folders named (not recursive, sorted by name);
-    a name that is neither is skipped with its reason."""
-    files: list[Path] = []
+def label_from_folder(folder: str) -> str:
+    """A student's folder from a platform's download as a label: ``"Kim Minji_123456_
+    assignsubmission_file_"`` → ``"Kim Minji"``."""
+    return label_from_name(_LMS_SUFFIX.sub("", folder).strip() or folder)
+
+
+@dataclass
+class Found:
+    """A report file to read: its path, the name shown for it (``student folder/file`` when it
+    came from a student's subfolder) and its row's label (the folder's, else the file's)."""
+
+    path: Path
+    name: str
+    label: str
+
+
+def _walk(top: Path) -> tuple[list[Found], list[Skipped]]:
+    """The ``*.json`` files in ``top`` and its subfolders down to :data:`MAX_DEPTH`, not following
+    links, sorted so that a file comes before its copy ("x.json", then "x (1).json")."""
+    found: list[Found] = []
+    skipped: list[Skipped] = []
+    seen = 0
+    folders: list[tuple[Path, tuple[str, ...]]] = [(top, ())]
+    while folders:
+        folder, parts = folders.pop(0)
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: (os.path.splitext(e.name)[0], e.name))
+        except OSError as exc:
+            skipped.append(Skipped(shown_name("/".join(parts) or top.name),
+                                   msg("k.class.skip.unreadable", error=exc.strerror or str(exc))))
+            continue
+        for entry in entries:
+            seen += 1
+            if seen > MAX_ENTRIES:
+                skipped.append(Skipped(shown_name(top.name), msg("k.class.skip.too_many", count=str(MAX_REPORTS))))
+                return found, skipped
+            if entry.is_dir(follow_symlinks=False):
+                if len(parts) < MAX_DEPTH:
+                    folders.append((Path(entry.path), parts + (entry.name,)))
+            elif os.path.splitext(entry.name)[1].lower() in REPORT_SUFFIXES:
+                name = "/".join(parts + (entry.name,))
+                label = label_from_folder(parts[0]) if parts else label_from_name(entry.name)
+                found.append(Found(Path(entry.path), name, label))
+    return found, skipped
+
+
+def expand_inputs(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Found], list[Skipped]]:
+    """Files named, and the ``*.json`` files of folders named and of their students' subfolders
+    (:func:`_walk`); a name that is neither is skipped with its reason."""
+    files: list[Found] = []
     missing: list[Skipped] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            try:
-                found = [c for c in p.iterdir() if c.suffix.lower() in REPORT_SUFFIXES and not c.is_dir()]
-            except OSError as exc:
-                missing.append(Skipped(shown_name(p.name), msg("k.class.skip.unreadable",
-                                                               error=exc.strerror or str(exc))))
-                continue
-            for c in sorted(found, key=lambda c: (c.stem, c.name)):  # "x.json" before its copy "x (1).json"
-                _add(c, files, missing)
+            walked, problems = _walk(p)
+            missing += problems
+            for f in walked:
+                _add(f, files, missing)
         elif os.path.lexists(p):
-            _add(p, files, missing)
+            _add(Found(p, p.name, label_from_name(p.name)), files, missing)
         else:
             missing.append(Skipped(shown_name(p.name or str(p)), msg("k.class.skip.missing")))
     return files, missing
 
 
-def _add(path: Path, files: list[Path], skipped: list[Skipped]) -> None:
+def _add(found: Found, files: list[Found], skipped: list[Skipped]) -> None:
     """A regular file joins ``files``; a pipe, device or socket is skipped without being opened."""
     try:
-        mode = path.stat().st_mode
+        mode = found.path.stat().st_mode
     except OSError as exc:
-        skipped.append(Skipped(shown_name(path.name), msg("k.class.skip.unreadable", error=exc.strerror or str(exc))))
+        skipped.append(Skipped(shown_name(found.name), msg("k.class.skip.unreadable", error=exc.strerror or str(exc))))
         return
     if stat.S_ISREG(mode):
-        files.append(path)
+        files.append(found)
     else:
-        skipped.append(Skipped(shown_name(path.name), NotARegularFile(path, file_kind(mode)).message))
+        skipped.append(Skipped(shown_name(found.name), NotARegularFile(found.path, file_kind(mode)).message))
 
 
-def student_from_text(text: str, name: str) -> Student:
-    """One report text as a student; raises :class:`SchemaError` (a ReportSchemaError),
-    :class:`DocumentTypeError` or :class:`MessageError` with the reason."""
+def student_from_text(text: str, name: str, label: str | None = None) -> Student:
+    """One report text as a student (``label``: its row's name, by default the file's); raises
+    :class:`SchemaError` (a ReportSchemaError), :class:`DocumentTypeError` or
+    :class:`MessageError` with the reason."""
     from wizard.core.base.schema import load_schema_json
     from wizard.core.report.as_json import check_report_types
     from wizard.core.report.document import SCHEMA, SCHEMA_VERSION, ReportSchemaError, report_from_dict
 
     doc = load_schema_json(text, SCHEMA, SCHEMA_VERSION, ReportSchemaError)  # depth-limited, schema'd
-    label = label_from_name(name)
+    label = label or label_from_name(name)
     lang = doc.get("lang") if doc.get("lang") in ("ko", "en") else None
     if doc.get("facts") is not None:
         # a 1.1 report: the table needs only its facts, each value checked against its type
@@ -154,8 +203,8 @@ def read_roster(paths: Iterable[str | os.PathLike[str]], limit: int = MAX_USER_B
     roster = Roster(skipped=skipped)
     by_hash: dict[str, list[Student]] = {}
     by_machine: dict[tuple, list[Student]] = {}
-    for n, path in enumerate(files):
-        name = shown_name(path.name)
+    for n, found in enumerate(files):
+        path, name = found.path, shown_name(found.name)
         if n >= MAX_REPORTS:
             roster.skipped.append(Skipped(name, msg("k.class.skip.too_many", count=str(MAX_REPORTS))))
             continue
@@ -171,7 +220,7 @@ def read_roster(paths: Iterable[str | os.PathLike[str]], limit: int = MAX_USER_B
         if cut:
             roster.skipped.append(Skipped(name, msg("report.remote.too_big", name=name)))
             continue
-        student = _parse(raw, name, roster)
+        student = _parse(raw, name, roster, shown_name(found.label))
         if student is None:
             continue
         by_hash.setdefault(hashlib.sha256(raw).hexdigest(), []).append(student)
@@ -188,16 +237,16 @@ def read_roster(paths: Iterable[str | os.PathLike[str]], limit: int = MAX_USER_B
     return roster
 
 
-def _parse(raw: bytes, name: str, roster: Roster) -> Student | None:
+def _parse(raw: bytes, name: str, roster: Roster, label: str | None = None) -> Student | None:
     try:
         text = decode_user_bytes(raw)  # BOMs, UTF-16 from PowerShell, cp949, as every user file
         if not text.strip():
             raise MessageError(msg("cli.error.empty"))
-        return student_from_text(text, name)
+        return student_from_text(text, name, label)
     except (SchemaError, DocumentTypeError, MessageError) as exc:
         roster.skipped.append(Skipped(name, msg("k.class.skip.not_report", reason=_safe(exc.message))))
     return None
 
 
-__all__ = ["Student", "Skipped", "Roster", "label_from_name", "shown_name", "expand_inputs", "student_from_text",
+__all__ = ["Student", "Skipped", "Roster", "Found", "label_from_name", "label_from_folder", "MAX_DEPTH", "shown_name", "expand_inputs", "student_from_text",
            "read_roster", "REPORT_SUFFIXES", "MAX_REPORTS"]
