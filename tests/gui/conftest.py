@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+try:  # the Environment and Install pages' fixtures (Qt; a test module without Qt skips itself)
+    from tests.gui.install_driver import build, index, root, wheels  # noqa: F401
+except ImportError:
+    pass
+
 
 @pytest.fixture
 def history_dir(tmp_path, monkeypatch):

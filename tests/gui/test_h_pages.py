@@ -16,17 +16,7 @@ from PySide6.QtWidgets import QLabel, QWizard  # noqa: E402
 
 from tests import scenarios  # noqa: E402
 from tests.gui import layout_check  # noqa: E402
-from tests.gui.test_install_pages import (  # noqa: E402,F401  (fixtures and helpers of the install tests)
-    build,
-    choose_new_venv,
-    commit,
-    index,
-    make_session,
-    open_pages,
-    root,
-    wait_end,
-    wheels,
-)
+from tests.gui.install_driver import choose_new_venv, commit, make_session, open_pages, wait_end  # noqa: E402
 from tests.gui.wizard_driver import go_to, open_wizard, show_recorded_verify  # noqa: E402
 from wizard.core.machine.models import PythonInterpreter  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402

@@ -12,7 +12,6 @@ one. The event loop is watched with a heartbeat timer the whole time.
 from __future__ import annotations
 
 import os
-import platform
 import re
 import subprocess
 import sys
@@ -24,17 +23,24 @@ import pytest
 pytest.importorskip("pytestqt")
 pytestmark = pytest.mark.slow  # real venvs, pip and downloads from a loopback index
 
-from PySide6.QtCore import QTimer  # noqa: E402
 from PySide6.QtWidgets import QWizard  # noqa: E402
 
+from tests.gui import install_driver  # noqa: E402
+from tests.gui.install_driver import (  # noqa: E402
+    Heartbeat,
+    choose_new_venv,
+    commit,
+    env_python,
+    make_session,
+    open_pages,
+    wait_end,
+    wait_plan,
+)
 from tests.integration.index_server import LoopbackIndex, make_wheel  # noqa: E402
-from wizard.app.session import Session  # noqa: E402
-from wizard.core.base.host import RealHost  # noqa: E402
 from wizard.core.install.environments import CREATOR_UV, KIND_EXISTING_VENV, KIND_NEW_CONDA, find_uv, is_incomplete  # noqa: E402
 from wizard.core.install.preflight import CHECK_CONDA_BASE, CHECK_OWN_RUNTIME  # noqa: E402
 from wizard.core.install.recovery import STATUS_CANCELLED, STATUS_COMPLETE, STATUS_FAILED, StateStore  # noqa: E402
-from wizard.core.machine.models import CondaEnv, CondaInstall, Detection, NvidiaInfo, PythonInterpreter, SystemInfo  # noqa: E402
-from wizard.ui.main_wizard import SetupWizard  # noqa: E402
+from wizard.core.machine.models import CondaEnv, CondaInstall  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402
 from wizard.ui.pages.environment import common as env_common  # noqa: E402
 from wizard.ui.pages.environment.common import (
@@ -45,157 +51,12 @@ from wizard.ui.pages.environment.common import (
     MODE_RESUME,
     MODE_SKIP,
 )
-from wizard.ui.pages.environment_page import register_install_pages
 from wizard.ui.pages.install_page import STATE_CANCELLED, STATE_DONE, STATE_FAILED, STATE_REMOVED  # noqa: E402
 
-TORCH_PAYLOAD = 3_000_000
-WAIT_MS = 120_000
-
-
-def env_python(path: Path) -> Path:
-    return path / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-
-
-# --------------------------------------------------------------------------------------------
-# Fixtures
-# --------------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def build():
-    """The build the recommender picks for torch 2.13 CPU on this Python, as in the CLI tests."""
-    from wizard.core.recommend.inputs import MachineFacts, Wishes
-    from wizard.core.recommend.recommender import recommend
-
-    minor = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    rec = recommend(MachineFacts("linux", "x86_64", minor), Wishes(torch="2.13.0", variant="cpu"))
-    if rec.best is None or sys.platform != "linux":
-        pytest.skip("the recommender offers no torch 2.13 CPU build for this Python/OS")
-    return rec
-
-
-@pytest.fixture(scope="module")
-def wheels(build, tmp_path_factory):
-    best = build.best
-    d = tmp_path_factory.mktemp("wheels")
-    return {
-        "torch": make_wheel(d, "torch", f"{best.torch}+cpu", requires=["typing-extensions>=4"],
-                            payload_bytes=TORCH_PAYLOAD, seed=7),
-        "torchvision": make_wheel(d, "torchvision", f"{best.torchvision}+cpu", requires=[f"torch=={best.torch}"]),
-        "typing": make_wheel(d, "typing-extensions", "4.12.2", files={"typing_extensions.py": "X = 1\n"}),
-    }
-
-
-@pytest.fixture()
-def index(wheels):
-    with LoopbackIndex() as idx:
-        idx.add_wheels(wheels.values())
-        yield idx
-
-
-@pytest.fixture()
-def root(tmp_path, monkeypatch):
-    """A home with Hangul and a space; the user cache and state folders inside the test's folder.
-
-    HOME too: the default environment folder (<home>/GPU-Setup-Wizard/envs/torch-cpu) is
-    numbered past folders that an earlier test left there."""
-    base = tmp_path / "김철수 학생"
-    base.mkdir()
-    monkeypatch.setenv("HOME", str(base))
-    monkeypatch.setenv("USERPROFILE", str(base))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(base / "cache home"))
-    monkeypatch.setenv("XDG_STATE_HOME", str(base / "state home"))
-    monkeypatch.setenv("GSW_CONFIG_DIR", str(base / "config home"))  # what a run remembers for the next
-    monkeypatch.setenv("GSW_DATA_DIR", str(base / "data home"))  # the history the next run reads
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
-    return base
-
-
-def this_python() -> PythonInterpreter:
-    return PythonInterpreter(path=sys.executable, version=platform.python_version(), arch="x86_64", bits=64,
-                             implementation="CPython", source="current", is_venv=sys.prefix != sys.base_prefix)
-
-
-def make_session(build, conda: list[CondaInstall] | None = None) -> Session:
-    from wizard.core.recommend.choose_python import PythonChoice
-
-    session = Session(host=RealHost(), lang="en")
-    py = this_python()
-    session.detection = Detection(SystemInfo(os="linux"), NvidiaInfo(), pythons=[py], conda=conda or [])
-    session.recommendation = PythonChoice(f"{sys.version_info[0]}.{sys.version_info[1]}", py, build)
-    session.candidate = build.best
-    return session
-
-
-def open_pages(qtbot, session: Session, root: Path, index: LoopbackIndex | None):
-    """The real wizard, starting at the Environment page, with the mirror setting pointing at the
-    loopback index (or, without one, at a port nobody listens on: tests never reach the internet)."""
-    from tests.integration.index_server import free_port
-
-    window = SetupWizard(session)
-    qtbot.addWidget(window)
-    env_page, install_page = register_install_pages(window)
-    env_page.cache_dir = str(root / "cache")
-    env_page.state_dir = str(root / "state")
-    env_page.settings.mirror = (index.base if index is not None else f"http://127.0.0.1:{free_port()}") + "/whl"
-    window.setStartId(PageId.ENVIRONMENT)
-    window.show()
-    window.restart()
-    assert window.currentId() == PageId.ENVIRONMENT
-    assert env_page.mirror_edit.text() == env_page.settings.mirror  # the setting is shown
-    return window, env_page, install_page
-
-
-def wait_plan(qtbot, page) -> None:
-    page.refresh()
-    qtbot.waitUntil(lambda: not page.plan_running and page.checks is not None and not page.checks_running,
-                    timeout=WAIT_MS)
-
-
-def choose_new_venv(qtbot, page, path: Path) -> None:
-    page.set_mode(MODE_NEW_VENV)
-    page.venv_path.setText(str(path))
-    wait_plan(qtbot, page)
-
-
-def commit(window) -> None:
-    button = window.button(QWizard.WizardButton.CommitButton)
-    assert button.isVisible() and button.isEnabled()
-    assert button.text() == "Install"
-    button.click()
-    assert window.currentId() == PageId.INSTALL
-
-
-def wait_end(qtbot, page) -> None:
-    qtbot.waitUntil(lambda: page.runner is not None and not page.runner.running
-                    and page.state not in ("running", "stopping"), timeout=WAIT_MS)
-
-
-class Heartbeat:
-    """A 10 ms QTimer; the longest gap between ticks, per install step (what a student feels as
-    a frozen window)."""
-
-    def __init__(self, page) -> None:
-        self.page = page
-        self.gaps: dict[str, float] = {}
-        self.ticks: dict[str, int] = {}
-        self.last = time.perf_counter()
-        self.timer = QTimer()
-        self.timer.setInterval(10)
-        self.timer.timeout.connect(self.tick)
-        self.timer.start()
-
-    def tick(self) -> None:
-        now = time.perf_counter()
-        gap, self.last = now - self.last, now
-        runner = self.page.runner
-        step = runner.current.id if runner is not None and runner.running and runner.current is not None else "-"
-        self.gaps[step] = max(self.gaps.get(step, 0.0), gap)
-        self.ticks[step] = self.ticks.get(step, 0) + 1
-
-    def stop(self) -> None:
-        self.timer.stop()
+# Modules written before tests/gui/install_driver.py read these from here (``from tests.gui import
+# test_install_pages as _pages``): the same objects, until they import install_driver themselves.
+TORCH_PAYLOAD, WAIT_MS = install_driver.TORCH_PAYLOAD, install_driver.WAIT_MS
+build, wheels, index, root = install_driver.build, install_driver.wheels, install_driver.index, install_driver.root
 
 
 # --------------------------------------------------------------------------------------------
@@ -319,7 +180,7 @@ def test_full_install_into_a_hangul_path_with_a_responsive_window(qtbot, build, 
     assert result.downloaded_bytes == sum(f.size for f in index.files.values())
     out = subprocess.run([str(env_python(env_dir)), "-c", "import torch, sys; print(torch.__file__)"],
                          capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0 and "김철수 학생" in out.stdout, out.stderr
+    assert out.returncode == 0 and root.name in out.stdout, out.stderr
     assert not is_incomplete(str(env_dir))
     saved = root / "설치 로그.log"
     page.save_log(saved)

@@ -17,16 +17,12 @@ pytestmark = [pytest.mark.gui, pytest.mark.slow]  # real venvs, pip and download
 
 from PySide6.QtWidgets import QWizard  # noqa: E402
 
-from tests.gui import test_install_pages as _pages  # noqa: E402 - its fixtures and helpers
+from tests.gui.install_driver import WAIT_MS, env_python, make_session, open_pages, wait_end, wait_plan  # noqa: E402
 from tests.integration.index_server import LoopbackIndex, make_wheel  # noqa: E402
 from wizard.core.install.recovery import STATUS_CANCELLED, STATUS_COMPLETE, StateStore  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402
 from wizard.ui.pages.environment.common import MODE_NEW_VENV, MODE_RESUME  # noqa: E402
 from wizard.ui.pages.install_page import STATE_CANCELLED, STATE_DONE  # noqa: E402
-
-build, wheels, index, root = _pages.build, _pages.wheels, _pages.index, _pages.root  # the shared fixtures
-WAIT_MS, make_session, open_pages, wait_end, wait_plan, env_python = (
-    _pages.WAIT_MS, _pages.make_session, _pages.open_pages, _pages.wait_end, _pages.wait_plan, _pages.env_python)
 
 
 class Answers:

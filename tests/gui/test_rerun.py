@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.gui, pytest.mark.slow]  # real venvs, pip and download
 
 from PySide6.QtWidgets import QWizard  # noqa: E402
 
-from tests.gui import test_install_pages as _pages  # noqa: E402 - its fixtures and helpers
+from tests.gui.install_driver import make_session, open_pages, wait_end, wait_plan  # noqa: E402
 from wizard.app import history as app_history  # noqa: E402
 from wizard.app import reuse  # noqa: E402
 from wizard.ui.main_wizard import SetupWizard  # noqa: E402
@@ -22,9 +22,6 @@ from wizard.ui.pages.base import PageId  # noqa: E402
 from wizard.ui.pages.environment.common import MODE_EXISTING, MODE_NEW_VENV  # noqa: E402
 from wizard.ui.pages.environment_page import register_install_pages  # noqa: E402
 from wizard.ui.pages.install_page import STATE_DONE  # noqa: E402
-
-build, wheels, index, root = _pages.build, _pages.wheels, _pages.index, _pages.root  # the shared fixtures
-make_session, open_pages, wait_end, wait_plan = _pages.make_session, _pages.open_pages, _pages.wait_end, _pages.wait_plan
 
 
 def second_run(qtbot, build, root):

@@ -19,7 +19,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from tests.gui.test_install_pages import commit, root, wait_end, wait_plan  # noqa: E402,F401
+from tests.gui.install_driver import commit, wait_end, wait_plan  # noqa: E402
 from tests.integration.index_server import LoopbackIndex, make_wheel  # noqa: E402
 from wizard.app.session import Session  # noqa: E402
 from wizard.core.base.host import RealHost  # noqa: E402

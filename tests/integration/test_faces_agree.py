@@ -112,7 +112,7 @@ def pinned_wheels(tmp_path_factory) -> list[Path]:
 
 def gui_plan(qtbot, mirror: str, venv: Path) -> dict[str, Any]:
     """The Environment page's plan for a new venv from this Python, with the mirror set."""
-    from tests.gui.test_install_pages import wait_plan
+    from tests.gui.install_driver import wait_plan
 
     window = open_wizard(qtbot, RealHost())
     window.next()
