@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from wizard.core.install import environments, preflight
+from wizard.core.install.download_progress import DownloadProgress
 from wizard.core.install.environments import EnvTarget, is_incomplete, new_uv_venv, new_venv
 from wizard.core.install.failure_kind import PLAN_BLOCKING_REASONS, FailureKind
 from wizard.core.install.job import INSTALLER_AUTO, INSTALLER_PIP, INSTALLER_UV, STEP_DOWNLOAD, InstallOptions
@@ -30,7 +31,6 @@ from wizard.core.install.recovery import OPTION_REMOVE, OPTION_RESTORE, OPTION_R
 from wizard.core.install.runner import InstallJob, Progress, run_steps
 
 if TYPE_CHECKING:
-    from wizard.core.install.download_progress import DownloadProgress as DownloadProgress
     from wizard.core.install.summary import InstallSummary
 
 # The value types and constants the faces read (they import this layer, never an engine stage)
@@ -41,7 +41,8 @@ CONSTANTS = (CONFIRMABLE, INSTALLER_AUTO, INSTALLER_PIP, INSTALLER_UV, OPTION_RE
 # module's own functions and classes need no listing
 __all__ = ["CONFIRMABLE", "INSTALLER_AUTO", "INSTALLER_PIP", "INSTALLER_UV", "OPTION_REMOVE", "OPTION_RESTORE",
            "OPTION_RESUME", "SEVERITY_CONFIRM", "SEVERITY_ERROR", "SEVERITY_OK", "STEP_DOWNLOAD", "EnvTarget",
-           "FailureKind", "InstallJob", "InstallOptions", "InstallPlan", "PlanError", "Progress", "format_bytes"]
+           "DownloadProgress", "FailureKind", "InstallJob", "InstallOptions", "InstallPlan", "PlanError", "Progress",
+           "format_bytes"]
 
 # What the install's own last step imports: nothing. It checks that every planned distribution
 # is there at its exact version (a partial install is caught there); importing each package

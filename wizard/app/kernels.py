@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     from wizard.core.verify.kernel_specs import KernelInfo as KernelInfo
 
 __getattr__ = lazy_exports(__name__, {"SettingsRefused": "wizard.core.verify.kernel_install",
-                                      "valid_name": "wizard.core.verify.kernel_install"})
+                                      "valid_name": "wizard.core.verify.kernel_install",
+                                      "KernelInfo": "wizard.core.verify.kernel_specs",
+                                      "VerifyReport": "wizard.core.verify.checklist"})
 
 KERNEL_VERIFY_TIMEOUT_S = 300
 

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __getattr__ = lazy_exports(__name__, {
     "FALLBACK_PYTHON": "wizard.core.recommend.choose_python", "MachineFacts": "wizard.core.recommend.inputs",
     "Wishes": "wizard.core.recommend.inputs", "format_recommendation": "wizard.core.recommend.text",
+    "PythonChoice": "wizard.core.recommend.choose_python", "Candidate": "wizard.core.recommend.recommender",
 })
 
 
