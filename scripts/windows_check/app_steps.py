@@ -19,6 +19,11 @@ from wine import Wine, windows_path
 APP_DIR = r"AppData\Local\Programs\GPU Setup Wizard"
 UNINST_KEY = r"HKCU\Software\Microsoft\Windows\CurrentVersion\Uninstall\gpu-setup-wizard"
 STAND_IN_DIR = "nvidia-smi-stand-in"  # under the Hangul profile: a Hangul path for the process too
+STARTUP_TARGET = 1.3  # issue: the wizard's first paint at most 1.3x the bare QWizard's
+# Left in the profile by any NSIS per-user install/uninstall, not by the wizard: the uninstaller's
+# copy of itself in %TEMP% (NSIS runs it from there, Windows deletes it later), and
+# %LOCALAPPDATA%\Programs, Windows' per-user program folder (a known folder, kept empty).
+NOT_THE_APP_S = ("AppData/Local/Temp", "AppData/Local/Programs")
 APP_ENV = {"GSW_OFFLINE": "1"}  # no network from the app: the CI machine is offline
 
 
@@ -205,8 +210,11 @@ def startup_ratio(ctx: Installed, bare_exe: Path, rounds: int = 5) -> tuple[bool
     if not wizard_ms or not bare_ms:
         return False, f"no first-paint time (wizard {wizard_ms}, bare {bare_ms})", {}
     ratio = statistics.median(wizard_ms) / statistics.median(bare_ms)
-    facts = {"wizard_ms": wizard_ms, "bare_ms": bare_ms, "ratio": round(ratio, 3)}
-    return ratio <= 1.3, "" if ratio <= 1.3 else f"ratio {ratio:.2f} > 1.3", facts
+    # A measurement: the step is ok when both sides were timed; whether the target is met goes
+    # to the JSON beside it (startup_ratio_met), so a slow wine does not hide the other steps.
+    facts = {"wizard_ms": wizard_ms, "bare_ms": bare_ms, "ratio": round(ratio, 3),
+             "target": STARTUP_TARGET, "met": ratio <= STARTUP_TARGET}
+    return True, "", facts
 
 
 def upgrade(ctx: Installed, old_installer: Path, new_installer: Path, old_only: str,
@@ -233,7 +241,9 @@ def uninstall(ctx: Installed, made_by_student: set[str]) -> tuple[bool, str, dic
     ctx.runner.wait_server()
     after = profile_listing(ctx.runner)
     before = ctx.facts.get("profile_before", set())
-    left = sorted(p for p in after - before if not any(p == m or p.startswith(m + "/") for m in made_by_student))
+    allowed = {*made_by_student, NOT_THE_APP_S[0]}  # these with what is in them; Programs itself only
+    left = sorted(p for p in after - before if p != NOT_THE_APP_S[1]
+                  and not any(p == m or p.startswith(m + "/") for m in allowed))
     left = [p for p in left if not any(p.startswith(q + "/") for q in left)]  # top-most only
     problems = []
     if ctx.app_dir.exists():

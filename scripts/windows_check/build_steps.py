@@ -29,16 +29,19 @@ OLD_VERSION = "0.0.1"
 OLD_ONLY_FILE = "old-version-only.txt"
 
 
-def source_key(repo: Path, extra: str = "") -> str:
-    """Hash of the tracked and untracked files of wizard/, installers/ and pyproject.toml."""
-    res = subprocess.run(["git", "-C", str(repo), "ls-files", "-co", "--exclude-standard", "wizard", "installers",
-                          "pyproject.toml", "benchmarks/bare_qwizard.py"], capture_output=True, text=True, check=True)
+def source_key(repo: Path, extra: str = "", paths: tuple[str, ...] = ("wizard", "installers", "pyproject.toml")) -> str:
+    """Hash of the tracked and untracked files under ``paths`` (and ``extra``): the cache key."""
+    res = subprocess.run(["git", "-C", str(repo), "ls-files", "-co", "--exclude-standard", *paths],
+                         capture_output=True, text=True, check=True)
     h = hashlib.sha256(extra.encode())
     for rel in sorted(res.stdout.split("\n")):
         path = repo / rel
         if rel and path.is_file():
             h.update(rel.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]
+
+
+BARE_SOURCES = ("benchmarks/bare_qwizard.py", "installers/bundle_config.py")
 
 
 def freeze_wizard(repo: Path, cache: Path, runner: Wine, python: str, key: str, log) -> tuple[Path, dict]:
@@ -109,14 +112,15 @@ def _build_module(repo: Path):
     return build
 
 
-def _copy_payload(bundle: Path, dest: Path, drop_names: set[str]) -> list[str]:
-    """Copy the bundle without the self-check and without files named in ``drop_names``."""
+def _copy_payload(bundle: Path, dest: Path, drop: set[str]) -> list[str]:
+    """Copy the bundle without the files whose path relative to it is in ``drop``."""
     shutil.copytree(bundle, dest, symlinks=True)
     dropped = []
-    for path in sorted(dest.rglob("*")):
-        if path.is_file() and path.name.lower() in drop_names:
-            dropped.append(str(path.relative_to(dest)))
+    for rel in sorted(drop):
+        path = dest / rel
+        if path.is_file():
             path.unlink()
+            dropped.append(rel)
     return dropped
 
 
@@ -125,7 +129,7 @@ def count_files(folder: Path) -> tuple[int, int]:
     return len(files), sum(p.stat().st_size for p in files)
 
 
-def build_installers(repo: Path, cache: Path, bundle: Path, key: str, shim_names: set[str], log) -> dict:
+def build_installers(repo: Path, cache: Path, bundle: Path, key: str, shim_paths: set[str], log) -> dict:
     """Three installers from the project's installer.nsi, cached by key:
 
     - ``installer``: LZMA solid over the bundle WITHOUT the wine shims: what a release would
@@ -144,7 +148,7 @@ def build_installers(repo: Path, cache: Path, bundle: Path, key: str, shim_names
     version = cfg.app_version()
     self_check = f"{cfg.SELF_CHECK_EXE}.exe"
     release = out / "payload" / cfg.APP_ID
-    dropped = _copy_payload(bundle, release, {self_check, *shim_names})
+    dropped = _copy_payload(bundle, release, {self_check, *shim_paths})
     files, size = count_files(release)
     log(f"makensis: the release-like installer over {files} files (LZMA solid, minutes)")
     t0 = time.monotonic()

@@ -163,18 +163,21 @@ def run_checks(check: Check, cache: Path, work: Path, root: Path | None) -> int:
     with wine.Xvfb(builder, work / "fb-build") as x:
         builder.display = x.display
         frozen = check.step("freeze", build_steps.freeze_wizard, REPO, cache, builder, py["python"], key, check.log)
-        bare = check.step("freeze-bare-qwizard", build_steps.freeze_bare, REPO, cache, builder, py["python"], key,
-                          check.log)
+        bare_key = build_steps.source_key(REPO, py["python"], build_steps.BARE_SOURCES)
+        bare = check.step("freeze-bare-qwizard", build_steps.freeze_bare, REPO, cache, builder, py["python"],
+                          bare_key, check.log)
     if frozen is None:
         check.write()
         return 1
     bundle, summary = frozen
     check.data["build_summary"] = {k: summary.get(k) for k in ("freeze_s", "wine_freeze_s", "smoke_ms", "bundle")}
-    shim_names = {Path(p).name.lower() for p in py["shim_files"] if p.lower().endswith(".dll")}
-    check.data["test_only_files_in_bundle"] = sorted(
-        str(p.relative_to(bundle)) for p in bundle.rglob("*") if p.name.lower() in shim_names)
+    # The shims sit at the same place under the bundle's _internal/ as under site-packages/.
+    site = "cp313/Lib/site-packages/"
+    shim_paths = {f"_internal/{p[len(site):]}" for p in py["shim_files"]
+                  if p.startswith(site) and p.lower().endswith(".dll")}
+    check.data["test_only_files_in_bundle"] = sorted(p for p in shim_paths if (bundle / p).is_file())
     check.data["test_only_files_in_python"] = py["shim_files"]
-    inst = check.step("installers", build_steps.build_installers, REPO, cache, bundle, key, shim_names, check.log)
+    inst = check.step("installers", build_steps.build_installers, REPO, cache, bundle, key, shim_paths, check.log)
     if inst is None:
         check.write()
         return 1
@@ -203,6 +206,8 @@ def run_checks(check: Check, cache: Path, work: Path, root: Path | None) -> int:
         if bare is not None:
             ratio = check.step("startup-ratio", app_steps.startup_ratio, ctx, bare)
             check.data["startup_ratio"] = ratio.get("ratio") if ratio else None
+            check.data["startup_ratio_target"] = app_steps.STARTUP_TARGET
+            check.data["startup_ratio_met"] = bool(ratio) and ratio["ratio"] <= app_steps.STARTUP_TARGET
         check.step("uninstall", app_steps.uninstall, ctx, {app_steps.STAND_IN_DIR})
         check.step("upgrade-from-older-version", app_steps.upgrade, ctx, Path(inst["old_installer"]),
                    Path(inst["test_installer"]), build_steps.OLD_ONLY_FILE, inst["version"])

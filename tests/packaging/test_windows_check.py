@@ -137,3 +137,22 @@ def test_signature_gate_refuses_a_python_not_signed_by_the_psf(tmp_path):
                     "-in", str(exe), "-out", str(signed)], check=True, capture_output=True, timeout=120)
     with pytest.raises(winpython.PythonError, match="not signed by the Python Software Foundation"):
         winpython.verify_signature(signed)
+
+
+def test_release_payload_drops_the_shims_by_place_not_by_name(tmp_path):
+    # icu4py and numpy ship the same hashed msvcp140-<hash>.dll: the ICU shim's copy in PySide6/
+    # is test scaffolding, numpy's own copy is part of the app and must stay in the release.
+    import build_steps
+
+    bundle = tmp_path / "bundle"
+    for rel in ("_internal/PySide6/msvcp140-a4c2.dll", "_internal/numpy.libs/msvcp140-a4c2.dll",
+                "_internal/PySide6/icuuc.dll", "bundle-self-check.exe", "gpu-setup-wizard.exe"):
+        (bundle / rel).parent.mkdir(parents=True, exist_ok=True)
+        (bundle / rel).write_bytes(b"MZ")
+    dest = tmp_path / "payload"
+    dropped = build_steps._copy_payload(bundle, dest, {"_internal/PySide6/msvcp140-a4c2.dll",
+                                                       "_internal/PySide6/icuuc.dll", "bundle-self-check.exe"})
+    assert sorted(dropped) == ["_internal/PySide6/icuuc.dll", "_internal/PySide6/msvcp140-a4c2.dll",
+                               "bundle-self-check.exe"]
+    assert (dest / "_internal/numpy.libs/msvcp140-a4c2.dll").is_file()
+    assert (dest / "gpu-setup-wizard.exe").is_file()
