@@ -51,7 +51,7 @@ def _capture_sections(text: str) -> list[str]:
 @_fresh
 def nvidia_smi_outputs() -> dict[str, list[str]]:
     """Real nvidia-smi outputs by format: "table", "q", "xml", "csv" (and "failure" texts)."""
-    from tests.unit import test_nvidia_smi as known
+    from tests import nvidia_smi_texts as known
     from wizard.core.machine import nvidia_smi as smi
 
     texts = [known.COLAB_T4, known.WSL2_4070, known.TWO_GPU_470, known.Q_TWO_GPUS, known.V13_XML]

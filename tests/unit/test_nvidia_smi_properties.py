@@ -8,18 +8,12 @@ of it is read correctly (never a value invented from a damaged line).
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from wizard.core.machine import nvidia_smi as smi
-from wizard.core.machine.models import STATUS_UNRECOGNISED, SourceResult
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_nvidia_smi import (  # noqa: E402
+from tests.nvidia_smi_texts import (
     CAPTURE_01,
     COLAB_T4,
     FIXTURES,
@@ -29,6 +23,8 @@ from test_nvidia_smi import (  # noqa: E402
     WSL2_4070,
     capture_sections,
 )
+from wizard.core.machine import nvidia_smi as smi
+from wizard.core.machine.models import STATUS_UNRECOGNISED, SourceResult
 
 PARSERS = (smi.parse_any, smi.parse_table, smi.parse_q_text, smi.parse_xml, smi.parse_csv,
            lambda text: smi.parse_csv(text, smi.QUERY_FIELDS))
