@@ -25,7 +25,10 @@ import os
 import signal
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import psutil
 
 STOP_GRACE_S = 1.0  # terminate → this long → kill: a hung nvidia-smi dies on the first signal
 WAKE_S = 0.1  # how often a waiting main thread looks for a Ctrl+C another thread received
@@ -75,7 +78,7 @@ def join(thread: threading.Thread, timeout: float | None = None) -> None:
         thread.join(left)
 
 
-def _zombie(proc: Any) -> bool:
+def _zombie(proc: psutil.Process) -> bool:
     import psutil
 
     try:

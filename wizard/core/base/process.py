@@ -34,9 +34,12 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
 
 from wizard.core.base.interrupt import stopping
+
+if TYPE_CHECKING:  # psutil is imported where something must die
+    import psutil
 
 UTF8_ENV = {"PYTHONUTF8": "1", "PYTHONIOENCODING": "utf-8"}
 DEFAULT_GRACE_S = 2.0  # terminate → (this long) → kill; a whole stop stays within a few seconds
@@ -249,8 +252,8 @@ def kill_tree(target: int | subprocess.Popen[bytes], grace_s: float = DEFAULT_GR
 
     popen = target if isinstance(target, subprocess.Popen) else None
     pid = popen.pid if popen is not None else int(target)  # type: ignore[arg-type]  # an int here
-    procs: list[Any] = []
-    finders: tuple[Callable[[], list[Any]], ...] = (lambda: [psutil.Process(pid)] if popen is None else [],
+    procs: list[psutil.Process] = []
+    finders: tuple[Callable[[], list[psutil.Process]], ...] = (lambda: [psutil.Process(pid)] if popen is None else [],
                                                     lambda: psutil.Process(pid).children(recursive=True))
     for find in finders:
         try:
@@ -270,7 +273,7 @@ def kill_tree(target: int | subprocess.Popen[bytes], grace_s: float = DEFAULT_GR
             pass
 
 
-def _signal(popen: subprocess.Popen[bytes] | None, procs: Sequence[Any], how: str) -> None:
+def _signal(popen: subprocess.Popen[bytes] | None, procs: Sequence[psutil.Process], how: str) -> None:
     """Send terminate or kill to the Popen (when it still runs) and to each psutil process."""
     import psutil
 
@@ -286,7 +289,7 @@ def _signal(popen: subprocess.Popen[bytes] | None, procs: Sequence[Any], how: st
             pass
 
 
-def _wait(popen: subprocess.Popen[bytes] | None, procs: Sequence[Any], deadline: float) -> list[Any]:
+def _wait(popen: subprocess.Popen[bytes] | None, procs: Sequence[psutil.Process], deadline: float) -> list[psutil.Process]:
     """Wait until ``deadline`` for the Popen and the processes; the ones still alive."""
     import psutil
 
