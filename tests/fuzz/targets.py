@@ -285,5 +285,9 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("course", "--course FILE (course profile, TOML)", _course_inputs, _course_run),
     Target("bounded-reader", "the bounded reader (cap)", _cap_inputs, _cap_run),
 )}
+# What gets installed (a bundle's manifest, a course's packages): their module uses the helpers above.
+from tests.fuzz.targets_install import INSTALL_TARGETS  # noqa: E402
+
+TARGETS.update(INSTALL_TARGETS)
 
 __all__ = ["TARGETS", "Target", "COUNTS", "OUTCOMES", "PROFILE", "read_capped", "refused"]

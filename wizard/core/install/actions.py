@@ -78,6 +78,7 @@ from wizard.core.install.plan import (
 )
 from wizard.core.install.preflight import SEVERITY_CONFIRM, SEVERITY_OK, UNPACK_FACTOR, preflight, unpacked_size
 from wizard.core.install.recovery import STATUS_COMPLETE, STATUS_RUNNING, EnvState
+from wizard.core.install.requirements import checked_for_step
 from wizard.core.install.resolve_step import (  # noqa: F401 - the runner's names for the resolve step
     _extra_pip_args,
     _mark,
@@ -109,6 +110,8 @@ def prepare(ctx: StepContext) -> None:
     """Load or start the recovery state, find out what the target needs, run the checks that
     do not need the plan; record the state only when nothing blocks."""
     job = ctx.job
+    # the one rule for what gets installed (requirements.py), before anything is made or saved
+    job.options.requirements = checked_for_step(STEP_PREPARE, job.options.requirements)
     job.work_dir.mkdir(parents=True, exist_ok=True)
     state = _load_or_new_state(ctx)
     t = job.target
@@ -338,6 +341,7 @@ def plan_step(ctx: StepContext) -> None:
     job = ctx.job
     plan = job.plan
     assert plan is not None
+    checked_for_step(STEP_PLAN, plan.pins())  # the resolver's pins go to pip/uv too: the same rule
     for f in plan.files:  # a file the cache holds, verified: its size is known without asking
         if f.size is None and not f.satisfied:
             f.size = job.cache.known_size(f)

@@ -295,7 +295,9 @@ def resolve_argv(pip_cmd: Sequence[str], requirements: Sequence[str], index_url:
     argv = pip_argv(pip_cmd, "install", "--dry-run", "--ignore-installed", "--report", report_path,
                     "--no-input", "--progress-bar", "off", "--retries", str(retries), "--timeout", str(timeout_s))
     argv += index_args(index_url, extra_index_urls, only_binary)
-    return argv + list(extra_args) + list(requirements)
+    from wizard.core.install.requirements import checked_requirements
+
+    return argv + list(extra_args) + checked_requirements(requirements)  # the one install rule (a guard)
 
 
 def index_args(index_url: str | None, extra_index_urls: Sequence[str] = (), only_binary: bool = True) -> list[str]:

@@ -328,8 +328,12 @@ def restore_plan(freeze_text: str, installed_now: Mapping[str, str]) -> RestoreP
     now: dict[str, str] = {canonicalize_name(k): v for k, v in installed_now.items()}
     other_names = {canonicalize_name(re.split(r"[\s@=<>!~;]", o, maxsplit=1)[0]) for o in other}
     uninstall = sorted(n for n in now if n not in before and n not in other_names)
-    reinstall = sorted(f"{n}=={v}" for n, v in before.items() if now.get(n) != v)
-    return RestorePlan(uninstall, reinstall, other)
+    wanted = sorted(f"{n}=={v}" for n, v in before.items() if now.get(n) != v)
+    # the one install rule (requirements.py): a pin that fails it is reported, never passed to pip
+    from wizard.core.install.requirements import first_refusal
+
+    reinstall = [r for r in wanted if first_refusal([r]) is None]
+    return RestorePlan(uninstall, reinstall, other + [r for r in wanted if r not in reinstall])
 
 
 def restore_argvs(pip_cmd: list[str], plan: RestorePlan, find_links: str | None = None,

@@ -14,7 +14,8 @@ line saying what was refused and why.
 The rule: a requirement is accepted only when it is a string of at most
 :data:`MAX_REQUIREMENT_CHARS` characters with no control character, does not start with ``-``,
 parses with :class:`packaging.requirements.Requirement`, names a valid project (PEP 508's name
-pattern) and has no URL. What remains is a name with extras, version specifiers and markers:
+pattern, and not one ending like an archive: pip installs ``x.whl`` from the current folder when
+it is there) and has no URL. What remains is a name with extras, version specifiers and markers:
 something an index (or the bundle folder, for an offline install) is asked for, never a location.
 """
 
@@ -35,6 +36,11 @@ MAX_REQUIREMENT_CHARS = 300
 # PEP 508 / the core metadata spec: a project name, case-insensitive.
 _NAME = re.compile(r"[A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9]", re.IGNORECASE)
 _URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:(//|[^0-9])")
+_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
+# pip takes an argument whose name ends like an archive as a file to install when one is there
+# ("evil-1.0-py3-none-any.whl" is also a valid project name): such a "name" is a path.
+ARCHIVE_ENDINGS = (".whl", ".zip", ".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tbz", ".tar.xz", ".txz", ".tlz",
+                   ".tar.lz", ".tar.lzma")
 
 REASON_NOT_TEXT = "not_text"
 REASON_TOO_LONG = "too_long"
@@ -89,9 +95,11 @@ def _has_control(text: str) -> bool:
 
 def _why_unparsable(text: str) -> str:
     """Which kind of not-a-requirement ``text`` is (for the one line the student reads)."""
+    if _DRIVE.match(text):
+        return REASON_PATH
     if _URL_SCHEME.match(text) or "://" in text:
         return REASON_URL
-    if "/" in text or "\\" in text or text.startswith(".") or text.lower().endswith((".whl", ".zip", ".tar.gz")):
+    if "/" in text or "\\" in text or text.startswith(".") or text.lower().endswith(ARCHIVE_ENDINGS):
         return REASON_PATH
     return REASON_SYNTAX
 
@@ -118,6 +126,8 @@ def check_requirement(value: Any) -> Accepted:
         raise refusal(value, REASON_URL)
     if not _NAME.fullmatch(req.name):
         raise refusal(value, REASON_NAME)
+    if req.name.lower().endswith(ARCHIVE_ENDINGS):
+        raise refusal(value, REASON_PATH)
     return Accepted(text, req)
 
 
@@ -137,5 +147,32 @@ def first_refusal(values: Iterable[Any]) -> RequirementRefused | None:
     return None
 
 
-__all__ = ["Accepted", "MAX_REQUIREMENT_CHARS", "RequirementRefused", "check_requirement", "checked_requirements",
-           "first_refusal", "refusal", "shown"]
+REFUSED_KIND = "requirement"  # the failure's kind on a PlanError or StepError (not a connection's "refused")
+
+
+def checked_for_plan(values: Iterable[Any]) -> list[str]:
+    """:func:`checked_requirements` for the plan preview: a refusal is the PlanError (kind
+    :data:`REFUSED_KIND`) its callers already show in one line."""
+    from wizard.core.install.plan import PlanError
+
+    try:
+        return checked_requirements(values)
+    except RequirementRefused as exc:
+        raise PlanError(REFUSED_KIND, msg("install.requirement.refused_step", reason=exc.message),
+                        exc.requirement) from exc
+
+
+def checked_for_step(step_id: str, values: Iterable[Any]) -> list[str]:
+    """:func:`checked_requirements` inside an install step: a refusal is the StepError (kind
+    :data:`REFUSED_KIND`) that stops the job -- in its first step, before a venv is made."""
+    from wizard.core.install.job import StepError
+
+    try:
+        return checked_requirements(values)
+    except RequirementRefused as exc:
+        raise StepError(step_id, msg("install.requirement.refused_step", reason=exc.message), REFUSED_KIND,
+                        exc.requirement) from exc
+
+
+__all__ = ["Accepted", "MAX_REQUIREMENT_CHARS", "REFUSED_KIND", "RequirementRefused", "check_requirement",
+           "checked_for_plan", "checked_for_step", "checked_requirements", "first_refusal", "refusal", "shown"]

@@ -80,9 +80,13 @@ def requirements_in_path(out_path: str) -> str:
 
 
 def write_requirements_in(out_path: str, requirements: Sequence[str]) -> None:
+    """One requirement a line; each passes the one install rule first (a line break or a ``-r``
+    inside one would be read by uv as a line of its own: an option, another file)."""
     from wizard.core.base.files import write_atomic
+    from wizard.core.install.requirements import checked_requirements
 
-    write_atomic(requirements_in_path(out_path), "".join(f"{r}\n" for r in requirements), mkdir=True)
+    lines = checked_requirements(requirements)
+    write_atomic(requirements_in_path(out_path), "".join(f"{r}\n" for r in lines), mkdir=True)
 
 
 def _load_toml(text: str) -> dict[str, Any]:
