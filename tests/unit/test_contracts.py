@@ -162,7 +162,7 @@ def _clean_tree() -> dict[str, str]:
     files = {"__init__.py": "", "__main__.py": f"import {FAKE}.cli\n", "report_pdf.py":
              f"import {FAKE}.core.report.m\n",
              "app/__init__.py": f"import {FAKE}.core.history.m\nimport {FAKE}.report_pdf\n",
-             "ui/__init__.py": f"import {FAKE}.app\nimport {FAKE}.report_pdf\n",
+             "ui/__init__.py": f"import {FAKE}.app\nimport {FAKE}.report_pdf\nimport {FAKE}.core.base.m\n",
              "cli/__init__.py": f"import {FAKE}.app\nimport {FAKE}.report_pdf\n",
              "tools/__init__.py": f"import {FAKE}.core.recommend.m\n",
              "probe/__init__.py": "", "probe/verify.py": "import json\n",
@@ -193,6 +193,12 @@ BAD_IMPORTS = {
     "ui-imports-cli": ({"ui/__init__.py": f"def main():\n    import {FAKE}.cli\n"},
                        {"faces-independent", "faces-over-app-over-core"}),
     "app-imports-ui": ({"app/__init__.py": f"import {FAKE}.ui\n"}, {"faces-over-app-over-core"}),
+    # a face reaching past the application layer into an engine stage, at the top or in a function
+    "cli-imports-an-engine-stage": ({"cli/__init__.py": f"import {FAKE}.app\nimport {FAKE}.core.machine.m\n"},
+                                    {"faces-only-through-app"}),
+    "ui-imports-an-engine-stage-in-a-function": (
+        {"ui/__init__.py": f"import {FAKE}.app\n\ndef page():\n    from {FAKE}.core.report import m\n"},
+        {"faces-only-through-app"}),
     "unplaced-top-level-module": ({"cli_report.py": f"import {FAKE}.app\n"},
                                   {"faces-over-app-over-core"}),
     "unplaced-stage": ({"core/extra/__init__.py": ""}, {"stage-order"}),

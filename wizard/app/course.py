@@ -10,12 +10,13 @@ adds the extras (:func:`extra_requirements`), verification checks they import
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from wizard.app.session import Session
 from wizard.core.base.i18n import t
 from wizard.core.base.lazy import lazy_exports
+from wizard.core.course.extras import ExtraCheck as ExtraCheck  # re-exported: the faces and tests name it here
 
 if TYPE_CHECKING:
     from wizard.core.course.profile import CourseError as CourseError
@@ -169,30 +170,6 @@ def add_extras(session: Session, options: Any) -> Any:
     from wizard.core.course.profile import add_extras as core_add_extras
 
     return core_add_extras(session.course, options)
-
-
-@dataclass(frozen=True)
-class ExtraCheck:
-    """One row of the course-packages check: the package, and its version or why it fails."""
-
-    requirement: str
-    module: str
-    version: str | None
-    error: str | None
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
-
-    def text(self, lang: str | None, python_exe: str) -> str:
-        if self.ok:
-            return t("o.course.verify.ok", lang, package=self.requirement, version=self.version)
-        return t("o.course.verify.missing", lang, package=self.requirement, error=self.error,
-                 fix=f'"{python_exe}" -m pip install "{self.requirement}"')
-
-    def to_json(self) -> dict[str, Any]:
-        return {"requirement": self.requirement, "module": self.module, "version": self.version, "error": self.error,
-                "ok": self.ok}
 
 
 def check_extras(session: Session, python_exe: str) -> list[ExtraCheck]:

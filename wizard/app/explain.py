@@ -5,10 +5,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from wizard.core.base.i18n import t
+from wizard.core.base.lazy import lazy_exports
+
 if TYPE_CHECKING:
+    from wizard.core.diagnosis.context import ContextError as ContextError
     from wizard.core.diagnosis.model import Diagnosis
 
-from wizard.core.base.i18n import t
+# an environment that cannot be asked (``recognise_in_environment``): the faces catch it by this name
+__getattr__ = lazy_exports(__name__, {"ContextError": "wizard.core.diagnosis.context"})
 
 EXPLAIN_SCHEMA = "gpu-setup-wizard/explain@1.0"
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from wizard.core.base.host import Host, RealHost
 
 if TYPE_CHECKING:  # the models load with the first detection, not at start-up
-    from wizard.app.course import ExtraCheck
     from wizard.app.install import InstallRequest
+    from wizard.core.course.extras import ExtraCheck
     from wizard.core.course.profile import CourseProfile
     from wizard.core.diagnosis.model import Diagnosis
     from wizard.core.history.diff import SnapshotDiff

@@ -120,7 +120,7 @@ def explain_json(findings: list[Any], lang: str) -> dict[str, Any]:
 def cmd_explain(path: str, lang: str, as_json: bool = False, python: str | None = None) -> ExitStatus:
     """All of ``doctor --explain FILE|- [--python ENV]``: read, recognise (with what ENV shows),
     print. Returns the exit status."""
-    from wizard.core.diagnosis.context import ContextError
+    from wizard.app.explain import ContextError
 
     try:
         text = read_pasted(path, lang)

@@ -13,9 +13,8 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from wizard.app.vram import GIB, ITEM_KEYS, Estimate, item_label
 from wizard.core.base.i18n import t
-from wizard.core.vram.estimate import Estimate
-from wizard.core.vram.units import GIB, ITEM_KEYS, item_label
 from wizard.ui import colours
 from wizard.ui.widgets.bench_plots import AXIS, GRID, TEXT, nice_step
 
