@@ -289,5 +289,9 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
 from tests.fuzz.targets_install import INSTALL_TARGETS  # noqa: E402
 
 TARGETS.update(INSTALL_TARGETS)
+# What gets deleted and shown (storage plans, kernel names, the class view): the same helpers.
+from tests.fuzz.targets_safety import SAFETY_TARGETS  # noqa: E402
+
+TARGETS.update(SAFETY_TARGETS)
 
 __all__ = ["TARGETS", "Target", "COUNTS", "OUTCOMES", "PROFILE", "read_capped", "refused"]

@@ -29,9 +29,15 @@ def test_reader_gives_a_result_or_its_own_refusal(name):
     check()
 
 
-def test_the_cap_holds_for_an_endless_device():
-    """/dev/zero has no end and st_size 0: the real reader takes the cap (+1 byte) and says it cut."""
-    if not os.path.exists("/dev/zero"):
-        pytest.skip("no /dev/zero here")
-    read = read_user_text("/dev/zero")
+def test_an_endless_device_is_refused_and_a_big_file_is_capped(tmp_path):
+    """/dev/zero has no end: it is not a regular file, so it is refused before a byte is read (issue 24);
+    a regular file bigger than the cap is read up to the cap (+1 byte) and says it cut."""
+    from wizard.core.base.user_files import NotARegularFile
+
+    if os.path.exists("/dev/zero"):
+        with pytest.raises(NotARegularFile):
+            read_user_text("/dev/zero")
+    big = tmp_path / "big.txt"
+    big.write_bytes(b"x" * (MAX_USER_BYTES + 10))
+    read = read_user_text(big)
     assert read.truncated and len(read.text) <= MAX_USER_BYTES

@@ -6,6 +6,13 @@ number, PDI, board/FRU part number, chassis serial, fabric GUID) are replaced --
 fields by name, and inside every raw text too: a saved or remote nvidia-smi output (``-q``,
 ``-q -x``, ``--query-gpu`` CSV) reaches the JSON and the report appendices as it was written.
 ``include_private=True`` keeps them (the user asks for it explicitly).
+
+Another machine's results (a Colab or cloud report, ``doctor --json`` or a pasted nvidia-smi added
+with ``--add-remote``) carry *that* machine's home folder and user name, which this machine's
+redactor does not know. :func:`remote_redactor` finds them in the remote's own texts -- home folders
+(``/home/<x>``, ``/Users/<x>``, ``C:\\Users\\<x>``) and the ``home``/``user`` fields a document
+records -- and hides each of them everywhere in that remote's record; every home folder path
+becomes ``~``, whoever's it is.
 """
 
 from __future__ import annotations
@@ -128,6 +135,69 @@ def redact_board_ids(text: str) -> str:
     out = _Q_LINE.sub(lambda m: m.group("head") + _hide(m.group("value")) + m.group("tail"), text)
     out = _XML_ELEMENT.sub(lambda m: f"<{m.group('tag')}>{_hide(m.group('value'))}</{m.group('tag')}>", out)
     return _redact_csv(out)
+
+
+# A home folder in a path: Linux, macOS, Windows (either slash); group 2 is the user's folder name.
+_HOME_PATH = re.compile(r"(/home/|/Users/|\b[A-Za-z]:[\\/]{1,2}Users[\\/]{1,2})([^/\\\s\"'<>:|*?,;()\[\]{}]+)")
+_NOT_A_USER = {"public", "default", "shared", "all users", "default user", "~", "<user>", "user", "runner"}
+_IDENTITY_KEYS = {"home", "home_dir", "user", "username", "user_name", "login"}
+
+
+@dataclass
+class RemoteRedactor(Redactor):
+    """A redactor for another machine: its home folders and user names as found in its own texts
+    (several: a cloud image may run as one user and keep files of another)."""
+
+    users: tuple[str, ...] = ()
+
+    def redact_text(self, text: str) -> str:
+        out = text
+        if self.home and len(self.home) > 3:  # the recorded home first, before its user name is replaced inside it
+            for variant in {self.home, self.home.replace("\\", "/"), self.home.replace("/", "\\")}:
+                out = out.replace(variant, "~")
+        out = _HOME_PATH.sub("~", out)
+        for user in self.users:
+            out = re.sub(r"(?<![\w가-힣])" + re.escape(user) + r"(?![\w가-힣])", "<user>", out)
+        return super().redact_text(out)
+
+
+def _strings(value: Any, key: str | None = None, found: list[tuple[str | None, str]] | None = None,
+             depth: int = 0) -> list[tuple[str | None, str]]:
+    out = [] if found is None else found
+    if depth > 60:
+        return out
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _strings(v, str(k), out, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _strings(v, key, out, depth + 1)
+    elif isinstance(value, str):
+        out.append((key, value))
+    return out
+
+
+def remote_redactor(*values: Any, hostname: str | None = None) -> RemoteRedactor:
+    """The redactor for a remote machine whose documents or texts are ``values``: the user names
+    of every home folder path in them and of their ``home``/``user`` fields."""
+    users: list[str] = []
+    homes: list[str] = []
+    for key, text in _strings(list(values)):
+        if key in _IDENTITY_KEYS and text.strip():
+            if "/" in text or "\\" in text:
+                homes.append(text.strip())
+                name = text.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+            else:
+                name = text.strip()
+            if name and name.lower() not in _NOT_A_USER and name not in users and len(name) > 1:
+                users.append(name)
+        for match in _HOME_PATH.finditer(text):
+            name = match.group(2)
+            if name.lower() not in _NOT_A_USER and name not in users and len(name) > 1:
+                users.append(name)
+    users.sort(key=len, reverse=True)  # "kim2" before "kim"
+    home = max(homes, key=len) if homes else None
+    return RemoteRedactor(home=home, user=None, hostname=hostname, users=tuple(users))
 
 
 def redactor_for(home: str | None, environ: dict[str, str] | Any, hostname: str | None) -> Redactor:

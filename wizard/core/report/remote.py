@@ -12,12 +12,19 @@ Colab or cloud: a report made inside Colab says so (it saw Colab's environment v
 a pasted nvidia-smi output counts as Colab when the paste shows Colab's marks (the ``!nvidia-smi``
 cell, ``/content``) or one of Colab's GPUs, else as a cloud GPU. The caller can always say
 which (``colab:FILE`` / ``cloud:FILE`` on the command line, a choice in the window).
+
+Every remote record is redacted on import with the remote's *own* identity
+(:func:`wizard.core.base.privacy.remote_redactor`): a report made there with ``--include private``,
+a pasted ``nvidia-smi`` listing ``/home/<user>/venv/bin/python`` among its processes, or a document
+recording its ``home``/``user`` would otherwise carry that machine's home folder and user name
+into all four formats of this report (this machine's redactor knows only this machine).
 """
 
 from __future__ import annotations
 
 import os
 import re
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -147,8 +154,24 @@ def machine_from_remote_probe(doc: dict, kind: str | None = None, label: str | N
     return record
 
 
+def redact_remote(record: MachineRecord, *sources: Any) -> MachineRecord:
+    """``record`` with the remote machine's home folders and user names hidden (found in the
+    record and in ``sources``, the document it came from)."""
+    from wizard.core.base.privacy import remote_redactor
+
+    data = asdict(record)
+    redactor = remote_redactor(data, *sources)
+    return MachineRecord(**redactor.redact(data))
+
+
 def machine_from_text(text: str, kind: str | None = None, label: str | None = None) -> MachineRecord:
-    """A report JSON, a doctor JSON or an nvidia-smi output, whichever ``text`` is."""
+    """A report JSON, a doctor JSON or an nvidia-smi output, whichever ``text`` is, redacted
+    with the remote's own identity (:func:`redact_remote`)."""
+    record, source = _machine_from_text(text, kind, label)
+    return redact_remote(record, source)
+
+
+def _machine_from_text(text: str, kind: str | None, label: str | None) -> tuple[MachineRecord, Any]:
     if kind is not None and kind not in REMOTE_KINDS:
         raise ValueError(f"kind must be one of {REMOTE_KINDS}, not {kind!r}")
     stripped = text.lstrip("\ufeff \t\r\n")
@@ -165,14 +188,14 @@ def machine_from_text(text: str, kind: str | None = None, label: str | None = No
         try:
             if name == DOCTOR_SCHEMA:
                 check_schema(doc, DOCTOR_SCHEMA, DOCTOR_SCHEMA_VERSION)
-                return machine_from_doctor(doc, kind, label)
+                return machine_from_doctor(doc, kind, label), doc
             if name == REMOTE_SCHEMA:
                 check_schema(doc, REMOTE_SCHEMA, REMOTE_SCHEMA_VERSION)
-                return machine_from_remote_probe(doc, kind, label)
-            return machine_from_report(stripped, kind, label)
+                return machine_from_remote_probe(doc, kind, label), doc
+            return machine_from_report(stripped, kind, label), doc
         except (SchemaError, DocumentTypeError) as exc:  # a ReportSchemaError is one too
             raise RemoteInputError(exc.message) from exc
-    return machine_from_nvidia_smi(text, kind, label)
+    return machine_from_nvidia_smi(text, kind, label), text
 
 
 def machine_from_file(path: str | os.PathLike[str], kind: str | None = None) -> MachineRecord:
@@ -187,4 +210,5 @@ def machine_from_file(path: str | os.PathLike[str], kind: str | None = None) -> 
 
 
 __all__ = ["RemoteInputError", "REMOTE_KINDS", "split_kind", "guess_smi_kind", "machine_from_nvidia_smi",
-           "machine_from_report", "machine_from_doctor", "machine_from_remote_probe", "machine_from_text", "machine_from_file"]
+           "machine_from_report", "machine_from_doctor", "machine_from_remote_probe", "machine_from_text", "machine_from_file",
+           "redact_remote"]
