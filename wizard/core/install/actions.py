@@ -78,7 +78,7 @@ from wizard.core.install.plan import (
 )
 from wizard.core.install.preflight import SEVERITY_CONFIRM, SEVERITY_OK, UNPACK_FACTOR, preflight, unpacked_size
 from wizard.core.install.recovery import STATUS_COMPLETE, STATUS_RUNNING, EnvState
-from wizard.core.install.requirements import checked_for_step
+from wizard.core.install.requirements_gate import checked_for_step
 from wizard.core.install.resolve_step import (  # noqa: F401 - the runner's names for the resolve step
     _extra_pip_args,
     _mark,

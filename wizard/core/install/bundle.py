@@ -13,76 +13,23 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
 from wizard.core.base.files import write_atomic
 from wizard.core.base.i18n import MessageError, msg
+from wizard.core.install.bundle_checks import (
+    SCHEMA,
+    SCHEMA_VERSION,
+    BundleError,
+    BundleFile,
+    Manifest,
+    check_manifest_doc,
+    checked_export_requirements,
+)
 from wizard.core.install.cache import sha256_file
 
 MANIFEST = "bundle.json"
-SCHEMA = "gpu-setup-wizard/bundle"
-SCHEMA_VERSION = "1.0"
-
-
-class BundleError(MessageError, ValueError):
-    """A bundle the wizard refuses to write or to install from; the message says why."""
-
-
-@dataclass(frozen=True)
-class BundleFile:
-    filename: str
-    sha256: str
-    size: int
-    name: str = ""
-    version: str = ""
-
-    def tags(self) -> list[str]:
-        """The wheel's tags as ``python-abi-platform`` strings (an sdist has none)."""
-        from packaging.utils import InvalidWheelFilename, parse_wheel_filename
-
-        try:
-            return sorted(str(t) for t in parse_wheel_filename(self.filename)[3])
-        except InvalidWheelFilename:
-            return []
-
-
-@dataclass
-class Manifest:
-    files: list[BundleFile]
-    requirements: list[str]
-    variants: list[str] = field(default_factory=list)
-    python: str = ""
-    platform: str = ""
-    created_by: str = ""
-    # --variants: per build, its torch-family files and requirements; the other files are shared
-    # dependencies (``variant_dependencies``: wizard.core.install.bundle_variants.SHARED_DEPENDENCIES)
-    variant_sets: dict[str, dict[str, list[str]]] = field(default_factory=dict)
-    variant_dependencies: str = ""
-
-    def files_for(self, variant: str | None) -> list[BundleFile]:
-        """The files one build installs: its own family wheels and the shared ones."""
-        if not variant or variant not in self.variant_sets:
-            return list(self.files)
-        others = {n for v, s in self.variant_sets.items() if v != variant for n in s.get("files", [])}
-        mine = set(self.variant_sets[variant].get("files", []))
-        return [f for f in self.files if f.filename in mine or f.filename not in others]
-
-    def requirements_for(self, variant: str | None) -> list[str]:
-        if not variant or variant not in self.variant_sets:
-            return list(self.requirements)
-        return list(self.variant_sets[variant].get("requirements", []))
-
-    def to_json(self) -> dict[str, Any]:
-        return {"schema": f"{SCHEMA}@{SCHEMA_VERSION}", "requirements": self.requirements, "variants": self.variants,
-                "python": self.python, "platform": self.platform, "created_by": self.created_by,
-                "variant_sets": self.variant_sets, "variant_dependencies": self.variant_dependencies,
-                "files": [{"filename": f.filename, "sha256": f.sha256, "size": f.size, "name": f.name,
-                           "version": f.version, "tags": f.tags()} for f in self.files]}
-
-    def total_bytes(self) -> int:
-        return sum(f.size for f in self.files)
 
 
 def export_bundle(dest: str | os.PathLike[str], files: Iterable[tuple[str | os.PathLike[str], Any]],
@@ -92,8 +39,6 @@ def export_bundle(dest: str | os.PathLike[str], files: Iterable[tuple[str | os.P
     """Copy each (cached path, planned file) into ``dest`` and write the manifest last (a folder
     without ``bundle.json`` is no bundle, so an interrupted export is never taken for one).
     Each copy is hashed again and must equal the plan's sha256."""
-    from wizard.core.install.bundle_checks import checked_export_requirements
-
     requirements = checked_export_requirements(requirements, variant_sets or {}, str(dest))
     out = Path(dest)
     out.mkdir(parents=True, exist_ok=True)
@@ -149,8 +94,6 @@ def manifest_from_json(doc: Any, folder: str = "") -> Manifest:
     pass the wizard's one rule (:mod:`wizard.core.install.requirements`: no URL, no path, no option)
     and that a listed file provides; ``variant_sets`` maps build names to objects naming listed
     files. Anything else: one BundleError line, before a venv is made."""
-    from wizard.core.install.bundle_checks import check_manifest_doc
-
     return check_manifest_doc(doc, folder)
 
 

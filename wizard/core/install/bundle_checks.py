@@ -16,11 +16,75 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 
-from wizard.core.base.i18n import msg
+from wizard.core.base.i18n import MessageError, msg
+
+SCHEMA = "gpu-setup-wizard/bundle"
+SCHEMA_VERSION = "1.0"
+
+
+class BundleError(MessageError, ValueError):
+    """A bundle the wizard refuses to write or to install from; the message says why."""
+
+
+@dataclass(frozen=True)
+class BundleFile:
+    filename: str
+    sha256: str
+    size: int
+    name: str = ""
+    version: str = ""
+
+    def tags(self) -> list[str]:
+        """The wheel's tags as ``python-abi-platform`` strings (an sdist has none)."""
+        from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+
+        try:
+            return sorted(str(t) for t in parse_wheel_filename(self.filename)[3])
+        except InvalidWheelFilename:
+            return []
+
+
+@dataclass
+class Manifest:
+    files: list[BundleFile]
+    requirements: list[str]
+    variants: list[str] = field(default_factory=list)
+    python: str = ""
+    platform: str = ""
+    created_by: str = ""
+    # --variants: per build, its torch-family files and requirements; the other files are shared
+    # dependencies (``variant_dependencies``: wizard.core.install.bundle_variants.SHARED_DEPENDENCIES)
+    variant_sets: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    variant_dependencies: str = ""
+
+    def files_for(self, variant: str | None) -> list[BundleFile]:
+        """The files one build installs: its own family wheels and the shared ones."""
+        if not variant or variant not in self.variant_sets:
+            return list(self.files)
+        others = {n for v, s in self.variant_sets.items() if v != variant for n in s.get("files", [])}
+        mine = set(self.variant_sets[variant].get("files", []))
+        return [f for f in self.files if f.filename in mine or f.filename not in others]
+
+    def requirements_for(self, variant: str | None) -> list[str]:
+        if not variant or variant not in self.variant_sets:
+            return list(self.requirements)
+        return list(self.variant_sets[variant].get("requirements", []))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"schema": f"{SCHEMA}@{SCHEMA_VERSION}", "requirements": self.requirements, "variants": self.variants,
+                "python": self.python, "platform": self.platform, "created_by": self.created_by,
+                "variant_sets": self.variant_sets, "variant_dependencies": self.variant_dependencies,
+                "files": [{"filename": f.filename, "sha256": f.sha256, "size": f.size, "name": f.name,
+                           "version": f.version, "tags": f.tags()} for f in self.files]}
+
+    def total_bytes(self) -> int:
+        return sum(f.size for f in self.files)
+
 
 # A torch install with its dependencies is ~30 wheels; several builds ~60. A few thousand bounds
 # the work a hostile manifest can cause (each file is hashed) far above any real one.
@@ -34,8 +98,6 @@ _VARIANT = re.compile(r"[a-z0-9][a-z0-9._-]{0,39}")
 
 
 def _error(key: str, **params: Any) -> Exception:
-    from wizard.core.install.bundle import BundleError
-
     return BundleError(msg(key, **params))
 
 
@@ -59,7 +121,6 @@ def _text(doc: dict[str, Any], key: str, folder: str) -> str:
 
 
 def _file(entry: Any, i: int, folder: str) -> Any:
-    from wizard.core.install.bundle import BundleFile
     from wizard.core.install.requirements import shown
 
     if not isinstance(entry, dict) or not isinstance(entry.get("filename"), str):
@@ -127,10 +188,8 @@ def check_requirements_provided(requirements: Iterable[str], files: Iterable[Any
 
 
 def check_manifest_doc(doc: Any, folder: str = "") -> Any:
-    """``bundle.json``'s parsed document → :class:`wizard.core.install.bundle.Manifest`, or the
-    BundleError saying what is wrong (see the module's docstring)."""
-    from wizard.core.install.bundle import Manifest
-
+    """``bundle.json``'s parsed document → :class:`Manifest`, or the BundleError saying what is
+    wrong (see the module's docstring)."""
     if not isinstance(doc, dict):
         raise _bad(folder, "(top)", "object")
     raw = doc.get("files")
@@ -168,4 +227,4 @@ def checked_export_requirements(requirements: Iterable[str], variant_sets: dict[
     return out
 
 
-__all__ = ["MAX_FILES", "check_manifest_doc", "check_requirements_provided", "checked_export_requirements"]
+__all__ = ["BundleError", "BundleFile", "MAX_FILES", "Manifest", "SCHEMA", "SCHEMA_VERSION", "check_manifest_doc", "check_requirements_provided", "checked_export_requirements"]

@@ -33,7 +33,7 @@ def resolve_plan(host: Host, env_python: str, requirements: Sequence[str], index
     """Resolve, read the report, mark what is installed, ask for sizes. Blocking. With
     ``uv_exe``, uv resolves (``uv pip compile``, metadata only), else pip's dry-run report.
     Either way a torch family of mixed builds is refused (``PlanError`` 'family-mismatch')."""
-    from wizard.core.install.requirements import checked_for_plan
+    from wizard.core.install.requirements_gate import checked_for_plan
 
     requirements = checked_for_plan(requirements)  # the one install rule, before anything runs
     installed, pyver = inspect_installed(host, env_python)

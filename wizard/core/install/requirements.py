@@ -147,32 +147,5 @@ def first_refusal(values: Iterable[Any]) -> RequirementRefused | None:
     return None
 
 
-REFUSED_KIND = "requirement"  # the failure's kind on a PlanError or StepError (not a connection's "refused")
-
-
-def checked_for_plan(values: Iterable[Any]) -> list[str]:
-    """:func:`checked_requirements` for the plan preview: a refusal is the PlanError (kind
-    :data:`REFUSED_KIND`) its callers already show in one line."""
-    from wizard.core.install.plan import PlanError
-
-    try:
-        return checked_requirements(values)
-    except RequirementRefused as exc:
-        raise PlanError(REFUSED_KIND, msg("install.requirement.refused_step", reason=exc.message),
-                        exc.requirement) from exc
-
-
-def checked_for_step(step_id: str, values: Iterable[Any]) -> list[str]:
-    """:func:`checked_requirements` inside an install step: a refusal is the StepError (kind
-    :data:`REFUSED_KIND`) that stops the job -- in its first step, before a venv is made."""
-    from wizard.core.install.job import StepError
-
-    try:
-        return checked_requirements(values)
-    except RequirementRefused as exc:
-        raise StepError(step_id, msg("install.requirement.refused_step", reason=exc.message), REFUSED_KIND,
-                        exc.requirement) from exc
-
-
-__all__ = ["Accepted", "MAX_REQUIREMENT_CHARS", "REFUSED_KIND", "RequirementRefused", "check_requirement",
-           "checked_for_plan", "checked_for_step", "checked_requirements", "first_refusal", "refusal", "shown"]
+__all__ = ["Accepted", "MAX_REQUIREMENT_CHARS", "RequirementRefused", "check_requirement", "checked_requirements",
+           "first_refusal", "refusal", "shown"]
