@@ -212,7 +212,12 @@ class StateStore:
 # Remove
 # --------------------------------------------------------------------------------------------
 class RemoveRefused(Exception):
-    """Remove would delete something the wizard did not create."""
+    """Remove would delete something the wizard did not create. ``message``: the deletion rule's
+    reason as a Message (render it in the student's language), when the rule refused."""
+
+    def __init__(self, text: str, message: Any = None) -> None:
+        super().__init__(text)
+        self.message = message
 
 
 @dataclass
@@ -266,7 +271,7 @@ def remove_environment(state: EnvState, host: Host, store: StateStore | None = N
     if plan is None or plan.refused is not None:
         plan = plan_removal(path)
     if plan.refused is not None:
-        raise RemoveRefused(plan.refused.text("en"))
+        raise RemoveRefused(plan.refused.text("en"), plan.refused)
     method, detail, freed = "rmtree", "", 0
     if target.is_conda and target.conda_exe:
         res = host.run(conda_remove_argv(target.conda_exe, path), timeout=timeout)
@@ -274,7 +279,7 @@ def remove_environment(state: EnvState, host: Host, store: StateStore | None = N
         detail = (res.stderr or res.stdout or res.error or "").strip()[-500:]
         plan = plan_removal(path) if os.path.lexists(path) else None  # what conda left, planned again
         if plan is not None and plan.refused is not None:
-            raise RemoveRefused(plan.refused.text("en"))
+            raise RemoveRefused(plan.refused.text("en"), plan.refused)
     if plan is not None and os.path.lexists(path):  # conda leaves the folder behind when files were in use; venvs always
         done = deletion.execute(plan)
         freed = done.freed

@@ -225,9 +225,11 @@ def read_kernel_dirs(data_dirs: Sequence[str]) -> dict[str, dict[str, Any]]:
             spec_file = folder / "kernel.json"
             if name in found or not spec_file.is_file():
                 continue
+            if _spec_problem(str(spec_file)) is not None:
+                continue  # listed as broken by broken_kernels
             try:
                 spec = json.loads(spec_file.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
+            except (OSError, ValueError, RecursionError):
                 continue
             if isinstance(spec, dict):
                 found[name] = {"resource_dir": str(folder), "spec": spec}
