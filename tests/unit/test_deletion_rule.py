@@ -251,3 +251,18 @@ def test_plan_own_file_takes_only_our_suffix(home):
     part.write_bytes(b"x")
     assert deletion.execute(deletion.plan_own_file(str(part), (".part",))).deleted == [str(part)]
     assert deletion.plan_own_file(str(home / "Documents" / "thesis.docx"), (".part",)).refused is not None
+
+
+def test_a_conda_env_is_its_package_records_and_nothing_else(home):
+    env = home / "miniforge3" / "envs" / "dl"
+    for rel in ("conda-meta", "bin", "lib", "ssl"):
+        (env / rel).mkdir(parents=True)
+    (env / "conda-meta" / "openssl-3.0-h1.json").write_text(
+        '{"name": "openssl", "files": ["bin/openssl", "lib/libssl.so", "ssl/cert.pem"]}', encoding="utf-8")
+    (env / "conda-meta" / "history").write_text("", encoding="utf-8")
+    assert deletion.env_shape(str(env)) == (True, [])
+    (env / "notes.txt").write_text("mine", encoding="utf-8")
+    assert deletion.env_shape(str(env)) == (True, ["notes.txt"])
+    assert C.plan_environment(str(env), [], busy=lambda p: False).refused == "delete.refused.foreign"
+    (env / "conda-meta" / "broken.json").write_text("{", encoding="utf-8")  # records unreadable: not recognisably conda's
+    assert deletion.env_shape(str(env))[1] == ["conda-meta"]
