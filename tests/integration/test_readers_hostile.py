@@ -17,25 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import reference_file
+from tests.cli_runner import run_cli
+from tests.reference import reference_file
 
 REPO = Path(__file__).resolve().parents[2]
 DEV_ZERO = Path("/dev/zero")
 
 
-def run_cli(*args: str, data_dir: Path | None = None, stdin: bytes | None = None,
-            timeout: float = 120) -> subprocess.CompletedProcess:
-    env = {**os.environ, "GSW_LANG": "en"}
-    if data_dir is not None:
-        env["GSW_DATA_DIR"] = str(data_dir)
-    out = subprocess.run([sys.executable, "-m", "wizard", *args], cwd=REPO, input=stdin, capture_output=True,
-                         timeout=timeout, env=env)
-    out.stdout = out.stdout.decode("utf-8", "replace")
-    out.stderr = out.stderr.decode("utf-8", "replace")
-    return out
-
-
-def no_traceback(out: subprocess.CompletedProcess) -> None:
+def no_traceback(out) -> None:
     assert "Traceback" not in out.stderr and "Error:" not in out.stderr.split("gpu-setup-wizard:")[0], out.stderr
 
 
@@ -140,8 +129,11 @@ def test_deeply_nested_json_is_refused_not_a_recursion_error(tmp_path, command):
 @pytest.mark.parametrize("command", [("doctor", "--nvidia-smi-file"), ("doctor", "--explain"),
                                      ("recommend", "--from-doctor"), ("report", "--add-remote")])
 def test_dev_zero_is_read_only_up_to_the_cap(tmp_path, command):
-    """A device is not a regular file: refused before a byte is read (issue 24; it was read up to the cap)."""
-    out = run_cli(*command, str(DEV_ZERO), data_dir=tmp_path / "data", timeout=60)
+    """A device is not a regular file: refused before a byte is read (issue 24; it was read up to the cap).
+    A real process with a timeout: a reader that forgot the cap would read forever."""
+    env = {**os.environ, "GSW_LANG": "en", "GSW_DATA_DIR": str(tmp_path / "data")}
+    out = subprocess.run([sys.executable, "-m", "wizard", *command, str(DEV_ZERO)], cwd=REPO, capture_output=True,
+                         text=True, encoding="utf-8", errors="replace", timeout=60, env=env)
     no_traceback(out)
     assert "MemoryError" not in out.stderr
     assert out.returncode != 0 and "not a regular file" in out.stderr, out.stderr
