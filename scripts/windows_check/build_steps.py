@@ -41,6 +41,17 @@ def source_key(repo: Path, extra: str = "", paths: tuple[str, ...] = ("wizard", 
     return h.hexdigest()[:16]
 
 
+def prune(cache: Path, kind: str, keep: str) -> list[str]:
+    """Remove the cached ``<kind>-<key>`` folders of other keys (older sources): the cache keeps
+    one bundle, one bare QWizard and one set of installers, not one per commit."""
+    removed = []
+    for old in cache.glob(f"{kind}-*"):
+        if old.is_dir() and old.name != f"{kind}-{keep}":
+            shutil.rmtree(old, ignore_errors=True)
+            removed.append(old.name)
+    return removed
+
+
 BARE_SOURCES = ("benchmarks/bare_qwizard.py", "installers/bundle_config.py")
 
 

@@ -183,6 +183,8 @@ def run_checks(check: Check, cache: Path, work: Path, root: Path | None) -> int:
         return 1
     check.data.update(installer_bytes=inst["installer_bytes"], bundle_files=inst["bundle_files"],
                       installers=inst)
+    check.data["cache_pruned"] = [*build_steps.prune(cache, "bundle", key), *build_steps.prune(cache, "installers", key),
+                                  *(build_steps.prune(cache, "bare", bare_key) if bare is not None else [])]
     runner = check.step("fresh-hangul-prefix", fresh_prefix, cache, work / "prefix", root)
     if runner is None:
         check.write()
