@@ -144,8 +144,13 @@ _ENV_NAMES = ["pyvenv.cfg", "bin", "lib", "lib64", "include", "share", "etc", ".
 _KINDS = ("file", "dir", "link_file", "link_dir")
 
 
+_ENV_OWN_NAMES = [n for n in _ENV_NAMES if n not in ("src", ".git", "homework.ipynb", "conda-meta")]
+
+
 def _entries(names: list[str]) -> st.SearchStrategy[list[tuple[str, str]]]:
-    return st.lists(st.tuples(st.one_of(st.sampled_from(names), _name_text()), st.sampled_from(_KINDS)),
+    """Entries mostly of the given names (so plans delete often), now and then any name."""
+    known = st.sampled_from(names)
+    return st.lists(st.tuples(st.one_of(known, known, known, _name_text()), st.sampled_from(_KINDS)),
                     max_size=8, unique_by=lambda e: e[0])
 
 
@@ -153,9 +158,11 @@ def _storage_inputs() -> st.SearchStrategy[dict[str, Any]]:
     return st.fixed_dictionaries({
         "files": _entries(_CACHE_NAMES), "partial": _entries(_CACHE_NAMES),
         "files_link": st.booleans(), "partial_link": st.booleans(),
-        "env": _entries(_ENV_NAMES), "pyvenv": st.booleans(),
-        "target": st.sampled_from(["env", "env", "env", "home", "home_parent", "documents", "env_link"]),
-        "activated": st.booleans(), "running": st.booleans(),
+        "env": st.one_of(st.lists(st.tuples(st.sampled_from(_ENV_OWN_NAMES), st.sampled_from(_KINDS)), max_size=8,
+                                  unique_by=lambda e: e[0]), _entries(_ENV_NAMES)),
+        "pyvenv": st.sampled_from([True, True, True, False]),
+        "target": st.sampled_from(["env", "env", "env", "env", "home", "home_parent", "documents", "env_link"]),
+        "activated": st.sampled_from([False, False, False, True]), "running": st.booleans(),
     })
 
 
@@ -248,14 +255,13 @@ def _storage_run(case: dict[str, Any]) -> str:
                 assert item.freed == expected[id(item)], (item.kind, item.freed, expected[id(item)])
     finally:
         shutil.rmtree(top)
-    refusals = sum(1 for i in items if i.refused)
     for item in items:
         if item.refused:
             from wizard.core.base.i18n import t
 
             for lang in ("en", "ko"):
                 assert t(item.refused, lang, **item.refused_params).strip()
-    return _outcome("storage-plan", "refused" if refusals == len(items) else "result")
+    return _outcome("storage-plan", "refused" if items[1].refused else "result")  # the environment removed or not
 
 
 SAFETY_TARGETS: dict[str, Target] = {t.name: t for t in (
