@@ -22,15 +22,12 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QWizard  # noqa: E402
 
 from tests.cli_runner import run_cli  # noqa: E402
-from tests.gui import test_install_pages as _pages  # noqa: E402 - its fixtures and helpers
+from tests.gui.install_driver import WAIT_MS, choose_new_venv, commit, make_session, open_pages, wait_end, wait_plan  # noqa: E402
 from tests.integration.index_server import LoopbackIndex, make_wheel  # noqa: E402
 from wizard.app import install as app_install  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402
 from wizard.ui.pages.environment.common import MODE_NEW_VENV  # noqa: E402
 
-build, wheels, index, root = _pages.build, _pages.wheels, _pages.index, _pages.root  # the shared fixtures
-WAIT_MS, make_session, open_pages, wait_end, wait_plan = (_pages.WAIT_MS, _pages.make_session, _pages.open_pages,
-                                                          _pages.wait_end, _pages.wait_plan)
 MINOR = f"{sys.version_info[0]}.{sys.version_info[1]}"
 
 
@@ -184,8 +181,8 @@ def test_a_failed_install_has_no_tick_and_a_finished_one_leads_back_to_the_first
         idx.add_wheels(wheels.values())
         idx.fail(wheels["torch"].name, 404)
         window, env_page, page = open_pages(qtbot, make_session(build), root, idx)
-        _pages.choose_new_venv(qtbot, env_page, root / "envs" / "사이드")
-        _pages.commit(window)
+        choose_new_venv(qtbot, env_page, root / "envs" / "사이드")
+        commit(window)
         wait_end(qtbot, page)
         assert page.state == "failed", page.message
         page.change_button.click()  # back to the Environment page

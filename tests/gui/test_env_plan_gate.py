@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.gui, pytest.mark.slow]  # real pip resolutions against
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QWizard  # noqa: E402
 
-from tests.gui import test_install_pages as _pages  # noqa: E402 - its fixtures and helpers
+from tests.gui.install_driver import WAIT_MS, make_session, open_pages, wait_end, wait_plan  # noqa: E402
 from tests.integration.index_server import LoopbackIndex, make_wheel  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402
 from wizard.ui.pages.environment.common import MODE_NEW_VENV  # noqa: E402
@@ -33,11 +33,6 @@ def assert_readable(qtbot, window) -> None:
     qtbot.wait(150)
     problems = check_window(window)
     assert not problems, describe_problems(problems)
-
-
-build, wheels, index, root = _pages.build, _pages.wheels, _pages.index, _pages.root  # the shared fixtures
-WAIT_MS, make_session, open_pages, wait_end, wait_plan = (_pages.WAIT_MS, _pages.make_session, _pages.open_pages,
-                                                          _pages.wait_end, _pages.wait_plan)
 
 
 def test_the_first_click_on_install_after_typing_a_mirror_goes_on_by_itself(qtbot, build, index, root):

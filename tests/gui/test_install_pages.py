@@ -53,10 +53,7 @@ from wizard.ui.pages.environment.common import (
 )
 from wizard.ui.pages.install_page import STATE_CANCELLED, STATE_DONE, STATE_FAILED, STATE_REMOVED  # noqa: E402
 
-# Modules written before tests/gui/install_driver.py read these from here (``from tests.gui import
-# test_install_pages as _pages``): the same objects, until they import install_driver themselves.
-TORCH_PAYLOAD, WAIT_MS = install_driver.TORCH_PAYLOAD, install_driver.WAIT_MS
-build, wheels, index, root = install_driver.build, install_driver.wheels, install_driver.index, install_driver.root
+TORCH_PAYLOAD, WAIT_MS = install_driver.TORCH_PAYLOAD, install_driver.WAIT_MS  # benchmarks/gui_bench.py reads the first
 
 
 # --------------------------------------------------------------------------------------------

@@ -65,7 +65,8 @@ def test_bundle_round_trip_with_the_network_off(fake_torch, tmp_path):
     off = {"HTTP_PROXY": dead, "HTTPS_PROXY": dead, "http_proxy": dead, "https_proxy": dead, "ALL_PROXY": dead,
            "PIP_INDEX_URL": dead + "/simple", "NO_PROXY": ""}
     fresh = root / "fresh env"
-    done = run_cli("install", "--from-bundle", str(bundle), "--venv", str(fresh), "--json", env={**in_root(root), **off})
+    done = run_cli("install", "--from-bundle", str(bundle), "--venv", str(fresh), "--json",
+                   env={**in_root(root), **off})
     assert done.returncode == 0, done.stderr
     py = json.loads(done.stdout)["env_python"]
     imported = subprocess.run([py, "-c", "import torch, torchvision, gsw_course_extra; print(torch.__version__)"],
@@ -78,7 +79,8 @@ def test_bundle_round_trip_with_the_network_off(fake_torch, tmp_path):
     data = bytearray(wheel.read_bytes())
     data[len(data) // 2] ^= 0xFF
     wheel.write_bytes(bytes(data))
-    refused = run_cli("install", "--from-bundle", str(bundle), "--venv", str(root / "never"), env={**in_root(root), **off})
+    refused = run_cli("install", "--from-bundle", str(bundle), "--venv", str(root / "never"),
+                      env={**in_root(root), **off})
     assert refused.returncode == 2 and "does not match its sha256" in refused.stderr and wheel.name in refused.stderr
     assert not (root / "never").exists() and "Traceback" not in refused.stderr
 
@@ -126,6 +128,7 @@ def test_a_bundle_for_another_platform_is_refused_before_a_venv_is_made(tmp_path
            "files": [{"filename": foreign.name, "sha256": hashlib.sha256(foreign.read_bytes()).hexdigest(),
                       "size": foreign.stat().st_size}]}
     (d / MANIFEST).write_text(json.dumps(doc), encoding="utf-8")
-    out = run_cli("install", "--from-bundle", str(d), "--venv", str(tmp_path / "never"), "--lang", "ko", env=in_root(tmp_path))
+    out = run_cli("install", "--from-bundle", str(d), "--venv", str(tmp_path / "never"), "--lang", "ko",
+                  env=in_root(tmp_path))
     assert out.returncode == 2 and "이 컴퓨터용이 아닙니다" in out.stderr and foreign.name in out.stderr
     assert not (tmp_path / "never").exists()

@@ -76,7 +76,8 @@ def test_a_bundle_of_two_builds_carries_both_and_installs_the_right_one_offline(
     off = {"HTTP_PROXY": dead, "HTTPS_PROXY": dead, "http_proxy": dead, "https_proxy": dead, "ALL_PROXY": dead,
            "PIP_INDEX_URL": dead + "/simple", "NO_PROXY": ""}
     # this machine has no NVIDIA GPU: the CPU build
-    done = run_cli("install", "--from-bundle", str(bundle), "--venv", str(root / "cpu env"), "--json", env={**in_root(root), **off})
+    done = run_cli("install", "--from-bundle", str(bundle), "--venv", str(root / "cpu env"), "--json",
+                   env={**in_root(root), **off})
     assert done.returncode == 0, done.stderr[-3000:]
     doc = json.loads(done.stdout)
     assert doc["variant"] == "cpu" and "Build for this machine: cpu" in done.stderr
@@ -89,6 +90,7 @@ def test_a_bundle_of_two_builds_carries_both_and_installs_the_right_one_offline(
     assert _installed(doc["env_python"], "torch") == f"{best.torch}+cu126"
     assert _installed(doc["env_python"], "torchvision") == f"{best.torchvision}+cu126"
     # a build the bundle does not have: a plain message, nothing made
-    refused = run_cli("install", "--from-bundle", str(bundle), "--venv", str(root / "never"), "--variant", "cu128", env={**in_root(root), **off})
+    refused = run_cli("install", "--from-bundle", str(bundle), "--venv", str(root / "never"), "--variant", "cu128",
+                      env={**in_root(root), **off})
     assert refused.returncode == 2 and "no cu128 build" in refused.stderr and "Traceback" not in refused.stderr
     assert not (root / "never").exists()

@@ -47,7 +47,8 @@ def test_what_if_rtx5090_old_driver_needs_update():
 
 
 def test_what_if_gtx1060_new_driver_avoids_cu128():
-    doc = json.loads(run_cli("recommend", "--os", "linux", "--python", "3.12", "--driver", "580.65.06", "--gpu-cc", "6.1",
+    doc = json.loads(run_cli("recommend", "--os", "linux", "--python", "3.12",
+                             "--driver", "580.65.06", "--gpu-cc", "6.1",
                              "--json").stdout)
     best = doc["candidates"][0]
     assert best["variant"] == "cu126"
@@ -55,7 +56,8 @@ def test_what_if_gtx1060_new_driver_avoids_cu128():
 
 
 def test_course_pin_torch_2_1():
-    doc = json.loads(run_cli("recommend", "--os", "windows", "--python", "3.11", "--driver", "566.36", "--gpu-cc", "8.6",
+    doc = json.loads(run_cli("recommend", "--os", "windows", "--python", "3.11",
+                             "--driver", "566.36", "--gpu-cc", "8.6",
                              "--torch", "2.1", "--json").stdout)
     assert {c["torch"].rsplit(".", 1)[0] for c in doc["candidates"]} == {"2.1"}
 
@@ -87,5 +89,6 @@ def test_bad_what_if_input_is_a_message():
 
 
 def test_text_in_korean():
-    out = run_cli("recommend", "--os", "windows", "--python", "3.11", "--driver", "566.36", "--gpu-cc", "8.6", lang="ko")
+    out = run_cli("recommend", "--os", "windows", "--python", "3.11",
+                  "--driver", "566.36", "--gpu-cc", "8.6", lang="ko")
     assert out.returncode == 0 and "추천 PyTorch 빌드" in out.stdout and "--index-url" in out.stdout

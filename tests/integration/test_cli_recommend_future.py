@@ -13,7 +13,8 @@ def test_rtx_4090_and_gtx_1080_ti_on_driver_580():
     doc = json.loads(out.stdout)
     assert doc["candidates"][0]["torch"] == "2.15.0"
     assert doc["compat"]["source"]["kind"] == "built-in"
-    out = run_cli("recommend", "--os", "linux", "--python", "3.13", "--driver", "580", "--gpu-cc", "6.1", "--lang", "ko")
+    out = run_cli("recommend", "--os", "linux", "--python", "3.13",
+                  "--driver", "580", "--gpu-cc", "6.1", "--lang", "ko")
     assert out.returncode == 0, out.stderr
     assert "torch 2.14.1 (cu126)" in out.stdout and "sm_60 커널" in out.stdout
     assert "마지막 릴리스는 torch 2.14.1(cu126)" in out.stdout

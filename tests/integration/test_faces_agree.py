@@ -1,6 +1,6 @@
 """One scenario through each face, compared: the window (its pages driven offscreen) and the
-command line (``python -m wizard``, run in this process by tests/cli_runner.py) must make the same decisions, because both
-call the same use cases in :mod:`wizard.app`.
+command line (``python -m wizard``, run in this process by tests/cli_runner.py) must make the same
+decisions, because both call the same use cases in :mod:`wizard.app`.
 
 Compared: the recommendation (its JSON), the install plan (requirements, index URL, target)
 and the exported report JSON (minus the times of day). Scenarios: this machine with no GPU (a

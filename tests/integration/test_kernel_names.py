@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import run_cli
 from wizard.core.verify.kernel_install import valid_name
 
 pytestmark = pytest.mark.slow
@@ -61,11 +62,6 @@ def jupyter(tmp_path) -> tuple[Path, dict]:
     return data, env
 
 
-def _cli(env: dict, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "wizard", "--lang", "en", "kernel", *args], capture_output=True,
-                          text=True, timeout=300, env=env, cwd=str(REPO))
-
-
 def _tree(data: Path) -> list[str]:
     return sorted(str(p.relative_to(data)) for p in data.rglob("*"))
 
@@ -74,7 +70,7 @@ def _tree(data: Path) -> list[str]:
 def test_a_name_that_is_a_path_step_is_refused_and_nothing_is_deleted(ipykernel_python, jupyter, name):
     data, env = jupyter
     before = _tree(data)
-    out = _cli(env, "install", "--python", str(ipykernel_python), "--name", name, "--yes")
+    out = run_cli("kernel", "install", "--python", str(ipykernel_python), "--name", name, "--yes", env=env)
     assert out.returncode == 2, (out.stdout, out.stderr)
     assert "Traceback" not in out.stderr and _tree(data) == before
 
@@ -87,15 +83,16 @@ def test_valid_names():
 def test_the_students_own_python3_is_never_overwritten_without_replace(ipykernel_python, jupyter):
     data, env = jupyter
     spec = data / "kernels" / "python3" / "kernel.json"
-    out = _cli(env, "install", "--python", str(ipykernel_python), "--name", "python3", "--yes")
+    out = run_cli("kernel", "install", "--python", str(ipykernel_python), "--name", "python3", "--yes", env=env)
     assert out.returncode == 3, (out.stdout, out.stderr)
     assert "/usr/bin/python3" in out.stdout and "--replace" in out.stdout
     assert json.loads(spec.read_text(encoding="utf-8"))["display_name"] == "MY python3"
-    out = _cli(env, "install", "--python", str(ipykernel_python), "--name", "python3", "--yes", "--replace")
+    out = run_cli("kernel", "install", "--python", str(ipykernel_python),
+                  "--name", "python3", "--yes", "--replace", env=env)
     assert out.returncode == 0, (out.stdout, out.stderr)
     assert json.loads(spec.read_text(encoding="utf-8"))["argv"][0] == str(ipykernel_python)
     # registering the same interpreter again is a refresh, not a replacement
-    out = _cli(env, "install", "--python", str(ipykernel_python), "--name", "python3", "--yes")
+    out = run_cli("kernel", "install", "--python", str(ipykernel_python), "--name", "python3", "--yes", env=env)
     assert out.returncode == 0, (out.stdout, out.stderr)
     assert (data / "kernels" / "mykernel" / "kernel.json").exists()
 
@@ -103,7 +100,8 @@ def test_the_students_own_python3_is_never_overwritten_without_replace(ipykernel
 def test_replace_never_deletes_a_kernel_folder_holding_other_files(ipykernel_python, jupyter):
     data, env = jupyter
     (data / "kernels" / "python3" / "notes.txt").write_text("mine", encoding="utf-8")
-    out = _cli(env, "install", "--python", str(ipykernel_python), "--name", "python3", "--yes", "--replace")
+    out = run_cli("kernel", "install", "--python", str(ipykernel_python),
+                  "--name", "python3", "--yes", "--replace", env=env)
     assert out.returncode != 0 and (data / "kernels" / "python3" / "notes.txt").exists()
     assert json.loads((data / "kernels" / "python3" / "kernel.json").read_text())["display_name"] == "MY python3"
 
@@ -113,10 +111,10 @@ def test_a_kernel_with_a_broken_kernel_json_is_listed_as_broken(jupyter):
     bad = data / "kernels" / "badjson"
     bad.mkdir()
     (bad / "kernel.json").write_text('{"argv": ["python",', encoding="utf-8")
-    out = _cli(env, "list", "--json")
+    out = run_cli("kernel", "list", "--json", env=env)
     doc = json.loads(out.stdout)
     kernels = {k["name"]: k for k in doc["kernels"]}
     assert kernels["badjson"]["state"] == "broken" and "JSON" in kernels["badjson"]["broken"]
     assert kernels["mykernel"]["state"] != "broken"
-    text = _cli(env, "list").stdout
+    text = run_cli("kernel", "list", env=env).stdout
     assert "badjson" in text and "broken" in text

@@ -8,7 +8,6 @@ environment.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import sysconfig
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import run_cli
 from wizard.cli.exit_status import ExitStatus
 from wizard.core.base.host import RealHost
 from wizard.core.base.user_input import decode_user_bytes
@@ -106,19 +106,13 @@ def test_triton_advice_follows_the_machine():
     assert top.variant == "ctx-linux-no-triton" and "pip show triton" in top.fix("en")
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONUTF8": "1"}
-    return subprocess.run([sys.executable, "-m", "wizard", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, encoding="utf-8", timeout=180)
-
-
 def test_doctor_explain_with_python_end_to_end(old_torch_numpy2):
     paste = str(ERRORS / "numpy-not-available-codeformer-zh.txt")
-    done = _cli("doctor", "--explain", paste, "--python", str(old_torch_numpy2), "--json")
+    done = run_cli("doctor", "--explain", paste, "--python", str(old_torch_numpy2), "--json")
     assert done.returncode == ExitStatus.SUCCESS, done.stderr
     (top, *_) = json.loads(done.stdout)["findings"]
     assert top["id"] == "numpy-abi-mismatch" and any('-m pip install "numpy<2"' in s for s in top["steps"])
-    bad = _cli("doctor", "--explain", paste, "--python", str(old_torch_numpy2 / "missing"), "--lang", "ko")
+    bad = run_cli("doctor", "--explain", paste, "--python", str(old_torch_numpy2 / "missing"), "--lang", "ko")
     assert bad.returncode == ExitStatus.BAD_INPUT
     assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr and "파이썬" in bad.stderr
 
