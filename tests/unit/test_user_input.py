@@ -88,8 +88,16 @@ def test_read_user_text_says_when_it_cut(tmp_path):
 
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
 def test_dev_zero_costs_only_the_cap():
-    read = read_user_text("/dev/zero", limit=1024 * 1024)
-    assert read.truncated and len(read.text) <= 1024 * 1024
+    """A device is no document: the reader refuses it unread (issue 24); the bounded read itself still
+    takes only the cap from an endless stream."""
+    from wizard.core.base.user_files import NotARegularFile
+    from wizard.core.base.user_input import read_bounded
+
+    with pytest.raises(NotARegularFile):
+        read_user_text("/dev/zero", limit=1024 * 1024)
+    with open("/dev/zero", "rb") as fh:
+        data, cut = read_bounded(fh, 1024 * 1024)
+    assert cut and len(data) <= 1024 * 1024
 
 
 def test_json_depth_skips_brackets_inside_strings():
