@@ -12,17 +12,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import run_cli
 from tests.integration.index_server import LoopbackIndex, make_wheel
 from wizard.core.install.bundle import MANIFEST, BundleError
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def _bundle(root: Path, requirements, **extra) -> tuple[Path, Path]:
@@ -126,11 +124,8 @@ def test_a_malformed_manifest_is_one_line_before_the_venv(tmp_path, case):
 def test_the_command_line_refuses_in_one_line_and_makes_nothing(tmp_path):
     bundle, evil = _bundle(tmp_path, ["gsw-x==1.0", f"gsw-evil @ {evil_uri(tmp_path)}"])
     venv = tmp_path / "never"
-    env = {**os.environ, "GSW_LANG": "ko", "XDG_CACHE_HOME": str(tmp_path / "cache"),
-           "XDG_STATE_HOME": str(tmp_path / "state"), "GSW_COMPAT_UPDATE": "0"}
-    out = subprocess.run([sys.executable, "-m", "wizard", "install", "--from-bundle", str(bundle), "--venv", str(venv),
-                          "--variant", "cpu"], cwd=REPO, capture_output=True, text=True, encoding="utf-8", timeout=300,
-                         env=env)
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_STATE_HOME": str(tmp_path / "state"), "GSW_COMPAT_UPDATE": "0"}
+    out = run_cli("install", "--from-bundle", str(bundle), "--venv", str(venv), "--variant", "cpu", lang="ko", env=env)
     assert out.returncode == 2, out.stderr
     assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
     assert "gsw-evil" in out.stderr and "거부" in out.stderr

@@ -9,12 +9,12 @@ worker's ``saved_bytes`` (tests/vram_measure_worker.py, storages by data pointer
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.cli_runner import run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 WORKER = REPO / "tests" / "vram_measure_worker.py"
@@ -67,12 +67,6 @@ print(json.dumps(worker.saved_bytes(model, lambda: torch.nn.functional.cross_ent
 '''
 
 
-def _wizard(*args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONUTF8="1")
-    return subprocess.run([sys.executable, "-m", "wizard", *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=600, env=env, check=False)
-
-
 @pytest.fixture(scope="module")
 def model_file(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("학생 모델") / "my_model.py"
@@ -82,7 +76,7 @@ def model_file(tmp_path_factory) -> Path:
 
 @pytest.mark.parametrize("batch", [2, 16])
 def test_measured_on_meta_matches_real_counting_on_the_cpu(torch_python, model_file, batch):
-    out = _wizard("vram", "--measure", f"{model_file}:make", "--python", str(torch_python), "--batch", str(batch),
+    out = run_cli("vram", "--measure", f"{model_file}:make", "--python", str(torch_python), "--batch", str(batch),
                   "--vram-gb", "4", "--json")
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
@@ -98,26 +92,26 @@ def test_measured_on_meta_matches_real_counting_on_the_cpu(torch_python, model_f
 
 
 def test_sgd_keeps_no_state_and_the_text_says_what_fits(torch_python, model_file):
-    out = _wizard("vram", "--measure", f"{model_file}:make", "--python", str(torch_python), "--optimizer", "sgd",
+    out = run_cli("vram", "--measure", f"{model_file}:make", "--python", str(torch_python), "--optimizer", "sgd",
                   "--vram-gb", "4", "--json")
     assert out.returncode == 0 and json.loads(out.stdout)["optimizer_bytes"] == 0, out.stderr
-    text = _wizard("--lang", "en", "vram", "--measure", f"{model_file}:make", "--python", str(torch_python),
+    text = run_cli("--lang", "en", "vram", "--measure", f"{model_file}:make", "--python", str(torch_python),
                    "--vram-gb", "4")
     assert text.returncode == 0, text.stderr
     assert "Measured from the model itself" in text.stdout and "Largest batch that fits on" in text.stdout
 
 
 def test_a_model_that_cannot_run_on_meta_falls_back_to_the_estimate(torch_python, model_file):
-    out = _wizard("vram", "--measure", f"{model_file}:make_reads_values", "--python", str(torch_python), "--json")
+    out = run_cli("vram", "--measure", f"{model_file}:make_reads_values", "--python", str(torch_python), "--json")
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["basis"] == "estimate" and doc["reason_id"] == "meta-failed"
     assert "item" in doc["reason"] and "\n" not in doc["reason"]
     assert doc["params"] > 0 and doc["activations_bytes"] == 0
-    text = _wizard("vram", "--measure", f"{model_file}:make_reads_values", "--python", str(torch_python))
+    text = run_cli("vram", "--measure", f"{model_file}:make_reads_values", "--python", str(torch_python))
     assert "ESTIMATE, not measured" in text.stdout and "Traceback" not in text.stdout + text.stderr
 
 
 def test_a_missing_function_is_one_line(torch_python, model_file):
-    out = _wizard("vram", "--measure", f"{model_file}:nope", "--python", str(torch_python))
+    out = run_cli("vram", "--measure", f"{model_file}:nope", "--python", str(torch_python))
     assert out.returncode == 1 and "nope" in out.stdout and "Traceback" not in out.stdout + out.stderr

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests import class_reports as cr
+from tests.cli_runner import run_cli
 from wizard.app.classroom import build_table
 from wizard.core.classroom.render import _csv_cell, cells, render_csv, render_html
 from wizard.core.classroom.roster import read_roster
@@ -102,10 +103,8 @@ def test_terminal_escape_codes_in_a_file_name_are_shown_escaped(tmp_path, one_re
     _write(folder, "\x1b[31mred\x1b]0;pwned\x07.json", "")  # an empty file: skipped, its name printed
     _write(folder, "\x9b2Jcsi.json", "{}")
     _write(folder, "ok.json", one_report)
-    env = {**os.environ, "GSW_LANG": "en"}
-    out = subprocess.run([sys.executable, "-m", "wizard", "class", str(folder), "-o", str(tmp_path / "o.html")],
-                         cwd=REPO, env=env, capture_output=True, timeout=300)
-    err = out.stderr.decode("utf-8", "replace")
+    out = run_cli("class", str(folder), "-o", str(tmp_path / "o.html"))
+    err = out.stderr
     assert out.returncode == 0, err
     assert "\x1b" not in err and "\x07" not in err and "\x9b" not in err, repr(err)
     assert "\\x1b[31mred" in err
