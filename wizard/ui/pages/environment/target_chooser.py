@@ -126,6 +126,9 @@ class TargetChooser(QGroupBox):
         self.venv_path_label, self.python_label = QLabel(), QLabel()
         form.addRow(self.venv_path_label, row)
         self.python_combo = self._combo("basePythonCombo")
+        # a long item (a path, an unfit Python's reason) must not widen the page past the window
+        self.python_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.python_combo.setMinimumContentsLength(24)
         form.addRow(self.python_label, self.python_combo)
         self.venv_note = self._note(form)
         form = self._panel_layout(self.mode_panels[MODE_EXISTING])
