@@ -32,6 +32,7 @@ sys.path.insert(0, str(HERE))
 import app_steps  # noqa: E402
 import build_steps  # noqa: E402
 import fake_smi  # noqa: E402
+import unit_tier  # noqa: E402
 import wine  # noqa: E402
 import winpython  # noqa: E402
 
@@ -189,7 +190,11 @@ def run_checks(check: Check, cache: Path, work: Path, root: Path | None) -> int:
     if runner is None:
         check.write()
         return 1
-    check.step("code-page-949", check_code_page, runner, wine.windows_path(Path(py["python"])))
+    winpy = wine.windows_path(Path(py["python"]))
+    check.step("code-page-949", check_code_page, runner, winpy)
+    target = check.step("windows-pytest", unit_tier.prepare, cache, runner, winpy)
+    if target is not None:
+        check.step("windows-unit-tests", unit_tier.run, runner, winpy, target, REPO, check.out)
     with wine.Xvfb(runner, work / "fb-test") as x:
         ctx = app_steps.Installed(runner, check.out, display=x.display, framebuffer=x.framebuffer)
         if check.step("install", app_steps.install, ctx, Path(inst["test_installer"])) is None:
