@@ -221,6 +221,8 @@ def run_checks(check: Check, cache: Path, work: Path, root: Path | None) -> int:
         check.step("uninstall-after-upgrade", app_steps.uninstall, ctx, {app_steps.STAND_IN_DIR})
         runner.kill_server()
     check.write()
+    if check.data["ok"]:  # the used prefix (~0.8 GB) stays only when something is to be looked at
+        shutil.rmtree(work, ignore_errors=True)
     check.log(f"windows-check: {'ok' if check.data['ok'] else 'FAILED'}; {check.out / 'windows-check.json'}")
     return 0 if check.data["ok"] else 1
 
