@@ -140,7 +140,7 @@ def test_lang_ko_install_help_is_korean():
 
 
 @pytest.mark.slow
-def test_after_a_real_install_verify_runs_by_itself_and_back_shows_the_install(qtbot, build, index, root):  # noqa: F811
+def test_after_a_real_install_verify_runs_by_itself_and_back_shows_the_install(qtbot, build, index, root):
     """A real install (pip, loopback index, stand-in wheels): Next goes to Verify, which checks the
     new environment without a click; Back is enabled there and shows the install's summary."""
     window, env_page, install = open_pages(qtbot, make_session(build), root, index)

@@ -1,4 +1,4 @@
-"""Issue 15 item 11, the smaller breakages, each reproduced the way it was found.
+"""Issue 15 item 11: inputs the command line cannot use, each reproduced the way it was found.
 
 An index address without ``https://`` (a traceback from requests; pip would read it as a folder),
 doctor's "PCIe link: Genn/a xn/a", ``verify --python /bin/false`` blamed on "a crash while
