@@ -35,7 +35,7 @@ def test_the_button_writes_the_class_page_and_opens_it(qtbot, page, tmp_path):
     reports = tmp_path / "반 보고서"
     cr.write_class(reports, count=5, extras=False)
     button = page.class_button
-    assert button.text() == t("k.class.ui.button", "ko") and button.isVisible()
+    assert button.text() == t("class_view.ui.button", "ko") and button.isVisible()
     opened = []
     button.choose_folder = lambda: str(reports)
     button.url_opener = lambda url: opened.append(url.toLocalFile()) or True

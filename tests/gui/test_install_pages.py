@@ -75,7 +75,7 @@ def test_environment_page_shows_the_plan_sizes_space_and_checks(qtbot, build, in
     total = sum(f.size for f in index.files.values())
     assert "3 files to download" in page.plan_total.text()
     assert page.plan.total_bytes == total
-    assert "free of" in page.space_form._rows["envpage.space.env"][1].text()
+    assert "free of" in page.space_form._rows["environment.space.env"][1].text()
     assert "Ready to install." in page.checks_label.text()
     assert page.isComplete()
     assert index.total_file_bytes_served() == 0  # planning downloaded nothing

@@ -198,9 +198,9 @@ def test_a_cpu_build_on_a_pc_without_nvidia_is_a_pass_with_a_note(qtbot, lang):
     tree = page.tree
     notes = [tree.topLevelItem(i).child(j).text(1) for i in range(tree.topLevelItemCount())
              for j in range(tree.topLevelItem(i).childCount())]
-    assert notes == [t("h.verify.note", lang), t("h.verify.tip", lang)]
+    assert notes == [t("verify.page.note", lang), t("verify.page.tip", lang)]
     page._show_diagnosis([Finding("no-nvidia-driver", "info")])
-    assert page.diagnosis_box.title() == t("h.verify.notes_box", lang)
+    assert page.diagnosis_box.title() == t("verify.page.notes_box", lang)
     page._show_diagnosis([Finding("cpu-only-torch-installed", "warning")])
     assert page.diagnosis_box.title() == t("verify.page.diagnosis", lang)
 

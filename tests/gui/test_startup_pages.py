@@ -119,7 +119,7 @@ def test_a_detection_that_ends_first_is_shown_once_the_boxes_come(qtbot):
     page = window.system_page
     assert page.built and page.form.rowCount() >= 9 and page.isComplete()
     system = window.model.session.detection.system
-    assert page.form._rows["page.system.os"][1].text().startswith(system.os_pretty or system.os)
+    assert page.form._rows["system.page.os"][1].text().startswith(system.os_pretty or system.os)
 
 
 def test_the_real_window_gets_its_icon_after_the_first_paint():

@@ -99,21 +99,21 @@ def test_incomplete_padded_and_foreign_bundles_are_refused(tmp_path):
     make_wheel(d, "gsw-sneaky", "1.0")
     with pytest.raises(ValueError) as info:
         check_bundle(d)
-    assert info.value.message.key == "o.bundle.extra_file"
+    assert info.value.message.key == "bundle.extra_file"
     next(d.glob("gsw_sneaky*.whl")).unlink()
     w.unlink()
     with pytest.raises(ValueError) as info:
         check_bundle(d)
-    assert info.value.message.key == "o.bundle.missing"
+    assert info.value.message.key == "bundle.missing"
     doc["files"][0]["filename"] = "../escape.whl"
     (d / MANIFEST).write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(ValueError) as info:
         check_bundle(d)
-    assert info.value.message.key == "o.bundle.bad_manifest"
+    assert info.value.message.key == "bundle.bad_manifest"
     (d / MANIFEST).write_text('{"schema": "gpu-setup-wizard/report@1.0"}', encoding="utf-8")
     with pytest.raises(ValueError) as info:
         check_bundle(d)
-    assert "bundle.json" in info.value.text("ko") and info.value.message.key == "o.bundle.bad_manifest"
+    assert "bundle.json" in info.value.text("ko") and info.value.message.key == "bundle.bad_manifest"
 
 
 def test_a_bundle_for_another_platform_is_refused_before_a_venv_is_made(tmp_path):

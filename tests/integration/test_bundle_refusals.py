@@ -76,7 +76,7 @@ def test_a_requirement_from_outside_the_bundle_is_refused_before_the_venv(tmp_pa
         venv = tmp_path / "new env"
         exc = _refused(bundle, venv)
         assert not [e for e in idx.log if e["method"] == "GET"], "the bundle install reached the network"
-    assert exc.message.key in ("o.bundle.bad_requirement", "o.bundle.requirement_not_listed")
+    assert exc.message.key in ("bundle.bad_requirement", "bundle.requirement_not_listed")
 
 
 def test_the_same_attacks_inside_variant_sets_are_refused(tmp_path):

@@ -26,13 +26,13 @@ NO_SCHEME = "download.pytorch.org/whl/cu126"
 # --- index addresses ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("url, problem", [(NO_SCHEME, "wheelindex.bad_url.scheme"),
-                                          ("ftp://mirror/whl", "wheelindex.bad_url.scheme"),
-                                          ("https://", "wheelindex.bad_url.host"),
+@pytest.mark.parametrize("url, problem", [(NO_SCHEME, "recommend.index.bad_url.scheme"),
+                                          ("ftp://mirror/whl", "recommend.index.bad_url.scheme"),
+                                          ("https://", "recommend.index.bad_url.host"),
                                           ("https://download.pytorch.org/whl/cu126", None),
                                           ("http://127.0.0.1:8080/simple", None),
                                           ("file:///media/usb/pytorch-mirror/simple", None),  # a copied mirror
-                                          ("file://", "wheelindex.bad_url.host")])
+                                          ("file://", "recommend.index.bad_url.host")])
 def test_index_url_problem(url, problem):
     assert index_url_problem(url) == problem
 

@@ -160,7 +160,7 @@ def test_bad_updates_are_refused_and_change_nothing(server, key, tmp_path, case,
     before = best_torch(cfg)
     result = update.check_for_update(cfg, today="2099-01-02")
     assert result.status == "refused"
-    assert result.reason is not None and result.reason.key == f"compat.update.refused.{code}"
+    assert result.reason is not None and result.reason.key == f"recommend.compat.update.refused.{code}"
     for lang in ("en", "ko"):
         assert "\n" not in result.text(lang) and result.text(lang)
     assert best_torch(cfg) == before != "2.99.0"
@@ -198,7 +198,7 @@ def test_cached_file_changed_on_disk_is_refused_at_load(server, key, tmp_path):
     cached.write_bytes(cached.read_bytes().replace(b'"2.99.0"', b'"2.98.0"', 1))
     db, source = update.load_active(cfg)
     assert source.kind == "built-in" and source.refused is not None
-    assert source.refused.key == "compat.update.refused.hash"
+    assert source.refused.key == "recommend.compat.update.refused.hash"
     assert best_torch(cfg) != "2.99.0"
 
 
@@ -219,7 +219,7 @@ def test_off_switches(server, key, tmp_path, monkeypatch):
 def test_plain_http_is_refused_off_loopback(key, tmp_path):
     cfg = update.UpdateConfig(url="http://example.invalid/m.json", cache_dir=tmp_path, public_keys=(bytes(key.verify_key),))
     result = update.check_for_update(cfg, today="2099-01-02")
-    assert result.status == "refused" and result.reason.key == "compat.update.refused.not_https"
+    assert result.status == "refused" and result.reason.key == "recommend.compat.update.refused.not_https"
 
 
 def test_nothing_listens_is_a_failure_not_a_traceback(key, tmp_path):

@@ -115,11 +115,11 @@ def test_driver_update_story(tmp_path, capsys):
 
     # what changed, step by step
     d12 = diff_snapshots(s1, s2)
-    assert [c.key for c in d12.changes] == ["diff.driver_status", "diff.driver_pending", "diff.torch_fit_unknown",
-                                            "diff.finding_new"]
+    assert [c.key for c in d12.changes] == ["history.diff.driver_status", "history.diff.driver_pending", "history.diff.torch_fit_unknown",
+                                            "history.diff.finding_new"]
     d23 = diff_snapshots(s2, s3)
-    assert [c.key for c in d23.changes] == ["diff.driver_status", "diff.driver_started", "diff.torch_still_fits",
-                                            "diff.newer_than_installed", "diff.finding_resolved"]
+    assert [c.key for c in d23.changes] == ["history.diff.driver_status", "history.diff.driver_started", "history.diff.torch_still_fits",
+                                            "history.diff.newer_than_installed", "history.diff.finding_resolved"]
     d13 = diff_snapshots(s1, s3)
     text = d13.lines("en")
     assert text[1:] == [
@@ -133,7 +133,7 @@ def test_driver_update_story(tmp_path, capsys):
 
     # doctor --compare-last after the restart: against the saved mismatch run
     out = compare_last(d3, "en", store=store, save=True)
-    assert [c.key for c in out.diff.changes][:2] == ["diff.driver_status", "diff.driver_started"]
+    assert [c.key for c in out.diff.changes][:2] == ["history.diff.driver_status", "history.diff.driver_started"]
     assert out.saved.ok and len(store.entries()) == 3
 
     # history diff 1 3 on the command line, in JSON

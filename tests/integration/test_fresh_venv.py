@@ -48,7 +48,7 @@ def test_resources_come_from_the_installed_wheel(fresh_env):
     assert out.returncode == 0, out.stderr
     res, probe = out.stdout.strip().splitlines()
     assert "site-packages" in res and res.endswith(os.path.join("wizard", "resources"))
-    assert Path(res, "i18n", "ui.json").is_file()
+    assert Path(res, "i18n", "window.json").is_file()
     assert "site-packages" in probe
     assert str(REPO) not in res
 

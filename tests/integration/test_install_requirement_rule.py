@@ -14,6 +14,8 @@ from wizard.core.install.environments import new_venv
 from wizard.core.install.job import InstallOptions
 from wizard.core.install.runner import InstallJob, run_steps
 
+pytestmark = pytest.mark.slow  # makes venvs
+
 
 @pytest.mark.parametrize("bad", ["gsw-evil @ {uri}", "{path}", "--find-links={folder}", "-r{folder}/r.txt",
                                  "gsw-x==1.0\n--index-url http://127.0.0.1:9/simple"])

@@ -132,7 +132,7 @@ def test_bundle_layout(built):
     source = sorted(p.relative_to(REPO / "wizard" / "resources") for p in (REPO / "wizard" / "resources").rglob("*") if p.is_file())
     bundled = sorted(p.relative_to(internal / "wizard" / "resources") for p in (internal / "wizard" / "resources").rglob("*") if p.is_file())
     assert bundled == source
-    assert (internal / "wizard" / "resources" / "i18n" / "ui.json").read_bytes() == (REPO / "wizard/resources/i18n/ui.json").read_bytes()
+    assert (internal / "wizard" / "resources" / "i18n" / "window.json").read_bytes() == (REPO / "wizard/resources/i18n/window.json").read_bytes()
     # probe scripts are plain source files, because a target interpreter runs them
     probes = cfg.probe_scripts()
     assert probes

@@ -9,11 +9,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from wizard.app import environments as app_env
 from wizard.app.install import state_store
 from wizard.core.base.host import RealHost
 from wizard.core.install.environments import new_venv
 from wizard.core.install.recovery import EnvState
+
+pytestmark = pytest.mark.slow  # makes venvs
 
 
 def test_a_folder_where_the_wizards_install_stopped_continues_it(tmp_path):

@@ -45,12 +45,12 @@ def test_every_student_is_a_row_and_the_junk_is_skipped_with_its_reason(table):
     assert labels == sorted(labels, key=str.casefold)
     dups = {r.student.file: r.student.duplicates for r in table.rows if r.student.duplicates}
     assert set(dups) == {"2026000_kim.json", "2026000_kim (1).json", "2026001_lee.json", "2026001_lee-again.json"}
-    assert [d.key for d in dups["2026000_kim (1).json"]] == ["k.class.dup.same_content"]  # said once
+    assert [d.key for d in dups["2026000_kim (1).json"]] == ["class_view.dup.same_content"]  # said once
     assert dict(dups["2026000_kim (1).json"][0].params)["others"] == "2026000_kim.json"
-    assert [d.key for d in dups["2026001_lee-again.json"]] == ["k.class.dup.same_machine"]
+    assert [d.key for d in dups["2026001_lee-again.json"]] == ["class_view.dup.same_machine"]
     reasons = {s.file: s.reason for s in table.roster.skipped}
     for name in ("truncated.json", "doctor.json", "future.json", "wrong-types.json", "empty.json"):
-        assert reasons[name].key == "k.class.skip.not_report", name
+        assert reasons[name].key == "class_view.skip.not_report", name
     assert "facts.gpus[0].vram_bytes" in reasons["wrong-types.json"].text("en")
     assert "2.0" in reasons["future.json"].text("en")
     assert len(reasons) == 5
@@ -66,7 +66,7 @@ def test_ready_and_help_are_counted_and_grouped_by_failure_family(table):
     # the fix announced is the wizard's own fix text, in the instructor's language
     assert family_fix(cpu, "ko") == t(cpu.finding.fix_key, "ko") and family_fix(cpu, "en") == t(cpu.finding.fix_key, "en")
     assert "--index-url" in family_fix(cpu, "en")
-    assert family_fix(next(g for g in table.groups if g.family == NOT_VERIFIED), "en") == t("k.class.fix.not_verified", "en")
+    assert family_fix(next(g for g in table.groups if g.family == NOT_VERIFIED), "en") == t("class_view.fix.not_verified", "en")
     ready_rows = [r for r in table.rows if r.ready]
     assert all(r.student.facts.verify and r.student.facts.verify.failed == 0 for r in ready_rows)
 
@@ -103,7 +103,7 @@ def test_html_is_escaped_self_contained_and_sortable(table):
         assert f"\\Users\\{s.user}" not in page and f"/home/{s.user}" not in page
         if re.search(r"[가-힣]", s.user):
             assert s.user not in page
-    assert "도움 필요" in page and t("k.class.dup.same_content", "ko", others="2026000_kim.json") in page
+    assert "도움 필요" in page and t("class_view.dup.same_content", "ko", others="2026000_kim.json") in page
 
 
 def test_csv_has_a_bom_hangul_and_no_formulas(table, folder):
@@ -148,7 +148,7 @@ def test_a_report_resaved_by_powershell_or_notepad_still_reads(folder, tmp_path)
     (tmp_path / "np.json").write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))  # Notepad's BOM
     roster = read_roster([tmp_path / "ps.json", tmp_path / "np.json"])
     assert [s.label for s in roster.students] == ["ps", "np"]  # the same machine and time: both kept, flagged
-    assert [d.key for d in roster.students[1].duplicates] == ["k.class.dup.same_machine"] and not roster.skipped
+    assert [d.key for d in roster.students[1].duplicates] == ["class_view.dup.same_machine"] and not roster.skipped
     assert roster.students[0].facts.gpus[0].name == "NVIDIA GeForce RTX 2070"
 
 
@@ -182,11 +182,11 @@ def test_the_command_writes_html_and_csv_and_says_what_is_wrong(folder, tmp_path
 def test_make_class_view_refuses_before_reading(tmp_path):
     with pytest.raises(ClassViewError) as exc:
         make_class_view([tmp_path / "missing"], tmp_path / "x.pdf", "en")
-    assert exc.value.message.key == "k.class.cli.bad_extension"
+    assert exc.value.message.key == "class_view.cli.bad_extension"
     with pytest.raises(ClassViewError) as exc:
         make_class_view([tmp_path / "missing"], tmp_path / "x.html", "en")
-    assert exc.value.message.key == "k.class.cli.no_inputs"
-    assert exc.value.skipped[0].reason.key == "k.class.skip.missing"
+    assert exc.value.message.key == "class_view.cli.no_inputs"
+    assert exc.value.skipped[0].reason.key == "class_view.skip.missing"
 
 
 def test_class_table_of_nothing_is_empty():

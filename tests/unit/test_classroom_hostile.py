@@ -55,7 +55,7 @@ def test_a_report_with_an_impossible_number_is_skipped_and_the_class_is_shown(on
     table = build_table([tmp_path])
     assert [r.student.file for r in table.rows] == ["b.json"]
     (skipped,) = table.roster.skipped
-    assert skipped.file == "a.json" and skipped.reason.key == "k.class.skip.not_report"
+    assert skipped.file == "a.json" and skipped.reason.key == "class_view.skip.not_report"
     assert "gpus" in skipped.reason.text("en") and skipped.reason.text("ko")
     render_html(table, "en", "now")
     render_csv(table, "ko")

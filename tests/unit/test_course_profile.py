@@ -50,9 +50,9 @@ def test_example_lessons_exist_or_say_what_they_need():
         assert lesson.id in known or lesson.vram_gb is not None
 
 
-@pytest.mark.parametrize("name, key", [("malformed.toml", "o.course.not_toml"), ("not-ours.toml", "o.course.not_ours"),
-                                       ("newer-major.toml", "o.course.not_ours"),
-                                       ("bad-lesson.toml", "o.course.invalid"), ("bad-pin.toml", "o.course.invalid")])
+@pytest.mark.parametrize("name, key", [("malformed.toml", "course.not_toml"), ("not-ours.toml", "course.not_ours"),
+                                       ("newer-major.toml", "course.not_ours"),
+                                       ("bad-lesson.toml", "course.invalid"), ("bad-pin.toml", "course.invalid")])
 def test_malformed_profiles_are_refused_in_one_line_each_language(name, key):
     with pytest.raises(CourseError) as info:
         load_course(str(DATA / name))
@@ -74,14 +74,14 @@ def test_over_cap_and_missing_files_are_refused(tmp_path):
     big.write_text('schema = "gpu-setup-wizard/course@1.0"\n[course]\nname = "x"\n# ' + "a" * 70_000 + "\n")
     with pytest.raises(CourseError) as info:
         load_course(str(big))
-    assert info.value.message.key == "o.course.too_big"
+    assert info.value.message.key == "course.too_big"
     with pytest.raises(CourseError) as info:
         load_course(str(tmp_path / "nope.toml"))
-    assert info.value.message.key == "o.course.unreadable"
+    assert info.value.message.key == "course.unreadable"
     if Path("/dev/zero").exists():
         with pytest.raises(CourseError) as info:
             load_course("/dev/zero")
-        assert info.value.message.key == "o.course.unreadable"  # a device: refused before reading
+        assert info.value.message.key == "course.unreadable"  # a device: refused before reading
 
 
 def test_schema_file_agrees_with_jsonschema_where_installed():
@@ -117,13 +117,13 @@ def test_profile_from_an_address(served):
     assert load_course(served + "/good.toml").name == "강의 NLP 실습"
     with pytest.raises(CourseError) as info:
         load_course(served + "/big.toml")
-    assert info.value.message.key == "o.course.too_big"
+    assert info.value.message.key == "course.too_big"
     with pytest.raises(CourseError) as info:
         load_course(served + "/missing.toml")
-    assert info.value.message.key == "o.course.unreadable"
+    assert info.value.message.key == "course.unreadable"
     with pytest.raises(CourseError) as info:
         load_course("http://example.com/course.toml")
-    assert info.value.message.key == "o.course.not_https"
+    assert info.value.message.key == "course.not_https"
 
 
 def test_recommendation_honours_the_pin():

@@ -19,7 +19,8 @@ from wizard.core.install.recovery import EnvState, RemoveRefused, StateStore, re
 from wizard.core.storage import cleanup as C
 from wizard.core.storage import locations as L
 
-pytestmark = pytest.mark.skipif(os.name == "nt", reason="symlinks and POSIX paths")
+pytestmark = [pytest.mark.slow,  # makes venvs
+              pytest.mark.skipif(os.name == "nt", reason="symlinks and POSIX paths")]
 
 
 @pytest.fixture()
@@ -106,7 +107,7 @@ def test_a_project_made_with_venv_dot_is_refused_and_keeps_its_src(home):
     (project / "src" / "main.py").write_text("print(1)\n", encoding="utf-8")
     venv.create(project, with_pip=False)
     item = C.plan_environment(str(project), [], busy=lambda p: False)
-    assert item.refused == "delete.refused.foreign" and "src" in item.refused_params["names"]
+    assert item.refused == "storage.delete.refused.foreign" and "src" in item.refused_params["names"]
     _clean(item)
     assert (project / "src" / "main.py").exists()
 
@@ -114,7 +115,7 @@ def test_a_project_made_with_venv_dot_is_refused_and_keeps_its_src(home):
 def test_home_with_a_stray_pyvenv_cfg_is_never_an_environment_to_delete(home):
     (home / "pyvenv.cfg").write_text("home = /usr/bin\n", encoding="utf-8")
     item = C.plan_environment(str(home), [], busy=lambda p: False)
-    assert item.refused == "delete.refused.home"
+    assert item.refused == "storage.delete.refused.home"
     assert C.plan_environment(str(home.parent), [], busy=lambda p: False).refused is not None
     assert deletion.protected("/") is not None and deletion.protected(str(home)) is not None
     _clean(item)
@@ -130,7 +131,7 @@ def test_an_environment_a_running_process_uses_is_not_removed(home):
         while time.monotonic() < deadline and not deletion.processes_in(os.path.realpath(env)):
             time.sleep(0.05)
         item = C.plan_environment(str(env), [], busy=lambda p: False)
-        assert item.refused == "delete.refused.process" and item.refused_params["pid"] == str(proc.pid)
+        assert item.refused == "storage.delete.refused.process" and item.refused_params["pid"] == str(proc.pid)
         _clean(item)
         assert (env / "pyvenv.cfg").exists()
     finally:
@@ -144,10 +145,10 @@ def test_the_activated_environment_is_not_removed(home, monkeypatch):
     venv.create(env, with_pip=False)
     monkeypatch.setenv("VIRTUAL_ENV", str(env))
     item = C.plan_environment(str(env), [], busy=lambda p: False)
-    assert item.refused == "delete.refused.activated"
+    assert item.refused == "storage.delete.refused.activated"
     monkeypatch.delenv("VIRTUAL_ENV")
     monkeypatch.setenv("CONDA_PREFIX", str(env))
-    assert C.plan_environment(str(env), [], busy=lambda p: False).refused == "delete.refused.activated"
+    assert C.plan_environment(str(env), [], busy=lambda p: False).refused == "storage.delete.refused.activated"
 
 
 def test_the_clean_deletes_exactly_the_planned_entries(home):
@@ -233,7 +234,7 @@ def test_plan_tree_refuses_a_mount_or_a_link_root_and_never_lists_a_link_target(
     assert all(not p.startswith(str(home / "Documents")) for p in plan.files)
     link = home / "envs" / "link"
     link.symlink_to(env)
-    assert deletion.plan_tree(str(link)).refused.key == "delete.refused.link"
+    assert deletion.plan_tree(str(link)).refused.key == "storage.delete.refused.link"
     result = deletion.execute(plan)
     assert not result.errors and (home / "Documents" / "thesis.docx").exists() and not env.exists()
 
@@ -263,6 +264,6 @@ def test_a_conda_env_is_its_package_records_and_nothing_else(home):
     assert deletion.env_shape(str(env)) == (True, [])
     (env / "notes.txt").write_text("mine", encoding="utf-8")
     assert deletion.env_shape(str(env)) == (True, ["notes.txt"])
-    assert C.plan_environment(str(env), [], busy=lambda p: False).refused == "delete.refused.foreign"
+    assert C.plan_environment(str(env), [], busy=lambda p: False).refused == "storage.delete.refused.foreign"
     (env / "conda-meta" / "broken.json").write_text("{", encoding="utf-8")  # records unreadable: not recognisably conda's
     assert deletion.env_shape(str(env))[1] == ["conda-meta"]

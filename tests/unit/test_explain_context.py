@@ -22,6 +22,8 @@ from wizard.core.base.user_input import decode_user_bytes
 from wizard.core.diagnosis.context import ContextError, ExplainContext, apply_context, gather_explain_context
 from wizard.core.diagnosis.explain import recognise
 
+pytestmark = pytest.mark.slow  # makes venvs
+
 ROOT = Path(__file__).resolve().parents[2]
 ERRORS = ROOT / "tests" / "data" / "errors"
 

@@ -100,11 +100,11 @@ def test_any_minor_of_the_supported_major_is_read(version):
 
 
 @pytest.mark.parametrize("doc,key", [
-    ({"schema": f"{KIND}@2.0"}, "schema.wrong_major"),
-    ({"schema": "gpu-setup-wizard/doctor@1.0"}, "schema.wrong_kind"),
-    ({"no": "schema"}, "schema.not_ours"),
-    (["a", "list"], "schema.not_ours"),
-    ({"schema": 3}, "schema.not_ours"),
+    ({"schema": f"{KIND}@2.0"}, "common.schema.wrong_major"),
+    ({"schema": "gpu-setup-wizard/doctor@1.0"}, "common.schema.wrong_kind"),
+    ({"no": "schema"}, "common.schema.not_ours"),
+    (["a", "list"], "common.schema.not_ours"),
+    ({"schema": 3}, "common.schema.not_ours"),
 ])
 def test_other_documents_are_refused_in_both_languages(doc, key):
     with pytest.raises(SchemaError) as info:
@@ -128,4 +128,4 @@ def test_load_schema_json():
     assert load_schema_json(json.dumps(doc), KIND, "1.0") == doc
     with pytest.raises(SchemaError) as info:
         load_schema_json("{not json", KIND, "1.0")
-    assert info.value.message.key == "schema.not_json"
+    assert info.value.message.key == "common.schema.not_json"

@@ -76,16 +76,16 @@ def test_detect_lang_from_injected_environment():
 
 
 def test_t_formats_in_the_language_it_is_given():
-    assert t("page.gpu.rescan", "ko") == "다시 검사"
-    assert t("page.gpu.rescan", "en") == "Rescan"
-    assert t("page.gpu.rescan", None) == "Rescan"  # no language given: English, never a global
+    assert t("gpu.page.rescan", "ko") == "다시 검사"
+    assert t("gpu.page.rescan", "en") == "Rescan"
+    assert t("gpu.page.rescan", None) == "Rescan"  # no language given: English, never a global
     assert "3.2" in t("doctor.duration", "ko", seconds="3.2")
 
 
 def test_there_is_no_process_wide_language():
     assert not hasattr(i18n, "set_language") and not hasattr(i18n, "language")
     with pytest.raises(TypeError):
-        t("page.gpu.rescan")  # the language is not optional
+        t("gpu.page.rescan")  # the language is not optional
 
 
 def test_unknown_key_is_visible_not_a_crash():
@@ -158,8 +158,8 @@ def test_message_families_built_at_run_time_are_complete():
 
     statuses = [getattr(models, n) for n in dir(models) if n.startswith("STATUS_")]
     keys = [f"doctor.nvidia_status.{s}" for s in statuses if s != models.STATUS_OK]
-    keys += [f"severity.{s}" for s in ("error", "warning", "info")]
-    keys += [f"step.{p}" for p in ("system", "gpu", "recommend", "environment", "install", "verify",
+    keys += [f"diagnosis.severity.{s}" for s in ("error", "warning", "info")]
+    keys += [f"window.step.{p}" for p in ("system", "gpu", "recommend", "environment", "install", "verify",
                                      "benchmark", "vram", "report")]
     missing = [k for k in keys if k not in catalogue()]
     assert not missing, missing

@@ -170,7 +170,7 @@ def test_vscode_setting_refuses_a_file_it_cannot_merge_and_leaves_it(tmp_path, t
     assert settings.read_text("utf-8") == text
     from wizard.core.base.i18n import t
 
-    message = t(f"j.vscode.refused.{reason}", "ko", path=str(settings), detail=refused.value.detail)
+    message = t(f"kernels.vscode.refused.{reason}", "ko", path=str(settings), detail=refused.value.detail)
     assert "그대로 두었습니다" in message
 
 

@@ -41,13 +41,3 @@ def test_the_mode_follows_the_umask_and_a_temporary_file_stays_private(tmp_path)
     finally:
         os.umask(old)
     assert _mode(shared) == 0o640 and _mode(private) == 0o600
-
-
-@pytest.mark.gui
-def test_a_redacted_pdf_is_readable_by_others(qapp, tmp_path):
-    old = os.umask(0o022)
-    try:
-        pdf = export(build(rs.full_session("ko"), now=rs.NOW), "pdf", tmp_path / "보고서.pdf", "ko")
-    finally:
-        os.umask(old)
-    assert pdf.read_bytes().startswith(b"%PDF") and _mode(pdf) == 0o644

@@ -5,30 +5,17 @@ a run mixing Latin and Hangul came out as boxes.)"""
 
 from __future__ import annotations
 
-import base64
-import html
 import re
 
 import pytest
 
 from tests import report_sessions as rs
+from tests.html_fonts import embedded_faces as _faces
 from wizard.app.report import build as build_report
 from wizard.app.report import render
 from wizard.core.base.resources import resource_path
 from wizard.core.report.document import Report, Section
 from wizard.core.report.fonts import EMBEDDED_FONTS
-
-_FACE = re.compile(r'@font-face \{ font-family: "([^"]+)";[^}]*src: url\("data:font/(\w+);base64,([A-Za-z0-9+/=]+)"\)')
-
-
-def _faces(page: str) -> dict[str, bytes]:
-    return {m.group(1): base64.b64decode(m.group(3)) for m in _FACE.finditer(page)}
-
-
-def _visible_text(page: str) -> str:
-    body = page.split("<body>", 1)[1]
-    body = re.sub(r'<img [^>]*>', "", body)
-    return html.unescape(re.sub(r"<[^>]+>", "", body))
 
 
 @pytest.mark.parametrize("lang", ["ko", "en"])
@@ -55,21 +42,3 @@ def test_the_preview_for_qt_has_no_embedded_font():
     """Qt's rich text has the shipped fonts registered already; a data URI there is only weight."""
     page = render(build_report(rs.full_session("ko"), lang="ko", now=rs.NOW), "html", for_qt=True)
     assert "@font-face" not in page
-
-
-@pytest.mark.gui
-def test_the_embedded_fonts_draw_every_character_of_a_korean_report(qapp):
-    from PySide6.QtGui import QFont, QFontDatabase, QFontMetrics
-
-    page = render(build_report(rs.full_session("ko"), lang="ko", now=rs.NOW), "html")
-    families = []
-    for family, data in _faces(page).items():
-        font_id = QFontDatabase.addApplicationFontFromData(data)
-        assert font_id >= 0, family
-        families += QFontDatabase.applicationFontFamilies(font_id)
-    metrics = [QFontMetrics(QFont(f)) for f in families]
-    text = _visible_text(page)
-    assert "한" in text or "환" in text  # the report really is Korean: something is checked
-    missing = sorted({ch for ch in text if ord(ch) > 0x7F and not ch.isspace()
-                      and not any(m.inFontUcs4(ord(ch)) for m in metrics)})
-    assert missing == []

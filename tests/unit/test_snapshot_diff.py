@@ -61,12 +61,12 @@ def test_driver_update_in_words_and_json():
 def test_driver_downgrade_the_installed_torch_no_longer_fits():
     diff = diff_snapshots(snapshot(driver="581.15", cuda="13.0", torch=CU130), snapshot(torch=CU130))
     (fit,) = diff.of_kind("torch_fit")
-    assert fit.key == "diff.torch_no_longer_fits" and fit.tone == TONE_WORSE
+    assert fit.key == "history.diff.torch_no_longer_fits" and fit.tone == TONE_WORSE
     assert "566.36" in fit.text("en") and "580" in fit.text("en")  # the recommender's own reason
     assert fit.data["before"] == "fits" and fit.data["after"] == "fails" and fit.data["reasons"]
     assert diff.of_kind("cuda")[0].tone == TONE_WORSE
     back = diff_snapshots(snapshot(torch=CU130), snapshot(driver="581.15", cuda="13.0", torch=CU130))
-    assert back.of_kind("torch_fit")[0].key == "diff.torch_now_fits"
+    assert back.of_kind("torch_fit")[0].key == "history.diff.torch_now_fits"
 
 
 def test_torch_fit_judges_only_what_can_be_judged():
@@ -88,7 +88,7 @@ def test_restart_pending_then_running():
     d1 = diff_snapshots(before, mid)
     assert kinds(d1) == ["driver_status", "driver", "torch_fit", "finding_new"]
     assert d1.changes[1].text("en") == "Driver 566.36 → 581.15 (installed; restart the computer to start it)"
-    assert d1.changes[2].key == "diff.torch_fit_unknown"
+    assert d1.changes[2].key == "history.diff.torch_fit_unknown"
     assert d1.changes[3].text("ko") == "새 문제: 드라이버가 업데이트되었습니다: 컴퓨터를 다시 시작하세요"
     assert "gpu_removed" not in kinds(d1)  # GPUs hidden by the driver are not "removed"
     d2 = diff_snapshots(mid, after)
@@ -96,18 +96,18 @@ def test_restart_pending_then_running():
     assert d2.changes[1].text("en") == "Driver 581.15 is running now (after the restart)"
     assert d2.of_kind("finding_resolved")[0].data["id"] == "nvml-driver-library-version-mismatch"
     (newer,) = d2.of_kind("newer_build")
-    assert newer.key == "diff.newer_than_installed" and "2.6.0+cu126" in newer.text("en")
+    assert newer.key == "history.diff.newer_than_installed" and "2.6.0+cu126" in newer.text("en")
 
 
 def test_gpus_added_and_removed_by_identity():
     second = GpuSummary(1, "NVIDIA GeForce RTX 3090", "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", "00000000:02:00.0", "8.6")
     diff = diff_snapshots(snapshot(), snapshot(gpus=[snapshot().gpus[0], second]))
     assert [c.text("en") for c in diff.changes if c.kind.startswith("gpu")] == ["GPU added: NVIDIA GeForce RTX 3090"]
-    assert diff.of_kind("torch_fit")[0].key == "diff.torch_still_fits"  # sm_86 is in cu126
+    assert diff.of_kind("torch_fit")[0].key == "history.diff.torch_still_fits"  # sm_86 is in cu126
     swapped = GpuSummary(0, "NVIDIA GeForce RTX 5070", "GPU-99999999-bbbb-cccc-dddd-eeeeeeeeeeee", "00000000:01:00.0", "12.0")
     swap = diff_snapshots(snapshot(), snapshot(gpus=[swapped], driver="576.02", cuda="12.9"))
     assert kinds(swap)[2:4] == ["gpu_added", "gpu_removed"]
-    assert swap.of_kind("torch_fit")[0].key == "diff.torch_no_longer_fits"  # cu126 has no sm_120 kernels
+    assert swap.of_kind("torch_fit")[0].key == "history.diff.torch_no_longer_fits"  # cu126 has no sm_120 kernels
 
 
 def test_masked_uuids_fall_back_to_the_bus_id():
@@ -146,10 +146,10 @@ def test_findings_new_and_resolved_within_examined_scopes():
 
 @pytest.mark.parametrize("old,new,spread,higher,expect", [
     (61.2, 64.0, 0.02, True, None),  # +4.6%: noise
-    (61.2, 70.0, 0.02, True, "diff.bench_better"),  # +14%
-    (61.2, 40.0, 0.02, True, "diff.bench_worse"),
-    (3.20, 2.50, 0.01, False, "diff.bench_better"),  # seconds: lower is better
-    (3.20, 3.90, 0.01, False, "diff.bench_worse"),
+    (61.2, 70.0, 0.02, True, "history.diff.bench_better"),  # +14%
+    (61.2, 40.0, 0.02, True, "history.diff.bench_worse"),
+    (3.20, 2.50, 0.01, False, "history.diff.bench_better"),  # seconds: lower is better
+    (3.20, 3.90, 0.01, False, "history.diff.bench_worse"),
     (61.2, 70.0, 0.08, True, None),  # +14% but both runs had 8% spread: within 16%
 ])
 def test_benchmark_changes_beyond_noise(old, new, spread, higher, expect):
@@ -189,7 +189,7 @@ def test_changes_since_last_for_the_first_page(tmp_path):
     diff = changes_since_last(_detection("581.15", "13.0"), store)
     assert diff is not None and diff.significant and diff.changes[0].text("en") == "Driver 566.36 → 581.15"
     # the torch installed last time is judged against the new driver
-    assert diff.of_kind("torch_fit")[0].key == "diff.torch_still_fits"
+    assert diff.of_kind("torch_fit")[0].key == "history.diff.torch_still_fits"
 
 
 def test_compare_last(tmp_path):

@@ -41,12 +41,12 @@ def export_from_job(job: Any, dest: str, variants: list[str] | None = None) -> A
 
     plan = job.plan
     if plan is None or not plan.files:
-        raise BundleError(msg("o.bundle.nothing", folder=dest))
+        raise BundleError(msg("bundle.nothing", folder=dest))
     pairs = []
     for f in plan.files:
         path = job.cache.verified(f)
         if path is None:
-            raise BundleError(msg("o.bundle.not_cached", file=f.filename))
+            raise BundleError(msg("bundle.not_cached", file=f.filename))
         pairs.append((path, f))
     from wizard import __version__
     from wizard.core.install.bundle_variants import SHARED_DEPENDENCIES
@@ -82,7 +82,7 @@ def variant_sets(job: Any, planned: list[Any], requirements: list[str],
 
     family = family_of(planned)
     if not family or not job.options.index_url:
-        raise BundleError(msg("p.bundle.variant_no_family"))
+        raise BundleError(msg("bundle.variant_no_family"))
     own = local_label(family[0].version)
     index = WheelIndex(proxy=job.options.proxies)  # the proxy the install uses
     pairs: list[tuple[Any, Any]] = []
@@ -98,11 +98,11 @@ def variant_sets(job: Any, planned: list[Any], requirements: list[str],
             except VariantError as exc:
                 raise BundleError(exc.message) from exc
             except (IndexUnreachable, IndexHTTPError, IndexPageError, IndexURLError, OSError) as exc:
-                raise BundleError(msg("p.bundle.variant_index", url=url, error=str(exc) or type(exc).__name__)) from exc
+                raise BundleError(msg("bundle.variant_index", url=url, error=str(exc) or type(exc).__name__)) from exc
             try:
                 got = Downloader(job.cache, proxies=job.options.proxies).fetch(files)  # the typed proxy
             except DownloadError as exc:
-                raise BundleError(msg("p.bundle.variant_download", variant=variant, error=str(exc))) from exc
+                raise BundleError(msg("bundle.variant_download", variant=variant, error=str(exc))) from exc
             pairs += [(got.paths[f.filename], f) for f in files]
         pins = {f.name: f.pin for f in files}
         reqs = [pins[r.split("==")[0]] if r.split("==")[0] in family_names else r for r in requirements]
@@ -137,7 +137,7 @@ def serves_text(manifest: Any) -> Message:
 
     plats = platforms_served(manifest) or ["any"]
     pys = pythons_served(manifest) or ["any"]
-    return msg("o.bundle.serves", files=len(manifest.files), mb=f"{manifest.total_bytes() / 2**20:.1f}",
+    return msg("bundle.serves", files=len(manifest.files), mb=f"{manifest.total_bytes() / 2**20:.1f}",
                platforms=", ".join(plats), pythons=", ".join(pys), reqs=" ".join(manifest.requirements))
 
 
@@ -158,7 +158,7 @@ def choose_variant_for(manifest: Any, detection: Any, requested: str | None = No
         return None
     if requested:
         if requested not in sets:
-            raise BundleError(msg("p.bundle.variant_not_in", variant=requested, variants=", ".join(sets)))
+            raise BundleError(msg("bundle.variant_not_in", variant=requested, variants=", ".join(sets)))
         return requested
     nvidia = getattr(detection, "nvidia", None)
     system = getattr(detection, "system", None)
@@ -188,22 +188,22 @@ def install_from_bundle(host: Any, folder: str, venv_path: str, base_python: str
 
     checked = check_bundle(folder)
     chosen = choose_variant_for(checked, detection, variant)
-    out = BundleInstall(False, [msg("o.bundle.checked", files=len(checked.files))], variant=chosen)
+    out = BundleInstall(False, [msg("bundle.checked", files=len(checked.files))], variant=chosen)
     manifest = Manifest(checked.files_for(chosen), checked.requirements_for(chosen))
     out.messages.append(serves_text(manifest))
     if chosen is not None:
-        out.messages.append(msg("p.bundle.variant_chosen", variant=chosen, variants=", ".join(checked.variant_sets)))
+        out.messages.append(msg("bundle.variant_chosen", variant=chosen, variants=", ".join(checked.variant_sets)))
     base = base_python or sys.executable
     py = venv_python(venv_path)
     exists = os.path.isfile(os.path.join(venv_path, "pyvenv.cfg"))
     # the interpreter the venv is (or will be) made of: a foreign bundle is refused before anything is made
     fits, misfits = serves(manifest, interpreter_tags(host, py if exists else base))
     if not fits:
-        raise BundleError(msg("o.bundle.not_for_this", files=", ".join(misfits[:3])))
+        raise BundleError(msg("bundle.not_for_this", files=", ".join(misfits[:3])))
     if not exists:
         made = host.run([base, "-m", "venv", venv_path], timeout=300)
         if made.returncode != 0:
-            out.messages.append(msg("o.bundle.venv_failed", path=venv_path, error=(made.stderr or made.error or "")[-300:]))
+            out.messages.append(msg("bundle.venv_failed", path=venv_path, error=(made.stderr or made.error or "")[-300:]))
             return out
     # exactly the bundle's checked files, each by its path and sha256 (pip hashes them again as it
     # reads them); the student's pip.conf may name an index: none is read, and none is asked
@@ -215,10 +215,10 @@ def install_from_bundle(host: Any, folder: str, venv_path: str, base_python: str
         done = host.run(offline_install_argv(py, pinned), timeout=BUNDLE_PIP_TIMEOUT_S, env=env)
     out.log = ((done.stdout or "") + (done.stderr or "")).splitlines()[-15:]
     if done.returncode != 0:
-        out.messages.append(msg("o.bundle.pip_failed", status=str(done.returncode)))
+        out.messages.append(msg("bundle.pip_failed", status=str(done.returncode)))
         return out
     out.ok, out.env_python = True, py
-    out.messages.append(msg("o.bundle.installed", path=venv_path, python=py))
+    out.messages.append(msg("bundle.installed", path=venv_path, python=py))
     return out
 
 

@@ -43,7 +43,7 @@ def output_format(path: str | os.PathLike[str]) -> str:
     """``html`` or ``csv`` from the output's extension; anything else is refused."""
     ext = Path(path).suffix.lower()
     if ext not in FORMATS:
-        raise ClassViewError(msg("k.class.cli.bad_extension", ext=ext or Path(path).name))
+        raise ClassViewError(msg("class_view.cli.bad_extension", ext=ext or Path(path).name))
     return FORMATS[ext]
 
 
@@ -56,7 +56,7 @@ def build_table(paths: Sequence[str | os.PathLike[str]]) -> ClassTable:
     roster = read_roster(paths)
     if not roster.students:
         names = ", ".join(Path(p).name or str(p) for p in paths) or "-"
-        raise ClassViewError(msg("k.class.cli.no_inputs", paths=names), roster.skipped)
+        raise ClassViewError(msg("class_view.cli.no_inputs", paths=names), roster.skipped)
     return class_table(roster)
 
 

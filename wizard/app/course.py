@@ -101,14 +101,14 @@ def pin_notes(session: Session, rec: Any) -> list[str]:
     course, lang = session.course, session.lang
     if course is None:
         return []
-    notes = [t("o.course.loaded", lang, name=course.name, source=course.source)]
+    notes = [t("course.loaded", lang, name=course.name, source=course.source)]
     spec = course.torch_spec()
     if spec is not None:
         notes.append(_pin_note(spec, pick_torch(course, compat.load().releases), rec, lang))
     python_spec = course.python_spec()
     have = getattr(rec.facts, "python", None)
     if python_spec is not None and have and not python_spec.contains(f"{have}.0") and not python_spec.contains(have):
-        notes.append(t("o.course.python_mismatch", lang, want=course.python, have=have))
+        notes.append(t("course.python_mismatch", lang, want=course.python, have=have))
     return notes
 
 
@@ -119,20 +119,20 @@ def _pin_note(spec: Any, torch: str | None, rec: Any, lang: str) -> str:
     from wizard.core.recommend.recommender import check_candidate, recommend
 
     if torch is None:
-        return t("o.course.pin_unknown", lang, spec=str(spec))
+        return t("course.pin_unknown", lang, spec=str(spec))
     best = rec.best
     unpinned = recommend(rec.facts, Wishes()).best
     lost_gpu = best is not None and unpinned is not None and best.kind == "cpu" and unpinned.kind != "cpu"
     if best is not None and _allowed(spec, best.torch) and not lost_gpu:
-        return t("o.course.pin_used", lang, spec=str(spec), torch=best.torch)
+        return t("course.pin_used", lang, spec=str(spec), torch=best.torch)
     torch = best.torch if best is not None and _allowed(spec, best.torch) else torch
     variant = _nearest_variant(torch, unpinned, rec.facts) if unpinned is not None else "cpu"
     reasons = list(check_candidate(rec.facts, torch, variant, lang=lang))
     if lost_gpu:
-        reasons.append(t("o.course.pin_cpu_only", lang, torch=best.torch))
+        reasons.append(t("course.pin_cpu_only", lang, torch=best.torch))
     if not reasons:
-        return t("o.course.pin_cannot_none", lang, spec=str(spec))
-    return t("o.course.pin_cannot", lang, torch=torch, spec=str(spec), reasons=" ".join(reasons))
+        return t("course.pin_cannot_none", lang, spec=str(spec))
+    return t("course.pin_cannot", lang, torch=torch, spec=str(spec), reasons=" ".join(reasons))
 
 
 def _nearest_variant(torch: str, unpinned: Any, facts: Any) -> str:
@@ -196,7 +196,7 @@ def check_extras(session: Session, python_exe: str) -> list[ExtraCheck]:
     for name, (req, module) in zip(names, pairs):
         row = rows.get(name)
         if row is None:  # the interpreter did not run, or died before this package
-            checks.append(ExtraCheck(req, module, None, t("o.course.verify.no_python", session.lang,
+            checks.append(ExtraCheck(req, module, None, t("course.verify.no_python", session.lang,
                                                           python=python_exe, error=why if isinstance(why, str)
                                                           else " ".join(why))))
         else:
@@ -244,23 +244,23 @@ def report_section(session: Session, lang: str) -> Any:
         return None
     status = {MEETS: PASS, COLAB: WARN, CANNOT: FAIL}
     rows = [[v.title(), v.text(lang), v.detail] for v in judged.verdicts]
-    table = Table("course.lessons", [t("o.course.col.lesson", lang), t("o.course.col.verdict", lang),
-                                     t("o.course.col.why", lang)], rows,
+    table = Table("course.lessons", [t("course.col.lesson", lang), t("course.col.verdict", lang),
+                                     t("course.col.why", lang)], rows,
                   row_status=[status[v.verdict] for v in judged.verdicts])
-    key = "o.course.min.ok" if judged.meets_minimum else "o.course.min.short"
-    items = [Item("course.min_vram", t("o.course.col.min", lang),
+    key = "course.min.ok" if judged.meets_minimum else "course.min.short"
+    items = [Item("course.min_vram", t("course.col.min", lang),
                   t(key, lang, need=f"{judged.course.min_vram_gb:g}", basis=judged.basis),
                   PASS if judged.meets_minimum else WARN)] if judged.course.min_vram_gb else []
     python = session.target_python or ""
     for check in session.course_checks or []:
         items.append(Item(f"course.extra.{check.requirement}", check.requirement, check.text(lang, python),
                           PASS if check.ok else FAIL))
-    paragraphs = [t("o.course.loaded", lang, name=judged.course.name, source=judged.course.source)]
+    paragraphs = [t("course.loaded", lang, name=judged.course.name, source=judged.course.source)]
     if any(v.verdict == COLAB for v in judged.verdicts) and judged.course.colab_note:
-        paragraphs.append(t("o.course.colab_note", lang, note=judged.course.colab_note, url=judged.course.colab_url))
+        paragraphs.append(t("course.colab_note", lang, note=judged.course.colab_note, url=judged.course.colab_url))
     worst = FAIL if any(v.verdict == CANNOT for v in judged.verdicts) else (
         WARN if any(v.verdict == COLAB for v in judged.verdicts) else PASS)
-    return Section("course", t("o.course.report.title", lang, name=judged.course.name), status=worst if rows else INFO,
+    return Section("course", t("course.report.title", lang, name=judged.course.name), status=worst if rows else INFO,
                    style=STYLE_CHECKS, paragraphs=paragraphs, items=items, tables=[table] if rows else [])
 
 

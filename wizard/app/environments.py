@@ -116,7 +116,7 @@ def resolve_target(choice: TargetChoice, host: Any, store: Any, *, recommendatio
     if mode == MODE_RESUME:
         state = choice.resume
         if state is None:
-            return TargetAnswer(problem=msg("envpage.resume.none"))
+            return TargetAnswer(problem=msg("environment.resume.none"))
         target = state.env_target()
         return TargetAnswer(target, resume_state=state, python_version=minor(target.python_version))
     if mode == MODE_NEW_VENV:
@@ -126,7 +126,7 @@ def resolve_target(choice: TargetChoice, host: Any, store: Any, *, recommendatio
         if target is None and choice.path:
             target = existing_venv(os.path.abspath(os.path.expanduser(choice.path)))
         if target is None:
-            return TargetAnswer(problem=msg("envpage.existing.none"))
+            return TargetAnswer(problem=msg("environment.existing.none"))
         target = EnvTarget.from_json(target.to_json())
         return _checked(target, host, choice.check_python, "install.cli.bad_env_python")
     if mode == MODE_NEW_CONDA:
@@ -135,7 +135,7 @@ def resolve_target(choice: TargetChoice, host: Any, store: Any, *, recommendatio
     if data is None and choice.conda_name:
         data = _find_conda_env(choice.conda_name, condas or [])
     if data is None:
-        return TargetAnswer(problem=msg("envpage.conda.none"))
+        return TargetAnswer(problem=msg("environment.conda.none"))
     env, conda = data
     return _checked(existing_conda_env(env, conda), host, choice.check_python, "install.cli.bad_env_python")
 
@@ -144,7 +144,7 @@ def _new_venv(choice: TargetChoice, host: Any, store: Any, recommendation: Any, 
               uv_exe: str | None) -> TargetAnswer:
     path = choice.path.strip()
     if not path:
-        return TargetAnswer(problem=msg("envpage.venv.no_path"))
+        return TargetAnswer(problem=msg("environment.venv.no_path"))
     path = os.path.abspath(os.path.expanduser(path))
     state = unfinished_at(store, path)
     if state is not None:  # where an install stopped: continue it, with its own Python
@@ -157,7 +157,7 @@ def _new_venv(choice: TargetChoice, host: Any, store: Any, recommendation: Any, 
         interpreter = getattr(recommendation, "interpreter", None)
         python = interpreter.path if interpreter is not None else (recommended_python(recommendation, candidate) or "")
         if not python:
-            return TargetAnswer(problem=msg("envpage.python.none"))
+            return TargetAnswer(problem=msg("environment.python.none"))
     if is_version(python):
         uv = uv_exe or find_uv()
         if not uv:
@@ -185,7 +185,7 @@ def _new_conda(choice: TargetChoice, host: Any, recommendation: Any, candidate: 
         return TargetAnswer()  # the recommendation gives the Python
     version = version or minor(recommended_python(recommendation, candidate))
     if not version:
-        return TargetAnswer(problem=msg("envpage.python.none"))
+        return TargetAnswer(problem=msg("environment.python.none"))
     return TargetAnswer(new_conda_env(choice.conda_name.strip(), version, condas[0]), python_version=version)
 
 
@@ -264,7 +264,7 @@ def python_options(detection: Any, recommendation: Any, candidate: Any) -> list[
     for p in usable_pythons(detection):
         why = None
         if str(spec) and p.version and minor(p.version) and not spec.contains(f"{minor(p.version)}.0"):
-            why = msg("envpage.python.unfit", version=p.version, torch=getattr(candidate, "torch", "?"),
+            why = msg("environment.python.unfit", version=p.version, torch=getattr(candidate, "torch", "?"),
                       range=str(spec))
         out.append(PythonOption(p.path, p.version or "?", p.path == chosen, why))
     return out

@@ -45,8 +45,8 @@ def format_findings(findings: list[Diagnosis], lang: str) -> str:
     from wizard.core.diagnosis.model import format_diagnoses
 
     if not findings:
-        return t("explain.nothing", lang)
-    return "\n".join([t("explain.heading", lang), ""] + format_diagnoses(findings, lang)).rstrip()
+        return t("diagnosis.explain.nothing", lang)
+    return "\n".join([t("diagnosis.explain.heading", lang), ""] + format_diagnoses(findings, lang)).rstrip()
 
 
 def findings_json(findings: list[Diagnosis], lang: str) -> dict[str, Any]:

@@ -84,7 +84,7 @@ def compare_last(detection: Detection, lang: str, *, store: HistoryStore | None 
     if saved is not None and not saved.ok and saved.error is not None:
         warnings.append(saved.error.text(lang))
     if last is None:
-        lines = [t("compare.no_previous", lang, dir=store.root)]
+        lines = [t("history.compare.no_previous", lang, dir=store.root)]
         doc: dict[str, Any] = {"schema": "gpu-setup-wizard/diff@1.0", "old": None, "new": current.time,
                                "significant": False, "changes": []}
         return CompareOutcome(lines, doc, None, saved, warnings)

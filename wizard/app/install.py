@@ -375,10 +375,10 @@ def describe_uv_python(host: Any, uv: str, version: str, mirror: str | None, lan
 
     found = host.run(uv_python_find_argv(uv, version), timeout=COMMAND_TIMEOUT, env=uv_env(mirror))
     if found.ok and found.stdout.strip():
-        return t("envpage.uv.have", lang, version=version, path=found.stdout.strip().splitlines()[-1])
+        return t("environment.uv.have", lang, version=version, path=found.stdout.strip().splitlines()[-1])
     download, folder = describe_uv_python_download(host, uv, version, mirror)
     if download is None:
-        return t("envpage.uv.unknown", lang, version=version)
+        return t("environment.uv.unknown", lang, version=version)
     return t("install.uv.download_info", lang, version=download.version, url=download.url,
              folder=folder or t("common.na", lang))
 

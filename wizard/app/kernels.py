@@ -47,9 +47,9 @@ def display_name(env: EnvFacts, lang: str) -> str:
 
     version, kind = torch_label(env)
     if version:
-        kind_text = t("j.kernel.kind.gpu" if kind == "GPU" else "j.kernel.kind.cpu", lang)
-        return t("j.kernel.display_name", lang, version=version, kind=kind_text, env=env.env_name)
-    return t("j.kernel.display_name_plain", lang, python=env.python_version or "3", env=env.env_name)
+        kind_text = t("kernels.kind.gpu" if kind == "GPU" else "kernels.kind.cpu", lang)
+        return t("kernels.display_name", lang, version=version, kind=kind_text, env=env.env_name)
+    return t("kernels.display_name_plain", lang, python=env.python_version or "3", env=env.env_name)
 
 
 def register(session: Session, python_exe: str, *, name: str | None = None, consent: bool = False,
@@ -104,56 +104,56 @@ def write_vscode(project_dir: str | Path, python_exe: str) -> SettingsResult:
 # Texts both faces show
 # ------------------------------------------------------------------------------------------
 def flag_text(flag: Flag, lang: str) -> str:
-    return t(f"j.kernel.flag.{flag.id}", lang, **flag.params)
+    return t(f"kernels.flag.{flag.id}", lang, **flag.params)
 
 
 def flag_fix(flag: Flag, lang: str) -> str:
-    return t(f"j.kernel.fix.{flag.id}", lang, **flag.params)
+    return t(f"kernels.fix.{flag.id}", lang, **flag.params)
 
 
 def kernel_line(info: KernelInfo, lang: str) -> str:
     """One kernel as a line: its name, display name, interpreter and torch build."""
     torch = info.env.torch if info.env is not None else None
     if info.broken:
-        build = t("j.kernel.broken_state", lang)
+        build = t("kernels.broken_state", lang)
     elif info.interpreter is None:
-        build = t("j.kernel.interpreter_gone", lang)
+        build = t("kernels.interpreter_gone", lang)
     elif torch is None:
-        build = t("j.kernel.no_torch", lang) if info.env is not None and not info.env.error else "—"
+        build = t("kernels.no_torch", lang) if info.env is not None and not info.env.error else "—"
     else:
-        kind = t("j.kernel.kind.gpu" if torch.gpu else "j.kernel.kind.cpu", lang)
-        build = t("j.kernel.torch_build", lang, version=torch.version or "?", kind=kind)
-    return t("j.kernel.line", lang, name=info.name, display=info.display_name,
+        kind = t("kernels.kind.gpu" if torch.gpu else "kernels.kind.cpu", lang)
+        build = t("kernels.torch_build", lang, version=torch.version or "?", kind=kind)
+    return t("kernels.line", lang, name=info.name, display=info.display_name,
              python=info.interpreter or (info.argv[0] if info.argv else "?"), build=build)
 
 
 def register_text(result: RegisterResult, lang: str) -> str:
     """What a registration did, in a sentence or two."""
     if result.ok:
-        lines = [t("j.kernel.registered", lang, name=result.name, display=result.display_name)]
+        lines = [t("kernels.registered", lang, name=result.name, display=result.display_name)]
         if result.replaced:
-            lines.insert(0, t("j.kernel.replaced", lang, name=result.name, python=(result.existing or {}).get("python", "?")))
+            lines.insert(0, t("kernels.replaced", lang, name=result.name, python=(result.existing or {}).get("python", "?")))
         if result.installed_ipykernel:
-            lines.insert(0, t("j.kernel.ipykernel_installed", lang))
+            lines.insert(0, t("kernels.ipykernel_installed", lang))
         for flag in result.warnings:
             lines += ["⚠ " + flag_text(flag, lang), "  → " + flag_fix(flag, lang)]
         return "\n".join(lines)
     if result.needs_consent:
-        return t("j.kernel.needs_ipykernel", lang, python=result.env.python_exe)
+        return t("kernels.needs_ipykernel", lang, python=result.env.python_exe)
     if result.failed_step == "name":
-        return t("j.kernel.bad_name", lang, name=result.name)
+        return t("kernels.bad_name", lang, name=result.name)
     if result.failed_step == "exists" and result.existing is not None:
         step = result.steps[-1] if result.steps else None
         if step is not None and step.error:
-            return t("j.kernel.replace_failed", lang, name=result.name, error=step.error)
-        return t("j.kernel.exists", lang, name=result.name, python=result.existing["python"])
+            return t("kernels.replace_failed", lang, name=result.name, error=step.error)
+        return t("kernels.exists", lang, name=result.name, python=result.existing["python"])
     if result.failed_step == "inspect":
-        return t("j.kernel.python_broken", lang, python=result.env.python_exe, error=result.env.error or "")
+        return t("kernels.python_broken", lang, python=result.env.python_exe, error=result.env.error or "")
     step = result.steps[-1] if result.steps else None
     tail = (step.output_tail.strip().splitlines() or [""])[-1] if step is not None else ""
     if step is not None and step.error:
         tail = step.error
-    key = "j.kernel.ipykernel_failed" if result.failed_step == "ipykernel" else "j.kernel.register_failed"
+    key = "kernels.ipykernel_failed" if result.failed_step == "ipykernel" else "kernels.register_failed"
     return t(key, lang, error=tail)
 
 

@@ -240,7 +240,7 @@ def item_text(item: core_clean.CleanItem, lang: str, dry_run: bool) -> list[str]
     for kept in item.kept:
         if kept.reason == "lock":
             continue
-        if kept.reason.startswith("delete."):  # a whole subfolder the rule refused (a link, a mount)
+        if kept.reason.startswith("storage.delete."):  # a whole subfolder the rule refused (a link, a mount)
             lines.append("    " + t(kept.reason, lang, path=kept.path, error="", names="", count=""))
             continue
         lines.append("    " + t(f"storage.kept.{kept.reason}", lang, file=os.path.basename(kept.path),

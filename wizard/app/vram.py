@@ -279,12 +279,12 @@ def largest_batch_line(batch: int, gpu: GpuMemory, asked: int, lang: str) -> str
 
 def plain_notes(est: Estimate, lang: str) -> list[str]:
     """The estimate's assumptions for a first-year student: where the page has a plain-words
-    version of a note (``h.`` + its key: no kernel names, no "KV heads") that one, else the
+    version of a note (its key + ``.plain``: no kernel names, no "KV heads") that one, else the
     note as the report and the CLI print it."""
     from wizard.core.base.i18n import catalogue
 
     plain = catalogue()
-    return [Note("h." + n.key, n.params).text(lang) if "h." + n.key in plain else n.text(lang) for n in est.notes]
+    return [Note(n.key + ".plain", n.params).text(lang) if n.key + ".plain" in plain else n.text(lang) for n in est.notes]
 
 
 __all__ = [

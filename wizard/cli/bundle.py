@@ -17,9 +17,9 @@ from wizard.core.base.i18n import t
 
 
 def add_bundle_arguments(p: argparse.ArgumentParser, lang: str) -> None:
-    p.add_argument("--export-bundle", metavar="DIR", help=t("o.bundle.cli.export.help", lang))
-    p.add_argument("--from-bundle", metavar="DIR", help=t("o.bundle.cli.from.help", lang))
-    p.add_argument("--variants", metavar="cpu,cu126,...", help=t("p.bundle.cli.variants.help", lang))
+    p.add_argument("--export-bundle", metavar="DIR", help=t("bundle.cli.export.help", lang))
+    p.add_argument("--from-bundle", metavar="DIR", help=t("bundle.cli.from.help", lang))
+    p.add_argument("--variants", metavar="cpu,cu126,...", help=t("bundle.cli.variants.help", lang))
 
 
 def run_from_bundle(args: argparse.Namespace) -> int:
@@ -29,7 +29,7 @@ def run_from_bundle(args: argparse.Namespace) -> int:
 
     lang = lang_of(args)
     if not args.venv:
-        return error(t("o.bundle.cli.needs_venv", lang))
+        return error(t("bundle.cli.needs_venv", lang))
     python = args.python if args.python and os.path.isfile(args.python) else None
     variant = (args.variant or "").strip().lower() or None
     detection = None
@@ -67,7 +67,7 @@ def export_after(job: Any, args: argparse.Namespace, lang: str) -> int:
     except OSError as exc:
         return error(t("report.cli.cannot_write", lang, path=args.export_bundle, error=exc.strerror or exc),
                      ExitStatus.FAILED)
-    say(t("o.bundle.written", lang, folder=args.export_bundle))
+    say(t("bundle.written", lang, folder=args.export_bundle))
     say(serves_text(manifest).text(lang))
     return ExitStatus.SUCCESS
 

@@ -22,14 +22,14 @@ def run(args: argparse.Namespace) -> int:
         result = make_class_view(args.inputs, args.output, lang)
     except ClassViewError as exc:
         for skipped in exc.skipped:
-            say(t("k.class.skipped.line", lang, file=skipped.file, reason=skipped.reason.text(lang)))
+            say(t("class_view.skipped.line", lang, file=skipped.file, reason=skipped.reason.text(lang)))
         return error(exc.text(lang))
     except OSError as exc:
-        return error(t("k.class.cli.unwritable", lang, path=args.output, error=exc.strerror or str(exc)))
+        return error(t("class_view.cli.unwritable", lang, path=args.output, error=exc.strerror or str(exc)))
     table = result.table
     for skipped in table.roster.skipped:
-        say(t("k.class.skipped.line", lang, file=skipped.file, reason=skipped.reason.text(lang)))
-    say(t("k.class.cli.wrote", lang, path=str(result.path), ready=table.ready, total=len(table.rows),
+        say(t("class_view.skipped.line", lang, file=skipped.file, reason=skipped.reason.text(lang)))
+    say(t("class_view.cli.wrote", lang, path=str(result.path), ready=table.ready, total=len(table.rows),
           help=table.need_help, skipped=len(table.roster.skipped)))
     return ExitStatus.SUCCESS
 

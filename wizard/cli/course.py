@@ -15,7 +15,7 @@ from wizard.core.base.i18n import t
 
 
 def add_course_argument(p: argparse.ArgumentParser, lang: str) -> None:
-    p.add_argument("--course", metavar="FILE|URL", help=t("o.course.cli.help", lang))
+    p.add_argument("--course", metavar="FILE|URL", help=t("course.cli.help", lang))
 
 
 def open_course_arg(args: argparse.Namespace, session: Any, lang: str) -> ExitStatus | None:
@@ -52,7 +52,7 @@ def print_extras(session: Any, python: str, as_json: bool) -> bool:
     checks = check_extras(session, python)
     out = sys.stderr if as_json else sys.stdout
     if checks:
-        print(t("o.course.verify.title", session.lang, name=session.course.name), file=out)
+        print(t("course.verify.title", session.lang, name=session.course.name), file=out)
     for check in checks:
         print(("  ✓ " if check.ok else "  ✗ ") + check.text(session.lang, python), file=out)
     return all(c.ok for c in checks)

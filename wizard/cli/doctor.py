@@ -129,7 +129,7 @@ def cmd_explain(path: str, lang: str, as_json: bool = False, python: str | None 
     try:
         findings, status = explain_text(text, lang, python)
     except ContextError:
-        return error(t("explain.python.unusable", lang, path=python))
+        return error(t("diagnosis.explain.python.unusable", lang, path=python))
     if status == ExitStatus.BAD_INPUT:
         return error(t("cli.error.empty", lang))
     if as_json:

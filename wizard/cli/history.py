@@ -97,7 +97,7 @@ def format_snapshot(entry: Any, lang: str) -> list[str]:
         out.append(f"  {t('history.show.env', lang)}: {s.env_path or na}  Python {s.python_version or na}")
     if s.findings:
         out.append("  " + t("history.show.findings", lang))
-        out += [f"    [{t('severity.' + f.severity, lang)}] {f.as_finding().title(lang)} ({f.id})" for f in s.findings]
+        out += [f"    [{t('diagnosis.severity.' + f.severity, lang)}] {f.as_finding().title(lang)} ({f.id})" for f in s.findings]
     if s.benchmark:
         out.append("  " + t("history.show.benchmark", lang))
         out += [f"    {name}: {b.value:g} {b.unit}" for name, b in sorted(s.benchmark.items())]

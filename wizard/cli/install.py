@@ -329,7 +329,7 @@ def _say_alternatives(session: Any, args: argparse.Namespace, lang: str) -> None
     except (OSError, ValueError):
         return  # the offer is a help, not a second failure
     if found:
-        say(t("g.env.alt.title", lang))
+        say(t("environment.alt.title", lang))
         for c in found:
             say(f"  --torch {c.torch} --variant {c.variant}")
 

@@ -46,7 +46,7 @@ def run_install(args: argparse.Namespace) -> int:
     if python is None:
         return error(t("verify.cli.no_python", lang, path=args.python))
     if args.name is not None and not valid_name(args.name):
-        return error(t("j.kernel.bad_name", lang, name=args.name))
+        return error(t("kernels.bad_name", lang, name=args.name))
     session = _session(lang, detect=False)
     try:
         result = app_kernels.register(session, python, name=args.name, consent=args.yes, on_line=None,
@@ -58,7 +58,7 @@ def run_install(args: argparse.Namespace) -> int:
     else:
         print(app_kernels.register_text(result, lang))
     if result.needs_consent:
-        say(t("j.kernel.needs_yes", lang))
+        say(t("kernels.needs_yes", lang))
         return ExitStatus.NEEDS_CONFIRM
     if result.failed_step == "exists" and not result.steps:  # a kernel of that name is someone else's
         return ExitStatus.NEEDS_CONFIRM
@@ -79,12 +79,12 @@ def write_vscode(project: str, python: str, lang: str) -> bool:
     try:
         done = app_kernels.write_vscode(project, python)
     except app_kernels.SettingsRefused as exc:
-        error(t(f"j.vscode.refused.{exc.reason}", lang, path=str(exc.path), detail=exc.detail))
+        error(t(f"kernels.vscode.refused.{exc.reason}", lang, path=str(exc.path), detail=exc.detail))
         return False
     except OSError as exc:
-        error(t("j.vscode.os_error", lang, path=project, error=exc.strerror or str(exc)))
+        error(t("kernels.vscode.os_error", lang, path=project, error=exc.strerror or str(exc)))
         return False
-    say(t("j.vscode.written" if done.changed else "j.vscode.unchanged", lang, path=str(done.path)))
+    say(t("kernels.vscode.written" if done.changed else "kernels.vscode.unchanged", lang, path=str(done.path)))
     return True
 
 
@@ -105,7 +105,7 @@ def list_text(kernels: list, lang: str) -> str:
     from wizard.app import kernels as app_kernels
 
     if not kernels:
-        return t("j.kernel.none", lang)
+        return t("kernels.none", lang)
     marks = {"pass": "[ OK ]", "warn": "[WARN]", "fail": "[FAIL]"}
     lines = []
     for info in kernels:
@@ -123,15 +123,15 @@ def run_verify(args: argparse.Namespace) -> int:
     lang = lang_of(args)
     missing = app_kernels.jupyter_client_missing()
     if missing is not None:
-        return error(t("j.panel.no_jupyter_client", lang, error=missing), ExitStatus.FAILED)
+        return error(t("kernels.panel.no_jupyter_client", lang, error=missing), ExitStatus.FAILED)
     session = _session(lang, detect=True)
     info = app_kernels.find_kernel(session, args.name)
     if info is None:
-        return error(t("j.kernel.no_such", lang, name=args.name))
+        return error(t("kernels.no_such", lang, name=args.name))
     if info.interpreter is None:
         flag = next(f for f in info.flags if f.id == "interpreter_missing")
         return error(app_kernels.flag_text(flag, lang) + "\n" + app_kernels.flag_fix(flag, lang), ExitStatus.FAILED)
-    say(t("j.kernel.verifying", lang, name=info.name, python=info.interpreter))
+    say(t("kernels.verifying", lang, name=info.name, python=info.interpreter))
     report = run_probe_command(lambda on_event, cancel: InKernel(info, app_kernels.verify_in_kernel(
         session, info.name, on_event=on_event, cancel=cancel, interpreter=info.interpreter)), progress_text,
         args.json, lang)

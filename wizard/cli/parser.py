@@ -150,9 +150,9 @@ def add_doctor_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en
     p.add_argument("--json", action="store_true", help=t("cli.json.help", lang))
     p.add_argument("--nvidia-smi-file", metavar="FILE", help=t("cli.smi_file.help", lang))
     p.add_argument("--include-private", action="store_true", help=t("cli.private.help", lang))
-    p.add_argument("--explain", metavar="FILE", help=t("explain.cli.help", lang))
-    p.add_argument("--python", metavar="ENV", help=t("explain.cli.python.help", lang))
-    p.add_argument("--compare-last", action="store_true", help=t("compare.cli.help", lang))
+    p.add_argument("--explain", metavar="FILE", help=t("diagnosis.explain.cli.help", lang))
+    p.add_argument("--python", metavar="ENV", help=t("diagnosis.explain.cli.python.help", lang))
+    p.add_argument("--compare-last", action="store_true", help=t("history.compare.cli.help", lang))
     p.set_defaults(handler=doctor.run)
     return p
 
@@ -263,7 +263,7 @@ def add_report_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en
                    help=argparse.SUPPRESS)  # the spelling ``doctor`` uses
     p.add_argument("--add-remote", metavar="[colab:|cloud:]FILE", action="append", default=[],
                    help=t("report.cli.add_remote.help", lang))
-    p.add_argument("--kernel", metavar="NAME", help=t("p.report.kernel.cli.help", lang))
+    p.add_argument("--kernel", metavar="NAME", help=t("report.kernel.cli.help", lang))
     add_course_argument(p, lang)
     p.set_defaults(handler=report.run)
     return p
@@ -305,24 +305,24 @@ def add_history_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "e
 
 def add_kernel_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
     """``kernel install --python EXE [--name N] [--yes]``, ``kernel list``, ``kernel verify NAME``."""
-    p = _command(sub, "kernel", common, lang, "j.cli.help")
+    p = _command(sub, "kernel", common, lang, "kernels.cli.help")
     p.add_argument("--json", action="store_true", help=t("cli.json.help", lang))
     p.set_defaults(handler=kernel.run_list)
     inner = p.add_subparsers(dest="kernel_command", metavar="install|list|verify",
                              title=t("cli.argparse.commands", lang))
-    c = _command(inner, "install", common, lang, "j.cli.install.help")
-    c.add_argument("--python", metavar="EXE", required=True, help=t("j.cli.python.help", lang))
-    c.add_argument("--name", metavar="N", help=t("j.cli.name.help", lang))
-    c.add_argument("--yes", action="store_true", help=t("j.cli.yes.help", lang))
-    c.add_argument("--replace", action="store_true", help=t("j.cli.replace.help", lang))
-    c.add_argument("--vscode", metavar="PROJECT_DIR", help=t("j.cli.vscode.help", lang))
+    c = _command(inner, "install", common, lang, "kernels.cli.install.help")
+    c.add_argument("--python", metavar="EXE", required=True, help=t("kernels.cli.python.help", lang))
+    c.add_argument("--name", metavar="N", help=t("kernels.cli.name.help", lang))
+    c.add_argument("--yes", action="store_true", help=t("kernels.cli.yes.help", lang))
+    c.add_argument("--replace", action="store_true", help=t("kernels.cli.replace.help", lang))
+    c.add_argument("--vscode", metavar="PROJECT_DIR", help=t("kernels.cli.vscode.help", lang))
     c.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help=t("cli.json.help", lang))
     c.set_defaults(handler=kernel.run_install)
-    c = _command(inner, "list", common, lang, "j.cli.list.help")
+    c = _command(inner, "list", common, lang, "kernels.cli.list.help")
     c.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help=t("cli.json.help", lang))
     c.set_defaults(handler=kernel.run_list)
-    c = _command(inner, "verify", common, lang, "j.cli.verify.help")
-    c.add_argument("name", metavar="NAME", help=t("j.cli.kernel_name.help", lang))
+    c = _command(inner, "verify", common, lang, "kernels.cli.verify.help")
+    c.add_argument("name", metavar="NAME", help=t("kernels.cli.kernel_name.help", lang))
     c.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help=t("cli.json.help", lang))
     c.set_defaults(handler=kernel.run_verify)
     return p
@@ -330,9 +330,9 @@ def add_kernel_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en
 
 def add_class_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
     """``class FILES_OR_DIRS... -o OUT.html|OUT.csv``: the class view (wizard.cli.classview)."""
-    p = _command(sub, "class", common, lang, "k.class.cli.help")
-    p.add_argument("inputs", nargs="+", metavar="FILES_OR_DIRS", help=t("k.class.cli.inputs.help", lang))
-    p.add_argument("-o", "--output", metavar="OUT", required=True, help=t("k.class.cli.output.help", lang))
+    p = _command(sub, "class", common, lang, "class_view.cli.help")
+    p.add_argument("inputs", nargs="+", metavar="FILES_OR_DIRS", help=t("class_view.cli.inputs.help", lang))
+    p.add_argument("-o", "--output", metavar="OUT", required=True, help=t("class_view.cli.output.help", lang))
     p.set_defaults(handler=classview.run)
     return p
 

@@ -23,14 +23,14 @@ def verify_kernel_into(session: Any, name: str, lang: str) -> int | None:
 
     missing = app_kernels.jupyter_client_missing()
     if missing is not None:
-        return error(t("j.panel.no_jupyter_client", lang, error=missing), ExitStatus.FAILED)
+        return error(t("kernels.panel.no_jupyter_client", lang, error=missing), ExitStatus.FAILED)
     info = app_kernels.find_kernel(session, name)
     if info is None:
-        return error(t("p.report.kernel.cli.unknown", lang, name=name))
+        return error(t("report.kernel.cli.unknown", lang, name=name))
     if info.interpreter is None:
         flag = next(f for f in info.flags if f.id == "interpreter_missing")
         return error(app_kernels.flag_text(flag, lang) + "\n" + app_kernels.flag_fix(flag, lang), ExitStatus.FAILED)
-    say(t("p.report.kernel.cli.verifying", lang, name=info.display_name or info.name))
+    say(t("report.kernel.cli.verifying", lang, name=info.display_name or info.name))
     cancel = threading.Event()
     try:
         report = app_kernels.verify_in_kernel(session, info.name, on_event=progress_printer(progress_text, lang),

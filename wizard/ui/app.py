@@ -61,7 +61,7 @@ def create_app(argv: list[str] | None = None, lang: str = "en") -> QApplication:
     app = cast(QApplication, QApplication.instance()) or QApplication(argv or sys.argv[:1])
     app.setApplicationName("GPU Setup Wizard")
     app.setOrganizationName("GPU Setup Wizard")
-    app.setApplicationDisplayName(t("app.title", lang))
+    app.setApplicationDisplayName(t("common.app_title", lang))
     app.setDesktopFileName("gpu-setup-wizard")  # matches the Linux .desktop entry
     from wizard.ui.fonts import setup_fonts
     from wizard.ui.translations import set_qt_language

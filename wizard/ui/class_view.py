@@ -33,7 +33,7 @@ def _make(folder: str, output: str, lang: str) -> tuple[Any, str | None]:
     except ClassViewError as exc:
         return None, exc.text(lang)
     except OSError as exc:
-        return None, t("k.class.cli.unwritable", lang, path=output, error=exc.strerror or str(exc))
+        return None, t("class_view.cli.unwritable", lang, path=output, error=exc.strerror or str(exc))
 
 
 class ClassViewButton(QPushButton):
@@ -47,7 +47,7 @@ class ClassViewButton(QPushButton):
         self.lang_of = lang_of
         # what picks the folder and what opens a URL: the real dialog and desktop; a test gives its own
         self.choose_folder: Callable[[], str] = lambda: file_dialogs.existing_folder(
-            self, t("k.class.ui.pick_folder", self.lang_of()), self.lang_of())
+            self, t("class_view.ui.pick_folder", self.lang_of()), self.lang_of())
         self.url_opener: file_dialogs.UrlOpener = QDesktopServices.openUrl
         self.last_page: Path | None = None
         self.last_error: str | None = None
@@ -57,8 +57,8 @@ class ClassViewButton(QPushButton):
 
     def retranslate(self) -> None:
         lang = self.lang_of()
-        self.setText(t("k.class.ui.button", lang))
-        self.setToolTip(t("k.class.ui.button_tip", lang))
+        self.setText(t("class_view.ui.button", lang))
+        self.setToolTip(t("class_view.ui.button_tip", lang))
 
     def open_class_view(self) -> None:
         folder = self.choose_folder()
@@ -87,7 +87,7 @@ class ClassViewButton(QPushButton):
 
     def _show_problem(self, text: str) -> None:
         self.last_error = text
-        box = QMessageBox(QMessageBox.Icon.Warning, t("k.class.ui.failed", self.lang_of()), text,
+        box = QMessageBox(QMessageBox.Icon.Warning, t("class_view.ui.failed", self.lang_of()), text,
                           QMessageBox.StandardButton.Ok, self)
         box.setObjectName("classViewFailed")
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

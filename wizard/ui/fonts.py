@@ -64,7 +64,7 @@ def setup_fonts(app: QApplication, lang: str | None = None) -> FontSetup:
         app.setFont(fallback_font(app.font(), [f for f in shipped if f in SHIPPED_FAMILIES], resolved))
     setup = FontSetup(shipped=shipped, system_hangul=system, fallback_used=use)
     if lang is not None and not setup.hangul_ok:
-        for text in dict.fromkeys((t("fonts.no_hangul", lang), t("fonts.no_hangul", "en"))):
+        for text in dict.fromkeys((t("window.fonts.no_hangul", lang), t("window.fonts.no_hangul", "en"))):
             print(f"gpu-setup-wizard: {text}", file=sys.stderr)
     return setup
 

@@ -29,11 +29,11 @@ def import_later_pages() -> None:
         importlib.import_module(name)
 
 _BUTTONS = {
-    QWizard.WizardButton.BackButton: "wizard.back",
-    QWizard.WizardButton.NextButton: "wizard.next",
-    QWizard.WizardButton.CommitButton: "wizard.commit",
-    QWizard.WizardButton.FinishButton: "wizard.finish",
-    QWizard.WizardButton.CancelButton: "wizard.cancel",
+    QWizard.WizardButton.BackButton: "window.button.back",
+    QWizard.WizardButton.NextButton: "window.button.next",
+    QWizard.WizardButton.CommitButton: "window.button.commit",
+    QWizard.WizardButton.FinishButton: "window.button.finish",
+    QWizard.WizardButton.CancelButton: "window.button.cancel",
 }
 
 
@@ -157,7 +157,7 @@ class SetupWizard(QWizard):
         self._reached.add(current)
         # ✓ only for a step that is done: an install that failed was reached, not done
         done = {i for i in self._reached - {current} if getattr(self.page(i), "step_done", lambda: True)()}
-        self.steps.set_steps(t("app.title", self.lang), [t("step." + p.name.lower(), self.lang) for p in PageId],
+        self.steps.set_steps(t("common.app_title", self.lang), [t("window.step." + p.name.lower(), self.lang) for p in PageId],
                              current, done=done)
 
     def go_to_step(self, step: int) -> None:
@@ -177,7 +177,7 @@ class SetupWizard(QWizard):
                 break
 
     def retranslate(self) -> None:
-        self.setWindowTitle(t("app.title", self.lang))
+        self.setWindowTitle(t("common.app_title", self.lang))
         for button, key in _BUTTONS.items():
             self.setButtonText(button, t(key, self.lang))
         self._update_steps()

@@ -112,7 +112,7 @@ class StepRunner(WorkerAdapter):
         first = text.strip().splitlines()[0] if text.strip() else "?"
         self.job.log(text.rstrip())
         if step is not None:
-            self.job.step_failed(step, StepError(step.id, msg("installpage.error.internal", step=step.title,
+            self.job.step_failed(step, StepError(step.id, msg("install.page.error.internal", step=step.title,
                                                               detail=first), "internal", text))
         self._end(False)
 

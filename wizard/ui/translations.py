@@ -30,8 +30,8 @@ QT_CATALOGUES = {"ko": ("qtbase_ko",)}
 #: Qt texts newer than PySide6's qtbase_ko.qm (Qt 6.11 gave the file dialog's labels mnemonics,
 #: the Korean file still has the old strings), taken from the wizard's catalogue instead.
 #: Found by opening every Qt dialog the wizard uses in both languages and comparing texts.
-QT_SUPPLEMENT = {("QFileDialog", "&Look in:"): "qt.file_dialog.look_in",
-                 ("QFileDialog", "Files of &type:"): "qt.file_dialog.files_of_type"}
+QT_SUPPLEMENT = {("QFileDialog", "&Look in:"): "window.qt.file_dialog.look_in",
+                 ("QFileDialog", "Files of &type:"): "window.qt.file_dialog.files_of_type"}
 
 _installed: dict[str, object] = {"lang": "en", "translators": [], "app": None}
 

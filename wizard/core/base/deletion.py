@@ -136,10 +136,10 @@ def protected(path: str, environ: Mapping[str, str] | None = None) -> Message | 
     """Why ``path`` may never be deleted (a root, HOME or a parent of HOME), or None."""
     real = _real(path)
     if os.path.dirname(real) == real or real in ("", os.sep):
-        return msg("delete.refused.root", path=path)
+        return msg("storage.delete.refused.root", path=path)
     home = _real(home_dir(environ))
     if _inside(home, real):
-        return msg("delete.refused.home", path=path)
+        return msg("storage.delete.refused.home", path=path)
     return None
 
 
@@ -150,10 +150,10 @@ def in_use(path: str, environ: Mapping[str, str] | None = None, processes: bool 
     for name in ("VIRTUAL_ENV", "CONDA_PREFIX"):
         value = env.get(name)
         if value and _inside(_real(value), real):
-            return msg("delete.refused.activated", path=path, variable=name)
+            return msg("storage.delete.refused.activated", path=path, variable=name)
     if processes:
         for pid, name in processes_in(real):
-            return msg("delete.refused.process", path=path, pid=str(pid), name=name)
+            return msg("storage.delete.refused.process", path=path, pid=str(pid), name=name)
     return None
 
 
@@ -243,16 +243,16 @@ def _root_check(plan: DeletePlan, environ: Mapping[str, str] | None) -> os.stat_
     try:
         st = os.lstat(plan.root)
     except FileNotFoundError:
-        plan.refuse(msg("delete.refused.gone", path=plan.root))
+        plan.refuse(msg("storage.delete.refused.gone", path=plan.root))
         return None
     except OSError as exc:
-        plan.refuse(msg("delete.refused.unreadable", path=plan.root, error=exc.strerror or str(exc)))
+        plan.refuse(msg("storage.delete.refused.unreadable", path=plan.root, error=exc.strerror or str(exc)))
         return None
     if stat.S_ISLNK(st.st_mode):
-        plan.refuse(msg("delete.refused.link", path=plan.root))
+        plan.refuse(msg("storage.delete.refused.link", path=plan.root))
         return None
     if not stat.S_ISDIR(st.st_mode):
-        plan.refuse(msg("delete.refused.not_folder", path=plan.root))
+        plan.refuse(msg("storage.delete.refused.not_folder", path=plan.root))
         return None
     why = protected(plan.root, environ)
     if why is not None:
@@ -273,12 +273,12 @@ def plan_tree(root: str, *, own: Callable[[str], tuple[bool, list[str]]] | None 
     try:
         is_ours, foreign = (own or env_shape)(plan.root)
     except OSError as exc:
-        return plan.refuse(msg("delete.refused.unreadable", path=plan.root, error=exc.strerror or str(exc)))
+        return plan.refuse(msg("storage.delete.refused.unreadable", path=plan.root, error=exc.strerror or str(exc)))
     if foreign:
-        return plan.refuse(msg("delete.refused.foreign", path=plan.root, names=_foreign_text(foreign),
+        return plan.refuse(msg("storage.delete.refused.foreign", path=plan.root, names=_foreign_text(foreign),
                                count=str(len(foreign))))
     if not is_ours:
-        return plan.refuse(msg("delete.refused.not_ours", path=plan.root))
+        return plan.refuse(msg("storage.delete.refused.not_ours", path=plan.root))
     plan.shown = _names(plan.root)
     files: list[Entry] = []
     dirs: list[Entry] = [Entry(plan.root, True, False, 0, st.st_dev, st.st_ino)]
@@ -289,14 +289,14 @@ def plan_tree(root: str, *, own: Callable[[str], tuple[bool, list[str]]] | None 
             with os.scandir(folder) as it:
                 children = list(it)
         except OSError as exc:
-            return plan.refuse(msg("delete.refused.unreadable", path=folder, error=exc.strerror or str(exc)))
+            return plan.refuse(msg("storage.delete.refused.unreadable", path=folder, error=exc.strerror or str(exc)))
         for child in children:
             if len(files) + len(dirs) > max_entries:
-                return plan.refuse(msg("delete.refused.too_many", path=plan.root, count=str(max_entries)))
+                return plan.refuse(msg("storage.delete.refused.too_many", path=plan.root, count=str(max_entries)))
             cst = os.lstat(child.path)
             if stat.S_ISDIR(cst.st_mode):
                 if cst.st_dev != st.st_dev and not allow_other_fs:
-                    return plan.refuse(msg("delete.refused.other_fs", path=child.path))
+                    return plan.refuse(msg("storage.delete.refused.other_fs", path=child.path))
                 dirs.append(Entry(child.path, True, False, 0, cst.st_dev, cst.st_ino))
                 stack.append(child.path)
             else:
@@ -318,7 +318,7 @@ def plan_files(folder: str, keep: Callable[[str, int], str | None], *,
     if st is None:
         return plan
     if expect_dev is not None and st.st_dev != expect_dev:
-        return plan.refuse(msg("delete.refused.other_fs", path=plan.root))
+        return plan.refuse(msg("storage.delete.refused.other_fs", path=plan.root))
     for name in _names(plan.root):
         path = os.path.join(plan.root, name)
         try:
@@ -350,9 +350,9 @@ def plan_own_file(path: str, suffixes: Sequence[str]) -> DeletePlan:
     except FileNotFoundError:
         return plan
     except OSError as exc:
-        return plan.refuse(msg("delete.refused.unreadable", path=full, error=exc.strerror or str(exc)))
+        return plan.refuse(msg("storage.delete.refused.unreadable", path=full, error=exc.strerror or str(exc)))
     if not stat.S_ISREG(st.st_mode) or not full.endswith(tuple(suffixes)):
-        return plan.refuse(msg("delete.refused.not_ours", path=full))
+        return plan.refuse(msg("storage.delete.refused.not_ours", path=full))
     plan.entries.append(Entry(full, False, False, st.st_size, st.st_dev, st.st_ino))
     plan.shown.append(os.path.basename(full))
     return plan
@@ -366,7 +366,7 @@ def merge(root: str, plans: Sequence[DeletePlan]) -> DeletePlan:
         out.entries += p.entries
         out.kept += p.kept
         out.shown += [os.path.join(os.path.basename(p.root), n) for n in p.shown]
-        if p.refused is not None and p.refused.key != "delete.refused.gone":
+        if p.refused is not None and p.refused.key != "storage.delete.refused.gone":
             out.kept.append(Kept(p.root, 0, p.refused.key))
     return out
 

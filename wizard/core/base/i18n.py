@@ -34,7 +34,7 @@ class CatalogueError(RuntimeError):
 
 #: The files the window's first page and ``doctor`` take their messages from, read first. Only
 #: an order: a key that is not in them is looked for in the other files (sorted by name).
-FIRST_FILES = ("cli.json", "common.json", "ui.json", "doctor.json", "diagnose.json", "findings_detect.json")
+FIRST_FILES = ("cli.json", "common.json", "window.json", "system.json", "gpu.json", "doctor.json", "diagnosis.json", "finding.json")
 
 
 class _Catalogue:

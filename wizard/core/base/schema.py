@@ -39,12 +39,12 @@ def check_schema(doc: Any, expected_name: str, supported_major: str | int,
     """
     supported = str(supported_major)
     if not isinstance(doc, Mapping) or not isinstance(doc.get("schema"), str):
-        raise error(msg("schema.not_ours", kind=expected_name))
+        raise error(msg("common.schema.not_ours", kind=expected_name))
     name, version = split_schema(doc["schema"])
     if name != expected_name:
-        raise error(msg("schema.wrong_kind", kind=expected_name, found=name))
+        raise error(msg("common.schema.wrong_kind", kind=expected_name, found=name))
     if version.split(".")[0] != supported.split(".")[0]:
-        raise error(msg("schema.wrong_major", kind=expected_name, found=version, supported=supported))
+        raise error(msg("common.schema.wrong_major", kind=expected_name, found=version, supported=supported))
     return version
 
 
@@ -58,7 +58,7 @@ def load_schema_json(text: str | bytes, expected_name: str, supported_major: str
     except UserInputError as exc:
         raise error(exc.message) from exc
     except ValueError as exc:
-        raise error(msg("schema.not_json", error=str(exc))) from exc
+        raise error(msg("common.schema.not_json", error=str(exc))) from exc
     check_schema(doc, expected_name, supported_major, error)
     return cast("dict[str, Any]", doc)  # check_schema raised unless it is an object
 

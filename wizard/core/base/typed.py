@@ -34,7 +34,7 @@ class DocumentTypeError(MessageError, ValueError):
 
     def __init__(self, where: str, expected: str, found: Any) -> None:
         self.where = where
-        super().__init__(msg("input.wrong_type", where=where or "(document)", expected=expected,
+        super().__init__(msg("common.input.wrong_type", where=where or "(document)", expected=expected,
                              found=_found_name(found)))
 
 

@@ -22,7 +22,7 @@ class NotARegularFile(MessageError, OSError):
     """The path names a pipe, a device, a folder or a socket: refused without reading it."""
 
     def __init__(self, path: str | os.PathLike[str], kind: str) -> None:
-        super().__init__(msg("input.not_regular", name=os.path.basename(os.fspath(path)) or os.fspath(path),
+        super().__init__(msg("common.input.not_regular", name=os.path.basename(os.fspath(path)) or os.fspath(path),
                              kind=kind))
         self.strerror = self.message.text("en")
         self.filename = os.fspath(path)

@@ -51,7 +51,7 @@ class UserText:
         """The line telling the student only the start was read, or None when nothing was cut."""
         if not self.truncated:
             return None
-        return msg("input.cut", name=name, size=size_text(self.limit))
+        return msg("common.input.cut", name=name, size=size_text(self.limit))
 
 
 def size_text(nbytes: int) -> str:
@@ -139,11 +139,11 @@ def loads_user_json(text: str | bytes, max_depth: int = MAX_JSON_DEPTH) -> Any:
     if isinstance(text, bytes):
         text = text.decode("utf-8")
     if json_depth(text, max_depth) > max_depth:
-        raise UserInputError(msg("input.too_deep", depth=max_depth))
+        raise UserInputError(msg("common.input.too_deep", depth=max_depth))
     try:
         return json.loads(text)
     except RecursionError as exc:  # a nesting the scan could not see (it cannot happen, but never a traceback)
-        raise UserInputError(msg("input.too_deep", depth=max_depth)) from exc
+        raise UserInputError(msg("common.input.too_deep", depth=max_depth)) from exc
 
 
 __all__ = ["MAX_USER_BYTES", "MAX_JSON_DEPTH", "UserInputError", "UserText", "decode_user_bytes", "read_bounded",

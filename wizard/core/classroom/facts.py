@@ -124,15 +124,15 @@ def _bounded(value: Any, where: str, name: str) -> None:
     if isinstance(value, int):
         top = MAX_BYTES if name.endswith("_bytes") else MAX_COUNT
         if not 0 <= value < top:
-            raise FactOutOfRange(msg("k.class.skip.out_of_range", where=where, limit=str(top)))
+            raise FactOutOfRange(msg("class_view.skip.out_of_range", where=where, limit=str(top)))
     elif isinstance(value, float) and not (math.isfinite(value) and abs(value) < MAX_BYTES):
-        raise FactOutOfRange(msg("k.class.skip.out_of_range", where=where, limit=str(MAX_BYTES)))
+        raise FactOutOfRange(msg("class_view.skip.out_of_range", where=where, limit=str(MAX_BYTES)))
     elif isinstance(value, str) and len(value) > MAX_TEXT:
-        raise FactOutOfRange(msg("k.class.skip.out_of_range", where=where, limit=f"{MAX_TEXT} characters"))
+        raise FactOutOfRange(msg("class_view.skip.out_of_range", where=where, limit=f"{MAX_TEXT} characters"))
     elif isinstance(value, list):
         limit = MAX_LIST.get(name, MAX_COUNT)
         if len(value) > limit:
-            raise FactOutOfRange(msg("k.class.skip.out_of_range", where=where, limit=f"{limit} items"))
+            raise FactOutOfRange(msg("class_view.skip.out_of_range", where=where, limit=f"{limit} items"))
         for i, item in enumerate(value):
             _bounded(item, f"{where}[{i}]", name)
     elif is_dataclass(value):
@@ -195,7 +195,7 @@ def facts_from_legacy(report: Report) -> ReportFacts:
                             vram_bytes=int(mib * 2**20) if real and mib is not None else None,
                             cc=g.get("compute_capability") if isinstance(g.get("compute_capability"), str) else None))
     if len(gpus) > MAX_LIST["gpus"]:
-        raise FactOutOfRange(msg("k.class.skip.out_of_range", where="machines[0].gpus", limit=f"{MAX_LIST['gpus']} items"))
+        raise FactOutOfRange(msg("class_view.skip.out_of_range", where="machines[0].gpus", limit=f"{MAX_LIST['gpus']} items"))
     return check_bounds(ReportFacts(started_at=local.date, os=local.os, nvidia_status=local.nvidia_status,
                                     gpus=gpus, driver=local.driver_version,
                                     cuda_driver=local.cuda_version, verify=_verify_from_sections(report),

@@ -35,29 +35,29 @@ def _gib(nbytes: int | None) -> str:
 def cells(row: Row, lang: str) -> list[str]:
     """The row's cells as text, in :data:`COLUMNS` order (the CSV and the page show the same)."""
     f = row.student.facts
-    gpu = "; ".join(g.name or "NVIDIA GPU" for g in f.gpus) or t("k.class.no_gpu", lang)
+    gpu = "; ".join(g.name or "NVIDIA GPU" for g in f.gpus) or t("class_view.no_gpu", lang)
     driver = f.driver or "—"
     if f.cuda_driver:
         driver += f" (CUDA {f.cuda_driver})"
     v = f.verify
     if v is None:
-        verify = t("k.class.verify.not_run", lang)
+        verify = t("class_view.verify.not_run", lang)
     elif v.failed:
-        verify = t("k.class.verify.fail", lang, failed=v.failed, total=v.passed + v.warned + v.failed + v.skipped)
+        verify = t("class_view.verify.fail", lang, failed=v.failed, total=v.passed + v.warned + v.failed + v.skipped)
     else:
-        verify = t("k.class.verify.pass", lang, passed=v.passed)
+        verify = t("class_view.verify.pass", lang, passed=v.passed)
     lessons = [lesson_title(x, lang) for x in row.colab]
-    lessons += [t("k.class.cloud_mark", lang, lesson=lesson_title(x, lang)) for x in row.cloud]
-    label = row.student.label + ("" if row.student.from_facts else " " + t("k.class.old_report", lang))
+    lessons += [t("class_view.cloud_mark", lang, lesson=lesson_title(x, lang)) for x in row.cloud]
+    label = row.student.label + ("" if row.student.from_facts else " " + t("class_view.old_report", lang))
     for dup in row.student.duplicates:  # kept, and said: the instructor decides which is the real one
-        label += " " + t("k.class.dup.mark", lang, why=dup.text(lang))
-    return [label, t("k.class.status.ready" if row.ready else "k.class.status.help", lang), f.os or "—", gpu,
+        label += " " + t("class_view.dup.mark", lang, why=dup.text(lang))
+    return [label, t("class_view.status.ready" if row.ready else "class_view.status.help", lang), f.os or "—", gpu,
             _gib(f.vram_bytes), driver, f.build or "—", verify, ", ".join(row.families) or "—",
             ", ".join(lessons) or "—"]
 
 
 def headings(lang: str) -> list[str]:
-    return [t(f"k.class.col.{c}", lang) for c in COLUMNS]
+    return [t(f"class_view.col.{c}", lang) for c in COLUMNS]
 
 
 def _csv_cell(text: str) -> str:
@@ -106,8 +106,8 @@ def tier_svg(table: ClassTable, lang: str) -> str:
     bar_w, label_w, row_h = 320, 150, 26
     height = row_h * len(counts) + 36
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_w + bar_w + 70}" height="{height}" '
-             f'role="img" aria-label="{escape(t("k.class.plot.title", lang))}">',
-             f'<text x="0" y="16" font-size="14" font-weight="600">{escape(t("k.class.plot.title", lang))}</text>']
+             f'role="img" aria-label="{escape(t("class_view.plot.title", lang))}">',
+             f'<text x="0" y="16" font-size="14" font-weight="600">{escape(t("class_view.plot.title", lang))}</text>']
     for i, (tier, count) in enumerate(counts):
         y = 30 + i * row_h
         w = round(bar_w * count / top)
@@ -117,45 +117,45 @@ def tier_svg(table: ClassTable, lang: str) -> str:
         parts.append(f'<rect x="{label_w}" y="{y + 2}" width="{max(w, 1)}" height="{row_h - 8}" fill="{colour}" '
                      f'class="tier" data-tier="{escape(tier)}"/>')
         parts.append(f'<text x="{label_w + max(w, 1) + 6}" y="{y + 15}" font-size="12">'
-                     f'{escape(t("k.class.plot.count", lang, count=count))}</text>')
+                     f'{escape(t("class_view.plot.count", lang, count=count))}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
 
 def _group_html(group: Group, lang: str) -> str:
     fix = family_fix(group, lang)
-    fix_html = (escape(t("k.class.summary.fix", lang, text=fix)) if fix
-                else f'<span class="muted">{escape(t("k.class.summary.no_fix", lang))}</span>')
-    line = t("k.class.summary.group_line", lang, title=family_title(group, lang), family=group.family,
+    fix_html = (escape(t("class_view.summary.fix", lang, text=fix)) if fix
+                else f'<span class="muted">{escape(t("class_view.summary.no_fix", lang))}</span>')
+    line = t("class_view.summary.group_line", lang, title=family_title(group, lang), family=group.family,
              count=len(group.labels))
-    names = t("k.class.summary.students", lang, names=", ".join(group.labels))
+    names = t("class_view.summary.students", lang, names=", ".join(group.labels))
     return (f'<li data-family="{escape(group.family)}"><b>{escape(line)}</b><div class="fix">{fix_html}</div>'
             f'<div class="muted">{escape(names)}</div></li>')
 
 
 def _summary_html(table: ClassTable, lang: str) -> list[str]:
     total = len(table.rows)
-    out = [f'<h2>{escape(t("k.class.summary.heading", lang))}</h2>',
-           f'<p id="counts">{escape(t("k.class.summary.counts", lang, ready=table.ready, total=total, help=table.need_help, skipped=len(table.roster.skipped)))}</p>',
+    out = [f'<h2>{escape(t("class_view.summary.heading", lang))}</h2>',
+           f'<p id="counts">{escape(t("class_view.summary.counts", lang, ready=table.ready, total=total, help=table.need_help, skipped=len(table.roster.skipped)))}</p>',
            '<div class="layout"><div class="summary">',
-           f'<h2>{escape(t("k.class.summary.groups", lang))}</h2>']
+           f'<h2>{escape(t("class_view.summary.groups", lang))}</h2>']
     if table.groups:
         out.append("<ul>" + "".join(_group_html(g, lang) for g in table.groups) + "</ul>")
     else:
-        out.append(f'<p>{escape(t("k.class.summary.all_ready", lang))}</p>')
-    out.append(f'<h2>{escape(t("k.class.summary.colab", lang))}</h2>')
+        out.append(f'<p>{escape(t("class_view.summary.all_ready", lang))}</p>')
+    out.append(f'<h2>{escape(t("class_view.summary.colab", lang))}</h2>')
     colab = table.colab_counts()
     if colab:
-        out.append("<ul>" + "".join(f"<li>{escape(t('k.class.summary.colab_line', lang, lesson=lesson_title(k, lang), count=c))}</li>"
+        out.append("<ul>" + "".join(f"<li>{escape(t('class_view.summary.colab_line', lang, lesson=lesson_title(k, lang), count=c))}</li>"
                                    for k, c in colab) + "</ul>")
     else:
-        out.append(f'<p>{escape(t("k.class.summary.colab_none", lang))}</p>')
+        out.append(f'<p>{escape(t("class_view.summary.colab_none", lang))}</p>')
     out.append(f'</div><div class="plot">{tier_svg(table, lang)}</div></div>')
     return out
 
 
 def _table_html(table: ClassTable, lang: str) -> list[str]:
-    out = [f'<h2>{escape(t("k.class.table.heading", lang))}</h2>', '<table class="sortable" id="students"><thead><tr>']
+    out = [f'<h2>{escape(t("class_view.table.heading", lang))}</h2>', '<table class="sortable" id="students"><thead><tr>']
     out += [f"<th>{escape(h)}</th>" for h in headings(lang)]
     out.append("</tr></thead><tbody>")
     for row in table.rows:
@@ -174,14 +174,14 @@ def _table_html(table: ClassTable, lang: str) -> list[str]:
 def render_html(table: ClassTable, lang: str, when: str) -> str:
     """The whole page: summary (counts, help groups with their fix, Colab lessons, tier plot),
     the sortable table, then the skipped files, each with its reason."""
-    title = t("k.class.title", lang, count=len(table.rows))
+    title = t("class_view.title", lang, count=len(table.rows))
     body = [f"<h1>{escape(title)}</h1>",
-            f'<p class="muted">{escape(t("k.class.generated", lang, when=when, generator=f"gpu-setup-wizard {__version__}"))}</p>']
+            f'<p class="muted">{escape(t("class_view.generated", lang, when=when, generator=f"gpu-setup-wizard {__version__}"))}</p>']
     body += _summary_html(table, lang)
     body += _table_html(table, lang)
     if table.roster.skipped:
-        body.append(f'<h2>{escape(t("k.class.skipped.heading", lang))}</h2><ul id="skipped">')
-        body += [f"<li>{escape(t('k.class.skipped.line', lang, file=s.file, reason=s.reason.text(lang)))}</li>"
+        body.append(f'<h2>{escape(t("class_view.skipped.heading", lang))}</h2><ul id="skipped">')
+        body += [f"<li>{escape(t('class_view.skipped.line', lang, file=s.file, reason=s.reason.text(lang)))}</li>"
                  for s in table.roster.skipped]
         body.append("</ul>")
     text = "\n".join(body)

@@ -122,12 +122,12 @@ def _walk(top: Path) -> tuple[list[Found], list[Skipped]]:
             entries = sorted(os.scandir(folder), key=lambda e: (os.path.splitext(e.name)[0], e.name))
         except OSError as exc:
             skipped.append(Skipped(shown_name("/".join(parts) or top.name),
-                                   msg("k.class.skip.unreadable", error=exc.strerror or str(exc))))
+                                   msg("class_view.skip.unreadable", error=exc.strerror or str(exc))))
             continue
         for entry in entries:
             seen += 1
             if seen > MAX_ENTRIES:
-                skipped.append(Skipped(shown_name(top.name), msg("k.class.skip.too_many", count=str(MAX_REPORTS))))
+                skipped.append(Skipped(shown_name(top.name), msg("class_view.skip.too_many", count=str(MAX_REPORTS))))
                 return found, skipped
             if entry.is_dir(follow_symlinks=False):
                 if len(parts) < MAX_DEPTH:
@@ -154,7 +154,7 @@ def expand_inputs(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Found],
         elif os.path.lexists(p):
             _add(Found(p, p.name, label_from_name(p.name)), files, missing)
         else:
-            missing.append(Skipped(shown_name(p.name or str(p)), msg("k.class.skip.missing")))
+            missing.append(Skipped(shown_name(p.name or str(p)), msg("class_view.skip.missing")))
     return files, missing
 
 
@@ -163,7 +163,7 @@ def _add(found: Found, files: list[Found], skipped: list[Skipped]) -> None:
     try:
         mode = found.path.stat().st_mode
     except OSError as exc:
-        skipped.append(Skipped(shown_name(found.name), msg("k.class.skip.unreadable", error=exc.strerror or str(exc))))
+        skipped.append(Skipped(shown_name(found.name), msg("class_view.skip.unreadable", error=exc.strerror or str(exc))))
         return
     if stat.S_ISREG(mode):
         files.append(found)
@@ -206,7 +206,7 @@ def read_roster(paths: Iterable[str | os.PathLike[str]], limit: int = MAX_USER_B
     for n, found in enumerate(files):
         path, name = found.path, shown_name(found.name)
         if n >= MAX_REPORTS:
-            roster.skipped.append(Skipped(name, msg("k.class.skip.too_many", count=str(MAX_REPORTS))))
+            roster.skipped.append(Skipped(name, msg("class_view.skip.too_many", count=str(MAX_REPORTS))))
             continue
         try:
             with open_user_file(path) as fh:  # a regular file only: a pipe swapped in is refused, not waited on
@@ -215,7 +215,7 @@ def read_roster(paths: Iterable[str | os.PathLike[str]], limit: int = MAX_USER_B
             roster.skipped.append(Skipped(name, exc.message))
             continue
         except OSError as exc:
-            roster.skipped.append(Skipped(name, msg("k.class.skip.unreadable", error=exc.strerror or str(exc))))
+            roster.skipped.append(Skipped(name, msg("class_view.skip.unreadable", error=exc.strerror or str(exc))))
             continue
         if cut:
             roster.skipped.append(Skipped(name, msg("report.remote.too_big", name=name)))
@@ -228,8 +228,8 @@ def read_roster(paths: Iterable[str | os.PathLike[str]], limit: int = MAX_USER_B
         if key is not None:
             by_machine.setdefault(key, []).append(student)
         roster.students.append(student)
-    for group, dup_key in [(g, "k.class.dup.same_content") for g in by_hash.values()] + \
-                      [(g, "k.class.dup.same_machine") for g in by_machine.values()]:
+    for group, dup_key in [(g, "class_view.dup.same_content") for g in by_hash.values()] + \
+                      [(g, "class_view.dup.same_machine") for g in by_machine.values()]:
         for student in group if len(group) > 1 else []:
             others = [s.file for s in group if s is not student]
             if not any(dict(d.params).get("others") == ", ".join(others) for d in student.duplicates):
@@ -244,7 +244,7 @@ def _parse(raw: bytes, name: str, roster: Roster, label: str | None = None) -> S
             raise MessageError(msg("cli.error.empty"))
         return student_from_text(text, name, label)
     except (SchemaError, DocumentTypeError, MessageError) as exc:
-        roster.skipped.append(Skipped(name, msg("k.class.skip.not_report", reason=_safe(exc.message))))
+        roster.skipped.append(Skipped(name, msg("class_view.skip.not_report", reason=_safe(exc.message))))
     return None
 
 

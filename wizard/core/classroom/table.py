@@ -99,13 +99,13 @@ def tier_of(vram_bytes: int | None) -> str:
 
 def tier_text(tier: str, lang: str) -> str:
     if tier == TIER_NONE:
-        return t("k.class.tier.none", lang)
+        return t("class_view.tier.none", lang)
     if tier.startswith("lt"):
-        return t("k.class.tier.below", lang, gb=tier[2:])
+        return t("class_view.tier.below", lang, gb=tier[2:])
     if tier.startswith("ge"):
-        return t("k.class.tier.above", lang, gb=tier[2:])
+        return t("class_view.tier.above", lang, gb=tier[2:])
     lo, hi = tier.split("-")
-    return t("k.class.tier.range", lang, lo=lo, hi=hi)
+    return t("class_view.tier.range", lang, lo=lo, hi=hi)
 
 
 def _row(student: Student) -> Row:
@@ -150,7 +150,7 @@ def _fill(text: str) -> str:
 def family_title(group: Group, lang: str) -> str:
     fam = group.family
     if fam in (NOT_VERIFIED, VERIFY_FAILED):
-        return t(f"k.class.family.{fam.split(':')[1]}", lang)
+        return t(f"class_view.family.{fam.split(':')[1]}", lang)
     variant = group.finding.variant if group.finding else None
     for key in ([f"finding.{fam}.{variant}.title"] if variant else []) + [f"finding.{fam}.title"]:
         if has(key):
@@ -164,10 +164,10 @@ def family_fix(group: Group, lang: str) -> str | None:
     """The fix to announce: the catalogue's, by the key the report gave (only keys of the
     wizard's own fix texts are looked up), else the report's own line, else none."""
     if group.family == NOT_VERIFIED:
-        return t("k.class.fix.not_verified", lang)
+        return t("class_view.fix.not_verified", lang)
     f = group.finding
     if f is None:
-        return t("k.class.fix.verify_failed", lang) if group.family == VERIFY_FAILED else None
+        return t("class_view.fix.verify_failed", lang) if group.family == VERIFY_FAILED else None
     if f.fix_key and _FIX_KEY.match(f.fix_key) and has(f.fix_key):
         return _fill(t(f.fix_key, lang))
     return f.fix_text

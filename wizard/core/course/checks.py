@@ -98,18 +98,18 @@ def check_document(doc: Any, source: str) -> None:
     while stack:
         value, path, depth = stack.pop()
         if depth > MAX_DEPTH:
-            raise CourseProblem(msg("o.course.too_deep", source=source, depth=MAX_DEPTH))
+            raise CourseProblem(msg("course.too_deep", source=source, depth=MAX_DEPTH))
         if isinstance(value, dict):
             for key, sub in value.items():
                 if _bad_text(str(key), False):
-                    raise CourseProblem(msg("o.course.control_chars", source=source, where=_place(path) + "/(key)"))
+                    raise CourseProblem(msg("course.control_chars", source=source, where=_place(path) + "/(key)"))
                 stack.append((sub, (*path, key), depth + 1))
         elif isinstance(value, list):
             stack.extend((sub, (*path, i), depth + 1) for i, sub in enumerate(value))
         elif isinstance(value, float) and not math.isfinite(value):
-            raise CourseProblem(msg("o.course.not_finite", source=source, where=_place(path), value=str(value)))
+            raise CourseProblem(msg("course.not_finite", source=source, where=_place(path), value=str(value)))
         elif isinstance(value, str) and _bad_text(value, tuple(path[-2:]) in MULTILINE_FIELDS):
-            raise CourseProblem(msg("o.course.control_chars", source=source, where=_place(path)))
+            raise CourseProblem(msg("course.control_chars", source=source, where=_place(path)))
 
 
 def check_fields(doc: dict[str, Any], source: str) -> None:
@@ -121,16 +121,16 @@ def check_fields(doc: dict[str, Any], source: str) -> None:
     for lesson in doc.get("lessons", []):
         lid = lesson["id"]
         if lid in seen:
-            raise CourseProblem(msg("o.course.duplicate_lesson", source=source, id=lid))
+            raise CourseProblem(msg("course.duplicate_lesson", source=source, id=lid))
         seen.add(lid)
     for package in doc["course"].get("packages", []):
         try:
             check_requirement(package)
         except RequirementRefused as exc:
-            raise CourseProblem(msg("o.course.bad_package", source=source, reason=exc.message)) from exc
+            raise CourseProblem(msg("course.bad_package", source=source, reason=exc.message)) from exc
     url = doc.get("colab", {}).get("url", "")
     if url and not re.match(r"https://[^\s/]+", url, re.IGNORECASE):
-        raise CourseProblem(msg("o.course.invalid", source=source, where="colab/url", error="https://…"))
+        raise CourseProblem(msg("course.invalid", source=source, where="colab/url", error="https://…"))
 
 
 __all__ = ["CourseProblem", "MAX_DEPTH", "check_document", "check_fields", "toml_nesting"]

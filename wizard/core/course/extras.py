@@ -27,8 +27,8 @@ class ExtraCheck:
 
     def text(self, lang: str | None, python_exe: str) -> str:
         if self.ok:
-            return t("o.course.verify.ok", lang, package=self.requirement, version=self.version)
-        return t("o.course.verify.missing", lang, package=self.requirement, error=self.error,
+            return t("course.verify.ok", lang, package=self.requirement, version=self.version)
+        return t("course.verify.missing", lang, package=self.requirement, error=self.error,
                  fix=f'"{python_exe}" -m pip install "{self.requirement}"')
 
     def to_json(self) -> dict[str, Any]:

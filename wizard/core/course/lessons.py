@@ -31,7 +31,7 @@ class LessonVerdict:
         return self.lesson.title or self.lesson.id
 
     def text(self, lang: str | None) -> str:
-        return t(f"o.course.verdict.{self.verdict}", lang)
+        return t(f"course.verdict.{self.verdict}", lang)
 
     def to_json(self, lang: str | None) -> dict[str, Any]:
         return {"id": self.lesson.id, "title": self.title(), "verdict": self.verdict, "text": self.text(lang),
@@ -53,13 +53,13 @@ class CourseJudgment:
 
     def lines(self, lang: str | None) -> list[str]:
         """The report's section: the minimum, then a line per lesson."""
-        key = "o.course.min.ok" if self.meets_minimum else "o.course.min.short"
-        out = [t("o.course.report.title", lang, name=self.course.name),
+        key = "course.min.ok" if self.meets_minimum else "course.min.short"
+        out = [t("course.report.title", lang, name=self.course.name),
                "  " + t(key, lang, need=f"{self.course.min_vram_gb:g}", basis=self.basis)]
         for v in self.verdicts:
             out.append(f"  - {v.title()}: {v.text(lang)}" + (f" ({v.detail})" if v.detail else ""))
         if any(v.verdict == COLAB for v in self.verdicts) and self.course.colab_note:
-            out.append("  " + t("o.course.colab_note", lang, note=self.course.colab_note, url=self.course.colab_url))
+            out.append("  " + t("course.colab_note", lang, note=self.course.colab_note, url=self.course.colab_url))
         return out
 
 
@@ -96,7 +96,7 @@ def judge_course(course: CourseProfile, gpus: list[tuple[str | None, int | None,
             verdicts.append(LessonVerdict(lesson, _from_workload(j, course), None, j.text(lang)))
             continue
         if lesson.vram_gb is None:
-            verdicts.append(LessonVerdict(lesson, CANNOT, None, t("o.course.unknown_lesson", lang, id=lesson.id)))
+            verdicts.append(LessonVerdict(lesson, CANNOT, None, t("course.unknown_lesson", lang, id=lesson.id)))
             continue
         need = int(lesson.vram_gb * GIB)
         if need <= here:
@@ -105,7 +105,7 @@ def judge_course(course: CourseProfile, gpus: list[tuple[str | None, int | None,
             verdict = COLAB
         else:
             verdict = CANNOT
-        verdicts.append(LessonVerdict(lesson, verdict, need, t("o.course.need", lang, need=format_gib(need),
+        verdicts.append(LessonVerdict(lesson, verdict, need, t("course.need", lang, need=format_gib(need),
                                                                  here=format_gib(here))))
     # a card sold as "N GB" reports a little less (a 16 GB T4: 15109 MiB): 10% slack
     meets = bool(total) and (total or 0) >= course.min_vram_gb * GIB * 0.9 if course.min_vram_gb else True

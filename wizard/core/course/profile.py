@@ -139,23 +139,23 @@ def parse_course(text: str, source: str = "") -> CourseProfile:
     from wizard.core.course.validate import SchemaViolation, validate
 
     if toml_nesting(text) > MAX_DEPTH:  # before the parser, which recurses
-        raise CourseError(msg("o.course.too_deep", source=source, depth=MAX_DEPTH))
+        raise CourseError(msg("course.too_deep", source=source, depth=MAX_DEPTH))
     try:
         doc = _toml_loads(text)
     except RecursionError as exc:  # a nesting the scan could not see: never a traceback
-        raise CourseError(msg("o.course.too_deep", source=source, depth=MAX_DEPTH)) from exc
+        raise CourseError(msg("course.too_deep", source=source, depth=MAX_DEPTH)) from exc
     except ValueError as exc:  # tomllib.TOMLDecodeError is a ValueError
-        raise CourseError(msg("o.course.not_toml", source=source, error=str(exc))) from exc
+        raise CourseError(msg("course.not_toml", source=source, error=str(exc))) from exc
     try:
         check_schema(doc, SCHEMA, SUPPORTED)
     except SchemaError as exc:
-        raise CourseError(msg("o.course.not_ours", source=source)) from exc
+        raise CourseError(msg("course.not_ours", source=source)) from exc
     try:
         check_document(doc, source)  # depth, nan/inf, control characters: anywhere in the file
         validate(doc, _schema())
         check_fields(doc, source)  # lesson ids once; packages by the install's one rule
     except SchemaViolation as exc:
-        raise CourseError(msg("o.course.invalid", source=source, where=exc.where, error=exc.problem)) from exc
+        raise CourseError(msg("course.invalid", source=source, where=exc.where, error=exc.problem)) from exc
     except CourseProblem as exc:
         raise CourseError(exc.message) from exc
     course = doc["course"]
@@ -166,7 +166,7 @@ def parse_course(text: str, source: str = "") -> CourseProfile:
         profile.torch_spec()
         profile.python_spec()
     except (InvalidRequirement, InvalidSpecifier) as exc:
-        raise CourseError(msg("o.course.invalid", source=source, where="course", error=str(exc))) from exc
+        raise CourseError(msg("course.invalid", source=source, where="course", error=str(exc))) from exc
     return profile
 
 
@@ -195,13 +195,13 @@ def _read_url(url: str, limit: int) -> str:
             resp.raise_for_status()
             data = resp.content
     except InsecureURL as exc:
-        raise CourseError(msg("o.course.redirect_not_https", source=url, target=exc.url)) from exc
+        raise CourseError(msg("course.redirect_not_https", source=url, target=exc.url)) from exc
     except ResponseTooLarge as exc:
-        raise CourseError(msg("o.course.too_big", source=url, limit=limit // 1024)) from exc
+        raise CourseError(msg("course.too_big", source=url, limit=limit // 1024)) from exc
     except DeadlineExceeded as exc:
-        raise CourseError(msg("o.course.too_slow", source=url, seconds=f"{URL_DEADLINE_S:g}")) from exc
+        raise CourseError(msg("course.too_slow", source=url, seconds=f"{URL_DEADLINE_S:g}")) from exc
     except requests.RequestException as exc:
-        raise CourseError(msg("o.course.unreadable", source=url, error=str(exc))) from exc
+        raise CourseError(msg("course.unreadable", source=url, error=str(exc))) from exc
     return decode_user_bytes(data)
 
 
@@ -209,7 +209,7 @@ def load_course(source: str, limit: int = MAX_COURSE_BYTES) -> CourseProfile:
     """A course profile from a file or an ``https://`` address, bounded to ``limit`` bytes."""
     if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", source):
         if not source.lower().startswith("https://") and not _loopback_http(source):
-            raise CourseError(msg("o.course.not_https", source=source))
+            raise CourseError(msg("course.not_https", source=source))
         return parse_course(_read_url(source, limit), source)
     try:
         if source != "-":  # a regular file only: a named pipe is refused, never opened and waited on
@@ -217,9 +217,9 @@ def load_course(source: str, limit: int = MAX_COURSE_BYTES) -> CourseProfile:
         got = read_user_text(source, limit)
     except OSError as exc:
         error = exc.message if isinstance(exc, MessageError) else (exc.strerror or str(exc))
-        raise CourseError(msg("o.course.unreadable", source=source, error=error)) from exc
+        raise CourseError(msg("course.unreadable", source=source, error=error)) from exc
     if got.truncated:
-        raise CourseError(msg("o.course.too_big", source=source, limit=limit // 1024))
+        raise CourseError(msg("course.too_big", source=source, limit=limit // 1024))
     return parse_course(got.text, source)
 
 

@@ -208,7 +208,7 @@ def pattern_action(name: str | None) -> Action | None:
     """The action a pattern names: a page of ``links`` (opened after asking), else ``action_for``'s."""
     url = links().get(name or "")
     if url:
-        return Action.of(ACTION_OPEN_URL, f"action.{name}.label", f"action.{name}.confirm", url=url)
+        return Action.of(ACTION_OPEN_URL, f"diagnosis.action.{name}.label", f"diagnosis.action.{name}.confirm", url=url)
     return action_for(name)
 
 

@@ -85,14 +85,14 @@ def action_for(name: str | None, **params: Any) -> Action | None:
     if name is None:
         return None
     if name == "restart":
-        return Action.of(ACTION_RESTART, "action.restart.label", "action.restart.confirm")
+        return Action.of(ACTION_RESTART, "diagnosis.action.restart.label", "diagnosis.action.restart.confirm")
     if name == "open_driver_page":
-        return Action.of(ACTION_OPEN_URL, "action.open_driver_page.label", "action.open_driver_page.confirm",
+        return Action.of(ACTION_OPEN_URL, "diagnosis.action.open_driver_page.label", "diagnosis.action.open_driver_page.confirm",
                          url=params.get("url") or _driver_url())
     if name in (ACTION_REINSTALL, ACTION_SWITCH):
         if params.get("variant"):
-            return Action.of(name, f"action.{name}.label", f"action.{name}.confirm", **params)
-        return Action.of(name, f"action.{name}.generic", f"action.{name}.confirm_generic")
+            return Action.of(name, f"diagnosis.action.{name}.label", f"diagnosis.action.{name}.confirm", **params)
+        return Action.of(name, f"diagnosis.action.{name}.generic", f"diagnosis.action.{name}.confirm_generic")
     raise ValueError(f"unknown action {name!r}")
 
 
@@ -251,16 +251,16 @@ def format_diagnoses(findings: Iterable[Finding], lang: str | None) -> list[str]
     """Plain-text lines for a terminal: severity, title, cause, evidence, numbered steps, action."""
     out: list[str] = []
     for f in findings:
-        out.append(f"[{t('severity.' + f.severity, lang)}] {f.title(lang)}  ({f.id})")
+        out.append(f"[{t('diagnosis.severity.' + f.severity, lang)}] {f.title(lang)}  ({f.id})")
         out.append("    " + f.cause(lang))
         if f.evidence:
-            out.append("    " + t("diagnose.seen", lang))
+            out.append("    " + t("diagnosis.seen", lang))
             out += ["      > " + line for line in f.evidence.splitlines()]
         steps = f.steps(lang) if isinstance(f, Diagnosis) else [f.fix(lang)]
         for i, step in enumerate(steps, 1):
             out.append(f"    {i}. {step}" if len(steps) > 1 else f"    → {step}")
         if isinstance(f, Diagnosis) and f.action is not None:
-            out.append("    [" + t("diagnose.action", lang) + "] " + f.action.label(lang))
+            out.append("    [" + t("diagnosis.action", lang) + "] " + f.action.label(lang))
         out.append("")
     return out
 

@@ -107,9 +107,9 @@ class SnapshotDiff:
         return [c for c in self.changes if c.kind == kind]
 
     def lines(self, lang: str | None) -> list[str]:
-        head = t("diff.heading", lang, old=_short_time(self.old.time), new=_short_time(self.new.time))
+        head = t("history.diff.heading", lang, old=_short_time(self.old.time), new=_short_time(self.new.time))
         if not self.changes:
-            return [head, "  " + t("diff.none", lang)]
+            return [head, "  " + t("history.diff.none", lang)]
         marks = {TONE_BETTER: "+", TONE_WORSE: "!", TONE_NEUTRAL: "*"}
         return [head] + [f"  {marks[c.tone]} {c.text(lang)}" for c in self.changes]
 
@@ -123,7 +123,7 @@ def _short_time(iso: str) -> str:
 
 
 def _status_text(status: str) -> Lazy:
-    key = "diff.status.ok" if status == STATUS_OK else f"doctor.nvidia_status.{status}"
+    key = "history.diff.status.ok" if status == STATUS_OK else f"doctor.nvidia_status.{status}"
     return _msg(key)
 
 
@@ -234,23 +234,23 @@ def _driver_changes(old: Snapshot, new: Snapshot) -> list[Change]:
     out: list[Change] = []
     if old.nvidia_status != new.nvidia_status:
         worse = new.nvidia_status != STATUS_OK
-        out.append(Change(KIND_DRIVER_STATUS, "diff.driver_status",
+        out.append(Change(KIND_DRIVER_STATUS, "history.diff.driver_status",
                           {"old": _status_text(old.nvidia_status), "new": _status_text(new.nvidia_status)},
                           TONE_WORSE if worse else TONE_BETTER, {"old": old.nvidia_status, "new": new.nvidia_status}))
     new_driver = new.driver_version or new.pending_driver_version
     if old.driver_version and new_driver and old.driver_version != new_driver:
         pending = new.driver_version is None and new.pending_driver_version is not None
-        out.append(Change(KIND_DRIVER, "diff.driver_pending" if pending else "diff.driver",
+        out.append(Change(KIND_DRIVER, "history.diff.driver_pending" if pending else "history.diff.driver",
                           {"old": old.driver_version, "new": new_driver}, TONE_NEUTRAL,
                           {"old": old.driver_version, "new": new_driver, "pending_restart": pending}))
     elif not old.driver_version and new.driver_version:
         started = old.pending_driver_version == new.driver_version  # the restart after an update
-        out.append(Change(KIND_DRIVER, "diff.driver_started" if started else "diff.driver_installed",
+        out.append(Change(KIND_DRIVER, "history.diff.driver_started" if started else "history.diff.driver_installed",
                           {"new": new.driver_version}, TONE_BETTER,
                           {"old": None, "new": new.driver_version, "after_restart": started}))
     if old.cuda_version and new.cuda_version and old.cuda_version != new.cuda_version:
         up = _version_gt(new.cuda_version, old.cuda_version)
-        out.append(Change(KIND_CUDA, "diff.cuda", {"old": old.cuda_version, "new": new.cuda_version},
+        out.append(Change(KIND_CUDA, "history.diff.cuda", {"old": old.cuda_version, "new": new.cuda_version},
                           TONE_BETTER if up else TONE_WORSE, {"old": old.cuda_version, "new": new.cuda_version}))
     return out
 
@@ -263,8 +263,8 @@ def _gpu_changes(old: Snapshot, new: Snapshot) -> list[Change]:
     out: list[Change] = []
     old_gpus = {g.key(): g for g in old.gpus}
     new_gpus = {g.key(): g for g in new.gpus}
-    for kind, key_text, ours, theirs in ((KIND_GPU_ADDED, "diff.gpu_added", new_gpus, old_gpus),
-                                         (KIND_GPU_REMOVED, "diff.gpu_removed", old_gpus, new_gpus)):
+    for kind, key_text, ours, theirs in ((KIND_GPU_ADDED, "history.diff.gpu_added", new_gpus, old_gpus),
+                                         (KIND_GPU_REMOVED, "history.diff.gpu_removed", old_gpus, new_gpus)):
         for key, g in ours.items():
             if key not in theirs:
                 out.append(Change(kind, key_text, {"name": g.name or key}, TONE_NEUTRAL,
@@ -275,7 +275,7 @@ def _gpu_changes(old: Snapshot, new: Snapshot) -> list[Change]:
 def _os_changes(old: Snapshot, new: Snapshot) -> list[Change]:
     if (old.os_build and new.os_build and old.os_build != new.os_build) or \
             (old.os_pretty and new.os_pretty and old.os_pretty != new.os_pretty):
-        return [Change(KIND_OS, "diff.os", {"old": _os_label(old), "new": _os_label(new)}, TONE_NEUTRAL,
+        return [Change(KIND_OS, "history.diff.os", {"old": _os_label(old), "new": _os_label(new)}, TONE_NEUTRAL,
                        {"old": {"pretty": old.os_pretty, "build": old.os_build},
                         "new": {"pretty": new.os_pretty, "build": new.os_build}})]
     return []
@@ -285,10 +285,10 @@ def _env_changes(old: Snapshot, new: Snapshot) -> list[Change]:
     out: list[Change] = []
     ot, nt = old.torch, new.torch
     if ot is not None and nt is not None and (ot.version, ot.installed) != (nt.version, nt.installed):
-        out.append(Change(KIND_TORCH, "diff.torch", {"old": ot.version or "-", "new": nt.version or "-"},
+        out.append(Change(KIND_TORCH, "history.diff.torch", {"old": ot.version or "-", "new": nt.version or "-"},
                           TONE_NEUTRAL, {"old": ot.version, "new": nt.version}))
-    for kind, key, a, b in ((KIND_PYTHON, "diff.python", old.python_version, new.python_version),
-                            (KIND_ENV, "diff.env", old.env_path, new.env_path)):
+    for kind, key, a, b in ((KIND_PYTHON, "history.diff.python", old.python_version, new.python_version),
+                            (KIND_ENV, "history.diff.env", old.env_path, new.env_path)):
         if a and b and a != b:
             out.append(Change(kind, key, {"old": a, "new": b}, TONE_NEUTRAL, {"old": a, "new": b}))
     return out
@@ -313,12 +313,12 @@ def _torch_fit_change(old: Snapshot, new: Snapshot, torch: Any, python: str | No
     data = {"torch": torch.version, "before": before.status, "after": after.status}
     label = {"torch": torch.version, "driver": new.driver_version or new.pending_driver_version or "?"}
     if after.status == "unknown" and new.nvidia_status != STATUS_OK:
-        return [Change(KIND_TORCH_FIT, "diff.torch_fit_unknown", label, TONE_NEUTRAL, data)]
+        return [Change(KIND_TORCH_FIT, "history.diff.torch_fit_unknown", label, TONE_NEUTRAL, data)]
     if after.status == "fits":
-        key = "diff.torch_now_fits" if before.status == "fails" else "diff.torch_still_fits"
+        key = "history.diff.torch_now_fits" if before.status == "fails" else "history.diff.torch_still_fits"
         return [Change(KIND_TORCH_FIT, key, label, TONE_BETTER if before.status == "fails" else TONE_NEUTRAL, data)]
     if after.status == "fails":
-        key = "diff.torch_still_fails" if before.status == "fails" else "diff.torch_no_longer_fits"
+        key = "history.diff.torch_still_fails" if before.status == "fails" else "history.diff.torch_no_longer_fits"
         return [Change(KIND_TORCH_FIT, key, {**label, "reasons": after.reasons}, TONE_WORSE,
                        {**data, "reasons": [r.data for r in after.reasons]})]
     return []
@@ -333,11 +333,11 @@ def _newer_build_change(old: Snapshot, new: Snapshot, torch: Any, python: str, k
             "was": {"torch": was.torch, "variant": was.variant} if was is not None else None,
             "installed": installed}
     if now is not None and was is not None and _better(now, was, kb):
-        return [Change(KIND_NEWER_BUILD, "diff.newer_build",
+        return [Change(KIND_NEWER_BUILD, "history.diff.newer_build",
                        {"torch": now.torch, "variant": now.variant, "was": f"{was.torch} {was.variant}"},
                        TONE_BETTER, data)]
     if now is not None and was is None and torch is not None and _newer_than_installed(now, torch):
-        return [Change(KIND_NEWER_BUILD, "diff.newer_than_installed",
+        return [Change(KIND_NEWER_BUILD, "history.diff.newer_than_installed",
                        {"torch": now.torch, "variant": now.variant, "installed": installed or "-"}, TONE_BETTER, data)]
     return []
 
@@ -350,11 +350,11 @@ def _finding_changes(old: Snapshot, new: Snapshot) -> list[Change]:
     for fid, f in new_ids.items():
         if fid not in old_ids:
             tone = TONE_WORSE if f.severity in ("error", "warning") else TONE_NEUTRAL
-            out.append(Change(KIND_FINDING_NEW, "diff.finding_new", {"title": _title(f)}, tone,
+            out.append(Change(KIND_FINDING_NEW, "history.diff.finding_new", {"title": _title(f)}, tone,
                               {"id": fid, "severity": f.severity}))
     for fid, f in old_ids.items():
         if fid not in new_ids and f.scope in new.scopes:
-            out.append(Change(KIND_FINDING_RESOLVED, "diff.finding_resolved", {"title": _title(f)}, TONE_BETTER,
+            out.append(Change(KIND_FINDING_RESOLVED, "history.diff.finding_resolved", {"title": _title(f)}, TONE_BETTER,
                               {"id": fid, "severity": f.severity}))
     return out
 
@@ -371,7 +371,7 @@ def _bench_changes(old: Snapshot, new: Snapshot) -> list[Change]:
         if abs(rel) <= threshold:
             continue
         better = (rel > 0) == a.higher_is_better
-        out.append(Change(KIND_BENCHMARK, "diff.bench_better" if better else "diff.bench_worse",
+        out.append(Change(KIND_BENCHMARK, "history.diff.bench_better" if better else "history.diff.bench_worse",
                           {"name": name, "old": _num(a.value), "new": _num(b.value), "unit": a.unit,
                            "pct": _pct(a.value, b.value)}, TONE_BETTER if better else TONE_WORSE,
                           {"name": name, "old": a.value, "new": b.value, "unit": a.unit, "relative": round(rel, 4),

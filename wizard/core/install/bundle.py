@@ -50,7 +50,7 @@ def export_bundle(dest: str | os.PathLike[str], files: Iterable[tuple[str | os.P
             shutil.copyfile(src, tmp)
             actual = sha256_file(tmp)
             if planned.sha256 and actual != planned.sha256:
-                raise BundleError(msg("o.bundle.copy_changed", file=planned.filename))
+                raise BundleError(msg("bundle.copy_changed", file=planned.filename))
             os.replace(tmp, target)
         except BaseException:
             tmp.unlink(missing_ok=True)
@@ -75,13 +75,13 @@ def read_manifest(folder: str | os.PathLike[str]) -> Manifest:
         text = read_user_text(path).text
     except OSError as exc:
         error = exc.message if isinstance(exc, MessageError) else (exc.strerror or str(exc))
-        raise BundleError(msg("o.bundle.no_manifest", folder=str(folder), error=error)) from exc
+        raise BundleError(msg("bundle.no_manifest", folder=str(folder), error=error)) from exc
     try:
         doc = load_schema_json(text, SCHEMA, SCHEMA_VERSION)
     except SchemaError as exc:
-        raise BundleError(msg("o.bundle.bad_manifest", folder=str(folder), error=exc.message)) from exc
+        raise BundleError(msg("bundle.bad_manifest", folder=str(folder), error=exc.message)) from exc
     except (TypeError, ValueError) as exc:
-        raise BundleError(msg("o.bundle.bad_manifest", folder=str(folder), error=str(exc)[:200])) from exc
+        raise BundleError(msg("bundle.bad_manifest", folder=str(folder), error=str(exc)[:200])) from exc
     return manifest_from_json(doc, str(folder))
 
 
@@ -107,12 +107,12 @@ def check_bundle(folder: str | os.PathLike[str]) -> Manifest:
     for f in manifest.files:
         path = root / f.filename
         if not path.is_file():
-            raise BundleError(msg("o.bundle.missing", file=f.filename))
+            raise BundleError(msg("bundle.missing", file=f.filename))
         if path.stat().st_size != f.size or sha256_file(path) != f.sha256:
-            raise BundleError(msg("o.bundle.tampered", file=f.filename))
+            raise BundleError(msg("bundle.tampered", file=f.filename))
     extra = sorted(p.name for p in root.iterdir() if p.suffix in (".whl", ".gz", ".zip") and p.name not in listed)
     if extra:
-        raise BundleError(msg("o.bundle.extra_file", file=extra[0]))
+        raise BundleError(msg("bundle.extra_file", file=extra[0]))
     return manifest
 
 

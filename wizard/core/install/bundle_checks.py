@@ -102,7 +102,7 @@ def _error(key: str, **params: Any) -> Exception:
 
 
 def _bad(folder: str, field: str, kind: str) -> Exception:
-    return _error("o.bundle.bad_field", folder=folder, field=field, kind=msg(f"o.bundle.kind.{kind}"))
+    return _error("bundle.bad_field", folder=folder, field=field, kind=msg(f"bundle.kind.{kind}"))
 
 
 def _text_list(value: Any, folder: str, field: str, *, kind: str = "text_list", nonempty: bool = False,
@@ -128,11 +128,11 @@ def _file(entry: Any, i: int, folder: str) -> Any:
     name = entry["filename"]
     if os.path.basename(name) != name or name in ("", ".", "..") or "\\" in name or not name.isprintable() \
             or len(name) > MAX_TEXT:
-        raise _error("o.bundle.bad_manifest", folder=folder, error=shown(name))
+        raise _error("bundle.bad_manifest", folder=folder, error=shown(name))
     try:
         parse_wheel_filename(name)
     except InvalidWheelFilename:
-        raise _error("o.bundle.not_a_wheel", folder=folder, file=shown(name)) from None
+        raise _error("bundle.not_a_wheel", folder=folder, file=shown(name)) from None
     sha, size = entry.get("sha256"), entry.get("size")
     if not isinstance(sha, str) or not _SHA256.fullmatch(sha):
         raise _bad(folder, f"files[{i}].sha256", "sha256")
@@ -161,7 +161,7 @@ def _variant_sets(value: Any, folder: str, listed: set[str]) -> dict[str, dict[s
         if stray:
             from wizard.core.install.requirements import shown
 
-            raise _error("o.bundle.bad_manifest", folder=folder, error=shown(stray[0]))
+            raise _error("bundle.bad_manifest", folder=folder, error=shown(stray[0]))
         sets[variant] = {"files": files, "requirements": reqs}
     return sets
 
@@ -181,10 +181,10 @@ def check_requirements_provided(requirements: Iterable[str], files: Iterable[Any
         try:
             req = check_requirement(text).requirement
         except RequirementRefused as exc:
-            raise _error("o.bundle.bad_requirement", folder=folder, reason=exc.message) from exc
+            raise _error("bundle.bad_requirement", folder=folder, reason=exc.message) from exc
         versions = have.get(canonicalize_name(req.name), [])
         if not any(req.specifier.contains(v, prereleases=True) for v in versions):
-            raise _error("o.bundle.requirement_not_listed", folder=folder, requirement=shown(text))
+            raise _error("bundle.requirement_not_listed", folder=folder, requirement=shown(text))
 
 
 def check_manifest_doc(doc: Any, folder: str = "") -> Any:
@@ -199,7 +199,7 @@ def check_manifest_doc(doc: Any, folder: str = "") -> Any:
     seen: set[str] = set()
     for f in files:
         if f.filename in seen:
-            raise _error("o.bundle.duplicate_file", folder=folder, file=f.filename)
+            raise _error("bundle.duplicate_file", folder=folder, file=f.filename)
         seen.add(f.filename)
     requirements = _text_list(doc.get("requirements"), folder, "requirements", kind="requirements", nonempty=True)
     variants = _text_list(doc.get("variants", []), folder, "variants", most=MAX_VARIANTS)
@@ -223,7 +223,7 @@ def checked_export_requirements(requirements: Iterable[str], variant_sets: dict[
         for entry in variant_sets.values():
             checked_requirements(entry.get("requirements", []))
     except RequirementRefused as exc:
-        raise _error("o.bundle.bad_requirement", folder=folder, reason=exc.message) from exc
+        raise _error("bundle.bad_requirement", folder=folder, reason=exc.message) from exc
     return out
 
 

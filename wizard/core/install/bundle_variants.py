@@ -94,9 +94,9 @@ def pick_file(index_files: Sequence[Any], planned: Any, variant: str) -> Variant
             continue
         sha = _sha256_of(f.url)
         if not sha:
-            raise VariantError(msg("p.bundle.variant_no_hash", file=f.filename, variant=variant))
+            raise VariantError(msg("bundle.variant_no_hash", file=f.filename, variant=variant))
         return VariantFile(planned.name, str(ver), f.filename, f.url.split("#", 1)[0], sha)
-    raise VariantError(msg("p.bundle.variant_missing", project=planned.name, version=f"{want}+{variant}",
+    raise VariantError(msg("bundle.variant_missing", project=planned.name, version=f"{want}+{variant}",
                            variant=variant))
 
 
@@ -119,7 +119,7 @@ def choose_variant(variants: Sequence[str], has_nvidia: bool, driver_version: st
     if not has_nvidia or not driver_version:
         if "cpu" in variants:
             return "cpu"
-        raise VariantError(msg("p.bundle.variant_no_cpu", variants=", ".join(variants)))
+        raise VariantError(msg("bundle.variant_no_cpu", variants=", ".join(variants)))
     try:
         driver = Version(driver_version)
     except InvalidVersion:
@@ -131,7 +131,7 @@ def choose_variant(variants: Sequence[str], has_nvidia: bool, driver_version: st
             return v
     if "cpu" in variants:
         return "cpu"
-    raise VariantError(msg("p.bundle.variant_none_runs", driver=driver_version, variants=", ".join(variants)))
+    raise VariantError(msg("bundle.variant_none_runs", driver=driver_version, variants=", ".join(variants)))
 
 
 __all__ = ["SHARED_DEPENDENCIES", "VariantError", "VariantFile", "choose_variant", "family_of", "local_label",

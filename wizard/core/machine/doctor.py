@@ -144,7 +144,7 @@ def format_text(d: Detection, lang: str) -> str:
     if not d.findings:
         out.append("  " + t("doctor.no_findings", lang))
     for f in d.findings:
-        out.append(f"  [{t('severity.' + f.severity, lang)}] {f.title(lang)}")
+        out.append(f"  [{t('diagnosis.severity.' + f.severity, lang)}] {f.title(lang)}")
         out.append(f"      {f.cause(lang)}")
         out.append(f"      → {f.fix(lang)}")
     if d.duration_s is not None:

@@ -55,7 +55,7 @@ class UpdateRefused(ValueError):
 
     @property
     def message(self) -> Message:
-        return Message.of(f"compat.update.refused.{self.code}", **self.params)
+        return Message.of(f"recommend.compat.update.refused.{self.code}", **self.params)
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,7 @@ class DataSource:
     refused: Message | None = None
 
     def text(self, lang: str | None) -> str:
-        return Message.of(f"compat.source.{self.kind.replace('-', '_')}", date=self.reviewed_on).text(lang)
+        return Message.of(f"recommend.compat.source.{self.kind.replace('-', '_')}", date=self.reviewed_on).text(lang)
 
     def to_json(self, lang: str | None) -> dict[str, Any]:
         doc: dict[str, Any] = {"kind": self.kind, "reviewed_on": self.reviewed_on}
@@ -160,7 +160,7 @@ class UpdateResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def text(self, lang: str | None) -> str:
-        line = Message.of(f"compat.update.{self.status}", date=self.reviewed_on or "").text(lang)
+        line = Message.of(f"recommend.compat.update.{self.status}", date=self.reviewed_on or "").text(lang)
         return f"{line} {self.reason.text(lang)}" if self.reason is not None else line
 
 
@@ -297,7 +297,7 @@ def check_for_update(cfg: UpdateConfig, *, fetch: Fetch | None = None, today: st
     except UpdateRefused as exc:
         result = UpdateResult("refused", exc.message)
     except (OSError, ValueError) as exc:  # network, timeout, HTTP status (requests' errors are OSErrors)
-        result = UpdateResult("failed", Message.of("compat.update.refused.network", error=type(exc).__name__))
+        result = UpdateResult("failed", Message.of("recommend.compat.update.refused.network", error=type(exc).__name__))
     from wizard.core.base.files import write_atomic
 
     try:

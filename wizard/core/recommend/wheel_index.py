@@ -89,11 +89,11 @@ def index_url_problem(url: str) -> str | None:
     parts = urlsplit(url.strip())
     scheme = parts.scheme.lower()
     if scheme == "file":  # a mirror copied to a folder or a USB stick (pip reads file:// indexes)
-        return None if parts.path not in ("", "/") else "wheelindex.bad_url.host"
+        return None if parts.path not in ("", "/") else "recommend.index.bad_url.host"
     if scheme not in ("http", "https"):
-        return "wheelindex.bad_url.scheme"
+        return "recommend.index.bad_url.scheme"
     if not parts.hostname:
-        return "wheelindex.bad_url.host"
+        return "recommend.index.bad_url.host"
     return None
 
 
@@ -250,26 +250,26 @@ class WheelCheck:
     def message(self, lang: str | None) -> str:
         index = self.index_url
         if self.status == STATUS_FOUND:
-            text = t("wheelindex.found", lang, index=index, package=self.package, version=self.version,
+            text = t("recommend.index.found", lang, index=index, package=self.package, version=self.version,
                      file=self.matching[0])
             if self.stale:
-                text += " " + t("wheelindex.offline_cached", lang, index=index, date=self.saved_at or "?")
+                text += " " + t("recommend.index.offline_cached", lang, index=index, date=self.saved_at or "?")
             return text
         if self.status == STATUS_MISSING:
-            text = t("wheelindex.missing", lang, index=index, package=self.package, version=self.version,
+            text = t("recommend.index.missing", lang, index=index, package=self.package, version=self.version,
                      tag=self.first_tag or "?")
             if self.stale:
-                text += " " + t("wheelindex.offline_cached", lang, index=index, date=self.saved_at or "?")
+                text += " " + t("recommend.index.offline_cached", lang, index=index, date=self.saved_at or "?")
             return text
         if self.status == STATUS_NOT_FOUND:
-            return t("wheelindex.not_found", lang, index=index, package=self.package)
+            return t("recommend.index.not_found", lang, index=index, package=self.package)
         if self.status == STATUS_BAD_URL:
-            return t(index_url_problem(index) or "wheelindex.bad_url.host", lang, url=index)
+            return t(index_url_problem(index) or "recommend.index.bad_url.host", lang, url=index)
         if self.status == STATUS_OFFLINE:
-            return t("wheelindex.offline", lang, index=index)
+            return t("recommend.index.offline", lang, index=index)
         if self.http_status is not None:
-            return t("wheelindex.error", lang, index=index, status=self.http_status)
-        return t("wheelindex.bad_page", lang, index=index, detail=self.detail or "?")
+            return t("recommend.index.error", lang, index=index, status=self.http_status)
+        return t("recommend.index.bad_page", lang, index=index, detail=self.detail or "?")
 
     def to_json(self, lang: str | None) -> dict[str, Any]:
         return {"package": self.package, "version": self.version, "index_url": self.index_url,

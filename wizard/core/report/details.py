@@ -429,7 +429,7 @@ def findings_section(ctx: ReportContext) -> Section:
         if f.id in seen:
             continue
         seen.add(f.id)
-        sec.items.append(Item(f.id, f"{t('severity.' + f.severity, ctx.lang)}: {title}", f.cause(ctx.lang),
+        sec.items.append(Item(f.id, f"{t('diagnosis.severity.' + f.severity, ctx.lang)}: {title}", f.cause(ctx.lang),
                               severity_status.get(f.severity, INFO), [ctx.t("report.fix", text=f.fix(ctx.lang))]))
     for c in checks_of(ctx.verify):
         cause, fix = c.cause_text(ctx.lang), c.fix_text(ctx.lang)
@@ -473,7 +473,7 @@ def changes_section(ctx: ReportContext) -> Section:
         sec.items.append(Item(f"change{i + 1}", ctx.t(f"report.tone.{change.tone}"), change.text(ctx.lang),
                               tones.get(change.tone, INFO)))
     if not sec.items:
-        sec.paragraphs.append(t("diff.none", ctx.lang))
+        sec.paragraphs.append(t("history.diff.none", ctx.lang))
     return sec
 
 

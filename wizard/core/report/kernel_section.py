@@ -41,16 +41,16 @@ def kernel_section(ctx: ReportContext) -> Section | None:
     if status == SKIP:
         status = WARN
     counts = report.counts()
-    counts_text = ctx.t("p.report.kernel.counts", passed=counts.get(PASS, 0), warned=counts.get(WARN, 0),
+    counts_text = ctx.t("report.kernel.counts", passed=counts.get(PASS, 0), warned=counts.get(WARN, 0),
                         failed=counts.get(FAIL, 0), skipped=counts.get(SKIP, 0))
     versions = report.versions
     details = [counts_text]
     if report.python_exe:
-        details.append(ctx.t("p.report.kernel.python", python=report.python_exe))
-    value_text = ctx.t(f"p.report.kernel.{state}", kernel=label, torch=versions.get("torch") or "?",
+        details.append(ctx.t("report.kernel.python", python=report.python_exe))
+    value_text = ctx.t(f"report.kernel.{state}", kernel=label, torch=versions.get("torch") or "?",
                        cuda=versions.get("cuda") or "?")
-    sec = Section("kernel", ctx.t("p.report.section.kernel"), status=status)
-    sec.items.append(Item("kernel", ctx.t("p.report.kernel.label", kernel=label), value_text, status, details))
+    sec = Section("kernel", ctx.t("report.section.kernel"), status=status)
+    sec.items.append(Item("kernel", ctx.t("report.kernel.label", kernel=label), value_text, status, details))
     return sec
 
 

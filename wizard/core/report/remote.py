@@ -183,7 +183,7 @@ def _machine_from_text(text: str, kind: str | None, label: str | None) -> tuple[
         except UserInputError as exc:
             raise RemoteInputError(exc.message) from exc
         except ValueError as exc:
-            raise RemoteInputError(msg("schema.not_json", error=str(exc))) from exc
+            raise RemoteInputError(msg("common.schema.not_json", error=str(exc))) from exc
         name = split_schema(str(doc.get("schema", "")))[0] if isinstance(doc, dict) else ""
         try:
             if name == DOCTOR_SCHEMA:

@@ -191,9 +191,9 @@ def plan_wizard_cache(root: str, unfinished: Sequence[Any], running: bool,
     try:
         root_st = os.lstat(root)
     except OSError as exc:
-        return item.refuse("delete.refused.unreadable", path=root, error=exc.strerror or str(exc))
+        return item.refuse("storage.delete.refused.unreadable", path=root, error=exc.strerror or str(exc))
     if not os.path.isdir(root) or os.path.islink(root):
-        return item.refuse("delete.refused.link", path=root)
+        return item.refuse("storage.delete.refused.link", path=root)
     parts = []
     for sub in ("files", "partial"):
         folder = os.path.join(root, sub)
@@ -223,7 +223,7 @@ def tool_cache_shape(kind: str, path: str) -> Message | None:
     except OSError:
         return None  # not there: refused as "nothing" by the caller
     if os.path.islink(path):
-        return msg("delete.refused.link", path=path)
+        return msg("storage.delete.refused.link", path=path)
     if kind == KIND_UV:
         tag = os.path.join(path, "CACHEDIR.TAG")
         try:
@@ -358,7 +358,7 @@ def remove_venv_folder(item: CleanItem) -> None:
     """Delete a confirmed environment's folder: exactly the plan the dry run showed (each entry
     checked again just before: still the same file, never through a link)."""
     if item.plan is None:
-        raise deletion.DeletionRefused(msg("delete.refused.not_ours", path=item.path))
+        raise deletion.DeletionRefused(msg("storage.delete.refused.not_ours", path=item.path))
     done = deletion.execute(item.plan)
     item.freed = done.freed
     if done.errors or done.left:

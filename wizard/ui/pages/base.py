@@ -34,15 +34,15 @@ class PageId(IntEnum):
 
 
 PAGE_TITLE_KEYS = {
-    PageId.SYSTEM: "page.system.title",
-    PageId.GPU: "page.gpu.title",
-    PageId.RECOMMEND: "page.recommend.title",
-    PageId.ENVIRONMENT: "page.environment.title",
-    PageId.INSTALL: "page.install.title",
-    PageId.VERIFY: "page.verify.title",
-    PageId.BENCHMARK: "page.benchmark.title",
-    PageId.VRAM: "page.vram.title",
-    PageId.REPORT: "page.report.title",
+    PageId.SYSTEM: "window.page.system.title",
+    PageId.GPU: "window.page.gpu.title",
+    PageId.RECOMMEND: "window.page.recommend.title",
+    PageId.ENVIRONMENT: "window.page.environment.title",
+    PageId.INSTALL: "window.page.install.title",
+    PageId.VERIFY: "window.page.verify.title",
+    PageId.BENCHMARK: "window.page.benchmark.title",
+    PageId.VRAM: "window.page.vram.title",
+    PageId.REPORT: "window.page.report.title",
 }
 
 

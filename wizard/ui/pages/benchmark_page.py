@@ -200,7 +200,7 @@ class BenchmarkPage(BasePage):
         self.quick.setText(t("bench.page.quick", self.lang))
         self.full.setText(t("bench.page.full", self.lang))
         self.run_button.setText(t("bench.page.run", self.lang))
-        self.cancel_button.setText(t("wizard.cancel", self.lang))
+        self.cancel_button.setText(t("window.button.cancel", self.lang))
         self.table.setHorizontalHeaderLabels([t("bench.page.col.test", self.lang), t("bench.page.col.device",
                                                                                      self.lang),
                                               t("bench.page.col.dtype", self.lang), t("bench.page.col.size", self.lang),

@@ -39,10 +39,10 @@ class BundleRow(ButtonRow):
         super().__init__(page, layout, "installFromBundle", "bundleStatus")
 
     def choose(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self.page, t("o.bundle.ui.pick_folder", self.lang))
+        folder = QFileDialog.getExistingDirectory(self.page, t("bundle.ui.pick_folder", self.lang))
         if not folder:
             return
-        venv, _ = QFileDialog.getSaveFileName(self.page, t("o.bundle.ui.pick_venv", self.lang),
+        venv, _ = QFileDialog.getSaveFileName(self.page, t("bundle.ui.pick_venv", self.lang),
                                               os.path.join(os.path.expanduser("~"), "bundle-env"))
         if venv:
             self.start(folder, venv)
@@ -65,7 +65,7 @@ class BundleRow(ButtonRow):
     def _failed(self, text: str) -> None:
         from wizard.core.base.i18n import msg
 
-        self.messages = [msg("o.bundle.ui.failed", error=text.splitlines()[0])]
+        self.messages = [msg("bundle.ui.failed", error=text.splitlines()[0])]
         self._finish()
 
     def _finish(self) -> None:
@@ -75,11 +75,11 @@ class BundleRow(ButtonRow):
 
     def retranslate(self) -> None:
         lang = self.lang
-        self.button.setText(t("o.bundle.ui.button", lang))
-        self.button.setToolTip(t("o.bundle.cli.from.help", lang))
+        self.button.setText(t("bundle.ui.button", lang))
+        self.button.setToolTip(t("bundle.cli.from.help", lang))
         lines = [m.text(lang) for m in self.messages]
         if self.running:
-            lines.insert(0, t("o.bundle.ui.running", lang))
+            lines.insert(0, t("bundle.ui.running", lang))
         self.label.setText("\n".join(lines))
 
 

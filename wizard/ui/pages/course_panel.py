@@ -26,8 +26,8 @@ class CourseRow(ButtonRow):
     def choose(self) -> None:
         from PySide6.QtWidgets import QFileDialog  # created on the first click, not at start-up
 
-        path, _ = QFileDialog.getOpenFileName(self.page, t("o.course.open", self.lang), "",
-                                              t("o.course.open.filter", self.lang))
+        path, _ = QFileDialog.getOpenFileName(self.page, t("course.open", self.lang), "",
+                                              t("course.open.filter", self.lang))
         if path:
             self.open(path)
 
@@ -47,12 +47,12 @@ class CourseRow(ButtonRow):
 
     def retranslate(self) -> None:
         lang = self.lang
-        self.button.setText(t("o.course.open", lang))
-        self.button.setToolTip(t("o.course.open.tip", lang))
+        self.button.setText(t("course.open", lang))
+        self.button.setToolTip(t("course.open.tip", lang))
         course = self.page.model.session.course
-        text = t("o.course.loaded", lang, name=course.name, source=course.source) if course else t("o.course.none", lang)
+        text = t("course.loaded", lang, name=course.name, source=course.source) if course else t("course.none", lang)
         if self.refusal:
-            text = t("o.course.open.refused", lang) + ": " + self.refusal + "\n" + text
+            text = t("course.open.refused", lang) + ": " + self.refusal + "\n" + text
         self.label.setText(text)
 
 

@@ -319,7 +319,7 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         the same the ``install`` command follows."""
         self.resume_state = None
         if self.chooser.python_missing():
-            return None, t("envpage.python.none", self.lang)  # (an empty list: nothing to choose from)
+            return None, t("environment.python.none", self.lang)  # (an empty list: nothing to choose from)
         answer = app_env.resolve_target(self.target_choice(), self.host, self.store(), recommendation=self.choice(),
                                         candidate=self.candidate(), condas=self._condas(), uv_exe=self._uv)
         self.resume_state = answer.resume_state
@@ -456,9 +456,9 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         if not pending:
             return True
         lang = self.lang
-        text = "\n\n".join(c.text(lang) for c in pending) + "\n\n" + t("envpage.confirm.question", self.lang)
-        if not common.ask_yes_no(self, t("envpage.confirm.title", self.lang), text, t("envpage.confirm.yes", self.lang),
-                                 t("envpage.confirm.no", self.lang)):
+        text = "\n\n".join(c.text(lang) for c in pending) + "\n\n" + t("environment.confirm.question", self.lang)
+        if not common.ask_yes_no(self, t("environment.confirm.title", self.lang), text, t("environment.confirm.yes", self.lang),
+                                 t("environment.confirm.no", self.lang)):
             return False
         self.confirmed |= {c.id for c in pending}
         self._changed()
@@ -478,9 +478,9 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         state = state if state is not None else self.resume_combo.currentData()
         if state is None or not state.created_by_wizard:
             return
-        if not common.ask_yes_no(self, t("envpage.remove.title", self.lang), t("envpage.remove.question", self.lang,
+        if not common.ask_yes_no(self, t("environment.remove.title", self.lang), t("environment.remove.question", self.lang,
                                                                                path=state.env_path),
-                          t("envpage.remove.yes", self.lang), t("envpage.confirm.no", self.lang)):
+                          t("environment.remove.yes", self.lang), t("environment.confirm.no", self.lang)):
             return
         store = self.store()
         self.remove_button.setEnabled(False)
@@ -490,7 +490,7 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
             self._fill_unfinished()
             self._show_panels()
             if outcome.refused:
-                self.resume_note.setText(marked("✖", RED, t("installpage.remove.refused", self.lang,
+                self.resume_note.setText(marked("✖", RED, t("install.page.remove.refused", self.lang,
                                                              reason=outcome.refused)))
             self._changed()
 

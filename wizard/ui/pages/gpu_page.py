@@ -194,7 +194,7 @@ class GpuPage(BasePage):
     # detection ----------------------------------------------------------------------------
     def _on_started(self) -> None:
         self.rescan.setEnabled(False)
-        self.headline.setText(t("page.system.detecting", self.lang))
+        self.headline.setText(t("system.page.detecting", self.lang))
 
     def _gpus(self) -> list[GpuInfo]:
         d = self.model.session.detection
@@ -205,25 +205,25 @@ class GpuPage(BasePage):
         d: Detection | None = self.model.session.detection
         if d is None:
             if self.model.session.detection_error:
-                self.headline.setText(t("page.system.failed", self.lang,
+                self.headline.setText(t("system.page.failed", self.lang,
                                         error=self.model.session.detection_error.splitlines()[0]))
             return
         nv = d.nvidia
         gpus = self._gpus()
         if gpus:
             names = ", ".join(g.name or "?" for g in gpus)
-            self.headline.setText(t("page.gpu.headline_ok", self.lang, count=len(gpus), names=names,
+            self.headline.setText(t("gpu.page.headline_ok", self.lang, count=len(gpus), names=names,
                                     driver=nv.driver_version or "?", cuda=nv.cuda_version or "?"))
         else:
             self.headline.setText(t("doctor.nvidia_status." + nv.status, self.lang))
         self.driver_form.set_row("doctor.driver", nv.driver_version or t("common.na", self.lang))
         self.driver_form.set_row("doctor.cuda_max", nv.cuda_version or t("common.na", self.lang),
-                                 t("page.gpu.cuda_tooltip", self.lang))
-        self.driver_form.set_row("page.gpu.nvml_version", nv.nvml_version or t("common.na", self.lang))
+                                 t("gpu.page.cuda_tooltip", self.lang))
+        self.driver_form.set_row("gpu.page.nvml_version", nv.nvml_version or t("common.na", self.lang))
         smi = nv.smi_path or t("common.none_found", self.lang)
         if nv.smi_version and nv.smi_version != nv.driver_version:
             smi += f"  (NVIDIA-SMI {nv.smi_version})"
-        self.driver_form.set_row("page.gpu.smi_path", smi)
+        self.driver_form.set_row("gpu.page.smi_path", smi)
         self.driver_form.set_row("doctor.sources", "; ".join(self._source_text(s) for s in nv.sources)
                                  or t("common.na", self.lang))
         self.tabs.clear()
@@ -234,7 +234,7 @@ class GpuPage(BasePage):
             page.setLayout(form)
             for key, value, field_name in gpu_rows(gpu, self.lang):
                 source = gpu.sources.get(field_name) if field_name else None
-                tip = t("page.gpu.source", self.lang, source=source) if source else None
+                tip = t("gpu.page.source", self.lang, source=source) if source else None
                 if key == "gpu.processes" and gpu.processes:  # the shown list is short; all of it here
                     tip = value + "\n\n" + "\n".join(_processes(gpu, self.lang, limit=len(gpu.processes)).split(", "))
                 form.set_row(key, value, tip)
@@ -274,7 +274,7 @@ class GpuPage(BasePage):
         from wizard.core.base.i18n import has
 
         key = f"doctor.nvidia_status.{source.status}"
-        status = (t("page.gpu.source_ok", self.lang) if source.status == STATUS_OK
+        status = (t("gpu.page.source_ok", self.lang) if source.status == STATUS_OK
                   else t(key, self.lang) if has(key) else source.status)
         name = "NVML" if source.source == "nvml" else source.source
         return f"{name}: {status.rstrip('.')}"
@@ -297,7 +297,7 @@ class GpuPage(BasePage):
     def _on_sample_failed(self, text: str) -> None:
         self._sampling = False
         self.timer.stop()
-        self.plot_box.setTitle(t("page.gpu.plot_failed", self.lang, error=text.splitlines()[0]))
+        self.plot_box.setTitle(t("gpu.page.plot_failed", self.lang, error=text.splitlines()[0]))
         self.plot_box.setToolTip(self.plot_box.title())
 
     def cleanup(self) -> None:
@@ -311,12 +311,12 @@ class GpuPage(BasePage):
 
     def retranslate(self) -> None:
         super().retranslate()
-        self.rescan.setText(t("page.gpu.rescan", self.lang))
-        self.driver_box.setTitle(t("page.gpu.driver_box", self.lang))
-        self.findings_box.setTitle(t("page.gpu.findings_box", self.lang))
+        self.rescan.setText(t("gpu.page.rescan", self.lang))
+        self.driver_box.setTitle(t("gpu.page.driver_box", self.lang))
+        self.findings_box.setTitle(t("gpu.page.findings_box", self.lang))
         # a group box title cannot wrap: a short title, the plots' full description as its tooltip
-        self.plot_box.setTitle(t("h.gpu.plot_box", self.lang))
-        self.plot_box.setToolTip(t("page.gpu.plot_box", self.lang))
+        self.plot_box.setTitle(t("gpu.page.plot_box.short", self.lang))
+        self.plot_box.setToolTip(t("gpu.page.plot_box", self.lang))
         self.driver_form.retranslate()
         if self.plot is not None:
             self.plot.retranslate()

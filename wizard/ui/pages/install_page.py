@@ -164,7 +164,7 @@ class InstallPage(InstallOutcome, BasePage):
         request = self.model.session.install_request
         if not isinstance(request, InstallRequest):
             self.request = None
-            self._finish_text(marked("✖", RED, t("installpage.no_request", self.lang)))
+            self._finish_text(marked("✖", RED, t("install.page.no_request", self.lang)))
             return
         if request is not self.request:
             self.job = None  # another choice on the Environment page: a new job, not a resume
@@ -233,7 +233,7 @@ class InstallPage(InstallOutcome, BasePage):
         if self.runner is None or not self.runner.running:
             return
         self.state = STATE_STOPPING
-        self.step_label.setText(t("installpage.stopping", self.lang))
+        self.step_label.setText(t("install.page.stopping", self.lang))
         self._show_buttons()
         self.runner.cancel()
 
@@ -252,30 +252,30 @@ class InstallPage(InstallOutcome, BasePage):
         if job is None or job.state is None or self.busy:
             return
         state = job.state
-        if not ask_yes_no(self, t("envpage.remove.title", self.lang), t("envpage.remove.question", self.lang,
+        if not ask_yes_no(self, t("environment.remove.title", self.lang), t("environment.remove.question", self.lang,
                                                                         path=state.env_path),
-                          t("envpage.remove.yes", self.lang), t("envpage.confirm.no", self.lang)):
+                          t("environment.remove.yes", self.lang), t("environment.confirm.no", self.lang)):
             return
         host, store = job.host, job.store
         before = self.state
         self.state = STATE_REMOVING  # (a 5 GB environment takes a while to delete)
         self._show_buttons()
-        self.step_label.setText(t("installpage.removing", self.lang, path=state.env_path))
+        self.step_label.setText(t("install.page.removing", self.lang, path=state.env_path))
 
         def done(outcome: app_env.RemoveOutcome) -> None:
             refused = outcome.refused
             if refused:
                 self.state = before
-                self._finish_text(marked("✖", RED, t("installpage.remove.refused", self.lang, reason=refused)))
+                self._finish_text(marked("✖", RED, t("install.page.remove.refused", self.lang, reason=refused)))
                 self._show_buttons()
                 self._run_after_stop()
                 return
             self.state = STATE_REMOVED
-            self.log.append_line(t("installpage.removed", self.lang, path=", ".join(outcome.removed) or state.env_path))
+            self.log.append_line(t("install.page.removed", self.lang, path=", ".join(outcome.removed) or state.env_path))
             self.step_label.setText("")
-            removed = t("installpage.removed", self.lang, path=", ".join(outcome.removed) or state.env_path)
+            removed = t("install.page.removed", self.lang, path=", ".join(outcome.removed) or state.env_path)
             self._finish_text(f'<b>{_esc(removed)}'
-                              f'</b><br>{_esc(t("installpage.removed_next", self.lang))}')
+                              f'</b><br>{_esc(t("install.page.removed_next", self.lang))}')
             self._show_buttons()
             self._run_after_stop()
 
@@ -310,16 +310,16 @@ class InstallPage(InstallOutcome, BasePage):
 
     def save_log_dialog(self) -> None:
         default = os.path.join(self.model.session.host.home(), "gpu-setup-wizard-install.log")
-        path, _filter = QFileDialog.getSaveFileName(self, t("installpage.save_title", self.lang), default,
-                                                    t("installpage.save_filter", self.lang))
+        path, _filter = QFileDialog.getSaveFileName(self, t("install.page.save_title", self.lang), default,
+                                                    t("install.page.save_filter", self.lang))
         if path:
             try:
                 self.save_log(path)
             except OSError as exc:
-                self.log.append_line(t("installpage.save_failed", self.lang, path=path,
+                self.log.append_line(t("install.page.save_failed", self.lang, path=path,
                                        reason=exc.strerror or str(exc)))
                 return
-            self.log.append_line(t("installpage.saved", self.lang, path=path))
+            self.log.append_line(t("install.page.saved", self.lang, path=path))
 
     # --- progress ---------------------------------------------------------------------------------
     def _on_progress(self, p: Progress) -> None:
@@ -352,7 +352,7 @@ class InstallPage(InstallOutcome, BasePage):
                 self.state = STATE_RESTORED
                 self.step_label.setText("")
                 self._finish_text(f'<b style="color:{GREEN}">✓ {_esc(t("install.restore.done", self.lang))}</b><br>'
-                                  f'{_esc(t("installpage.restored_next", self.lang))}')
+                                  f'{_esc(t("install.page.restored_next", self.lang))}')
             elif job.state is not None and job.state.status == "cancelled":
                 self.state = STATE_CANCELLED
                 self._finish_text(self._cancelled_text(job))
@@ -368,21 +368,21 @@ class InstallPage(InstallOutcome, BasePage):
             summary = job.summary()
             record_install(self.model.session, summary)  # its Python is what Verify checks
             installed = ", ".join(f"{i['name']} {i['version']}" for i in summary["installed"])
-            self.step_label.setText(t("installpage.done_step", self.lang))
+            self.step_label.setText(t("install.page.done_step", self.lang))
             if summary["already_satisfied"]:
                 extra = _esc(t("install.already_satisfied", self.lang))
             elif summary["from_cache_bytes"]:
-                extra = _esc(t("installpage.done_bytes", self.lang, fetched=format_bytes(summary["downloaded_bytes"]),
+                extra = _esc(t("install.page.done_bytes", self.lang, fetched=format_bytes(summary["downloaded_bytes"]),
                                cached=format_bytes(summary["from_cache_bytes"])))
             else:
-                extra = _esc(t("installpage.done_fetched", self.lang,
+                extra = _esc(t("install.page.done_fetched", self.lang,
                                fetched=format_bytes(summary["downloaded_bytes"])))
-            done = _esc(t("installpage.done", self.lang, python=summary["env_python"]))
+            done = _esc(t("install.page.done", self.lang, python=summary["env_python"]))
             self._finish_text(f'<b style="color:{GREEN}">✓ {done}</b><br>{_esc(installed)}<br>{extra}<br>'
-                              f'{_esc(t("installpage.done_next", self.lang))}')
+                              f'{_esc(t("install.page.done_next", self.lang))}')
         elif job.state is not None and job.state.status == "cancelled" or job.failure is None:
             self.state = STATE_CANCELLED
-            self.step_label.setText(t("installpage.cancelled_step", self.lang))
+            self.step_label.setText(t("install.page.cancelled_step", self.lang))
             self._finish_text(self._cancelled_text(job))
         else:
             self._show_failure(job, lang)
@@ -396,9 +396,9 @@ class InstallPage(InstallOutcome, BasePage):
     def _options_text(self, job: InstallJob) -> str:
         options = job.recovery_options()
         if not options:
-            return "<br>" + _esc(t("installpage.options.none", self.lang))
+            return "<br>" + _esc(t("install.page.options.none", self.lang))
         names = ", ".join(t(f"install.recovery.{o}", self.lang) for o in options)
-        return "<br>" + _esc(t("installpage.options", self.lang, options=names))
+        return "<br>" + _esc(t("install.page.options", self.lang, options=names))
 
     def _finish_text(self, html: str) -> None:
         self.message = html
@@ -415,7 +415,7 @@ class InstallPage(InstallOutcome, BasePage):
         self.force_button.setVisible(self.state == STATE_STOPPING and self.stopped_in_install_step)
         self.resume_button.setVisible(stopped or self.state == STATE_RESTORED)
         self.resume_button.setText(t("install.recovery.resume", self.lang) if OPTION_RESUME in options
-                                   else t("installpage.try_again", self.lang))
+                                   else t("install.page.try_again", self.lang))
         self.remove_button.setVisible(stopped and OPTION_REMOVE in options)
         self.remove_button.setEnabled(True)
         self.restore_button.setVisible(stopped and OPTION_RESTORE in options)
@@ -428,21 +428,21 @@ class InstallPage(InstallOutcome, BasePage):
             self.target_label.setText("")
             return
         target = self.job.target if self.job is not None else request.target
-        self.target_label.setText(t("installpage.what", self.lang, what=_esc(request.description)) + "<br>"
-                                  + t("installpage.into", self.lang, target=f"<b>{_esc(target.label(self.lang))}</b>"))
+        self.target_label.setText(t("install.page.what", self.lang, what=_esc(request.description)) + "<br>"
+                                  + t("install.page.into", self.lang, target=f"<b>{_esc(target.label(self.lang))}</b>"))
 
     def retranslate(self) -> None:
         super().retranslate()
-        self.setButtonText(QWizard.WizardButton.CommitButton, t("wizard.next", self.lang))
-        self.cancel_button.setText(t("installpage.cancel", self.lang))
-        self.force_button.setText(t("g.force.button", self.lang))
+        self.setButtonText(QWizard.WizardButton.CommitButton, t("window.button.next", self.lang))
+        self.cancel_button.setText(t("install.page.cancel", self.lang))
+        self.force_button.setText(t("install.force.button", self.lang))
         self.remove_button.setText(t("install.recovery.remove", self.lang))
         self.restore_button.setText(t("install.recovery.restore", self.lang))
-        self.change_button.setText(t("installpage.change", self.lang))
-        self.save_button.setText(t("installpage.save", self.lang))
-        self.details_button.setText(t("g.fail.details", self.lang))
-        self.details_button.setToolTip(t("g.fail.details_tip", self.lang))
-        self.log_title.setText(t("installpage.log", self.lang))
+        self.change_button.setText(t("install.page.change", self.lang))
+        self.save_button.setText(t("install.page.save", self.lang))
+        self.details_button.setText(t("install.failure.details", self.lang))
+        self.details_button.setToolTip(t("install.failure.details_tip", self.lang))
+        self.log_title.setText(t("install.page.log", self.lang))
         self.progress.retranslate()
         self._show_buttons()
         self._show_stats()

@@ -45,8 +45,8 @@ def ask_consent(parent: QWidget, title: str, text: str, lang: str) -> bool:
     """Yes only for an explicit yes (the safe answer is the default). One function, so a test
     answers it without a modal loop."""
     box = QMessageBox(QMessageBox.Icon.Question, title, text, QMessageBox.StandardButton.NoButton, parent)
-    yes = box.addButton(t("j.panel.consent.title", lang), QMessageBox.ButtonRole.AcceptRole)
-    no = box.addButton(t("wizard.cancel", lang), QMessageBox.ButtonRole.RejectRole)
+    yes = box.addButton(t("kernels.panel.consent.title", lang), QMessageBox.ButtonRole.AcceptRole)
+    no = box.addButton(t("window.button.cancel", lang), QMessageBox.ButtonRole.RejectRole)
     box.setDefaultButton(no)
     box.setEscapeButton(no)
     box.exec()
@@ -56,7 +56,7 @@ def ask_consent(parent: QWidget, title: str, text: str, lang: str) -> bool:
 def choose_folder(parent: QWidget, lang: str) -> str:
     from wizard.ui.widgets.file_dialogs import existing_folder
 
-    return existing_folder(parent, t("j.panel.pick_folder", lang), lang)
+    return existing_folder(parent, t("kernels.panel.pick_folder", lang), lang)
 
 
 class _Relay(QObject):
@@ -104,13 +104,13 @@ class KernelDialog(TaskDialog):
 
     def retranslate(self) -> None:
         lang = self.lang
-        self.setWindowTitle(t("j.panel.title", lang))
-        self.intro.setText(t("j.panel.intro", lang))
-        self.tree.setHeaderLabels([t("j.panel.col.status", lang), t("j.panel.col.kernel", lang),
-                                   t("j.panel.col.torch", lang), t("j.panel.col.python", lang)])
-        for button, key in ((self.refresh_button, "j.panel.refresh"), (self.register_button, "j.panel.register"),
-                            (self.verify_button, "j.panel.verify"), (self.vscode_button, "j.panel.vscode"),
-                            (self.close_button, "j.panel.close")):
+        self.setWindowTitle(t("kernels.panel.title", lang))
+        self.intro.setText(t("kernels.panel.intro", lang))
+        self.tree.setHeaderLabels([t("kernels.panel.col.status", lang), t("kernels.panel.col.kernel", lang),
+                                   t("kernels.panel.col.torch", lang), t("kernels.panel.col.python", lang)])
+        for button, key in ((self.refresh_button, "kernels.panel.refresh"), (self.register_button, "kernels.panel.register"),
+                            (self.verify_button, "kernels.panel.verify"), (self.vscode_button, "kernels.panel.vscode"),
+                            (self.close_button, "kernels.panel.close")):
             button.setText(t(key, lang))
         self._fill()
 
@@ -135,19 +135,19 @@ class KernelDialog(TaskDialog):
         self.verify_button.setEnabled(idle and self.selected() is not None)
 
     def _failed(self, text: str) -> None:
-        self._end(html.escape(t("j.panel.failed", self.lang, error=text.splitlines()[0] if text else "?")))
+        self._end(html.escape(t("kernels.panel.failed", self.lang, error=text.splitlines()[0] if text else "?")))
         self.output.setPlainText(text)
 
     # ---- the list ----------------------------------------------------------------------
     def refresh(self) -> None:
-        self._start("list", t("j.panel.listing", self.lang))
+        self._start("list", t("kernels.panel.listing", self.lang))
         submit(app_kernels.list_kernels, self.model.session, on_done=self._listed, on_failed=self._failed)
 
     def _listed(self, kernels: list[Any]) -> None:
         self.kernels = list(kernels)
         self._fill()
-        self._end(html.escape(t("j.panel.listed", self.lang, count=len(self.kernels))
-                              if self.kernels else t("j.kernel.none", self.lang)))
+        self._end(html.escape(t("kernels.panel.listed", self.lang, count=len(self.kernels))
+                              if self.kernels else t("kernels.none", self.lang)))
 
     def _fill(self) -> None:
         lang = self.lang
@@ -157,13 +157,13 @@ class KernelDialog(TaskDialog):
             symbol, colour = MARKS[info.status]
             torch = info.env.torch if info.env is not None else None
             if info.interpreter is None:
-                build = t("j.kernel.interpreter_gone", lang)
+                build = t("kernels.interpreter_gone", lang)
             elif torch is None:
-                build = t("j.kernel.no_torch", lang)
+                build = t("kernels.no_torch", lang)
             else:
-                kind = t("j.kernel.kind.gpu" if torch.gpu else "j.kernel.kind.cpu", lang)
-                build = t("j.kernel.torch_build", lang, version=torch.version or "?", kind=kind)
-            item = QTreeWidgetItem([f"{symbol} {t('j.panel.status.' + info.status, lang)}",
+                kind = t("kernels.kind.gpu" if torch.gpu else "kernels.kind.cpu", lang)
+                build = t("kernels.torch_build", lang, version=torch.version or "?", kind=kind)
+            item = QTreeWidgetItem([f"{symbol} {t('kernels.panel.status.' + info.status, lang)}",
                                     f"{info.display_name} · {info.name}", build,
                                     info.interpreter or (info.argv[0] if info.argv else "?")])
             item.setForeground(0, self.palette().text() if info.status == "pass" else _brush(colour))
@@ -219,9 +219,9 @@ class KernelDialog(TaskDialog):
     def register(self, consent: bool = False) -> None:
         python = self.python_of()
         if not python:
-            self.status.setText(html.escape(t("j.panel.no_python", self.lang)))
+            self.status.setText(html.escape(t("kernels.panel.no_python", self.lang)))
             return
-        self._start("register", t("j.panel.registering", self.lang))
+        self._start("register", t("kernels.panel.registering", self.lang))
         submit(lambda: app_kernels.register(self.model.session, python, consent=consent,
                                             on_line=lambda line: self._relay.progress.emit(str(line))),
                on_done=self._registered, on_failed=self._failed)
@@ -231,15 +231,15 @@ class KernelDialog(TaskDialog):
         text = app_kernels.register_text(result, self.lang)
         if result.needs_consent:
             self._end(html.escape(text))
-            if ask_consent(self, t("j.panel.consent.title", self.lang),
-                           t("j.panel.consent.text", self.lang, python=result.env.python_exe), self.lang):
+            if ask_consent(self, t("kernels.panel.consent.title", self.lang),
+                           t("kernels.panel.consent.text", self.lang, python=result.env.python_exe), self.lang):
                 self.register(consent=True)
             return
         self._end(html.escape(text))
         self.output.appendPlainText(text)
         if result.ok:
             self._select_after_list = result.name
-            self._start("list", t("j.panel.listing", self.lang))
+            self._start("list", t("kernels.panel.listing", self.lang))
             submit(app_kernels.list_kernels, self.model.session, on_done=self._listed_then_select,
                    on_failed=self._failed)
 
@@ -254,7 +254,7 @@ class KernelDialog(TaskDialog):
     def verify_selected(self) -> None:
         name = self.selected()
         if name is None:
-            self.status.setText(html.escape(t("j.panel.select_kernel", self.lang)))
+            self.status.setText(html.escape(t("kernels.panel.select_kernel", self.lang)))
             return
         info = next((k for k in self.kernels if k.name == name), None)
         gone = [f for f in (info.flags if info else []) if f.id == "interpreter_missing"]
@@ -264,10 +264,10 @@ class KernelDialog(TaskDialog):
             return
         missing = app_kernels.jupyter_client_missing()
         if missing is not None:
-            self.status.setText(html.escape(t("j.panel.no_jupyter_client", self.lang, error=missing)))
+            self.status.setText(html.escape(t("kernels.panel.no_jupyter_client", self.lang, error=missing)))
             return
         self._cancel.clear()
-        self._start("verify", t("j.panel.verifying", self.lang, name=name))
+        self._start("verify", t("kernels.panel.verifying", self.lang, name=name))
         self.output.clear()
         lang = self.lang
 
@@ -289,11 +289,11 @@ class KernelDialog(TaskDialog):
                     failed=counts["fail"], skipped=counts["skip"])
         symbol, colour = MARKS["fail" if report.status == "fail" else "warn" if report.status == "warn" else "pass"]
         self._end(f'<span style="color:{colour}">{symbol}</span> '
-                  + html.escape(t("j.panel.verified", self.lang, name=name, summary=summary)))
+                  + html.escape(t("kernels.panel.verified", self.lang, name=name, summary=summary)))
         info = next((k for k in self.kernels if k.name == name), None)
         # the report's "Jupyter kernel" section reads it from the session
         app_kernels.remember_verify(self.model.session, info.display_name if info else name, report)
-        heading = t("j.kernel.line", self.lang, name=name, display=info.display_name if info else name,
+        heading = t("kernels.line", self.lang, name=name, display=info.display_name if info else name,
                     python=report.python_exe or "?", build=summary)
         self.output.setPlainText(heading + "\n\n" + report.to_text(self.lang))
 
@@ -301,7 +301,7 @@ class KernelDialog(TaskDialog):
     def write_vscode(self) -> None:
         python = self.python_of()
         if not python:
-            self.status.setText(html.escape(t("j.panel.no_python", self.lang)))
+            self.status.setText(html.escape(t("kernels.panel.no_python", self.lang)))
             return
         folder = choose_folder(self, self.lang)
         if folder:
@@ -312,11 +312,11 @@ class KernelDialog(TaskDialog):
         try:
             result = app_kernels.write_vscode(folder, python)
         except app_kernels.SettingsRefused as exc:
-            text = t(f"j.vscode.refused.{exc.reason}", self.lang, path=str(exc.path), detail=exc.detail)
+            text = t(f"kernels.vscode.refused.{exc.reason}", self.lang, path=str(exc.path), detail=exc.detail)
         except OSError as exc:
-            text = t("j.vscode.os_error", self.lang, path=folder, error=exc.strerror or str(exc))
+            text = t("kernels.vscode.os_error", self.lang, path=folder, error=exc.strerror or str(exc))
         else:
-            key = "j.vscode.written" if result.changed else "j.vscode.unchanged"
+            key = "kernels.vscode.written" if result.changed else "kernels.vscode.unchanged"
             text = t(key, self.lang, path=str(result.path))
         self.status.setText(html.escape(text))
         return text
@@ -336,7 +336,7 @@ def _brush(colour: str) -> Any:
 def add_kernel_button(page: Any, row: QBoxLayout) -> QPushButton:
     """The Verify page's "Jupyter / VS Code…" button, in ``row``; it opens :class:`KernelDialog`
     for the interpreter picked on the page."""
-    button = OpenerButton("j.panel.button", "openKernelPanel", page.model)
+    button = OpenerButton("kernels.panel.button", "openKernelPanel", page.model)
 
     def open_dialog() -> None:
         dialog = getattr(page, "kernel_dialog", None)

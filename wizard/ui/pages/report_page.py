@@ -75,7 +75,7 @@ def report_plots(session: Any, lang: str) -> list:
     png = sweep_plot_png(session.bench, lang)
     bench = session.bench
     gpu = bench is not None and any(r.device != "cpu" for r in bench.results)
-    caption = t("page.report.plot.caption" if gpu else "page.report.plot.caption_cpu", lang)  # no GPU: no "and GPU"
+    caption = t("report.page.plot.caption" if gpu else "report.page.plot.caption_cpu", lang)  # no GPU: no "and GPU"
     return [Plot(caption, png)] if png else []
 
 
@@ -98,30 +98,30 @@ class RemoteDialog(QDialog):
         super().__init__(parent)
         self.lang_of = lang_of
         self.setObjectName("remoteDialog")
-        self.setWindowTitle(t("page.report.remote.title", self.lang))
+        self.setWindowTitle(t("report.page.remote.title", self.lang))
         self.machine: app_report.MachineRecord | None = None
         self.file_label: str | None = None
         layout = QVBoxLayout(self)
-        intro = QLabel(_rich(t("page.report.remote.intro", self.lang)))
+        intro = QLabel(_rich(t("report.page.remote.intro", self.lang)))
         intro.setTextFormat(Qt.TextFormat.RichText)
         intro.setWordWrap(True)
         layout.addWidget(intro)
         row = QHBoxLayout()
-        row.addWidget(QLabel(t("page.report.remote.kind", self.lang) + ":"))
+        row.addWidget(QLabel(t("report.page.remote.kind", self.lang) + ":"))
         self.kind = QComboBox()
         self.kind.setObjectName("remoteKind")
-        self.kind.addItem(t("page.report.remote.auto", self.lang), None)
+        self.kind.addItem(t("report.page.remote.auto", self.lang), None)
         self.kind.addItem(t("report.machine.colab", self.lang), "colab")
         self.kind.addItem(t("report.machine.cloud", self.lang), "cloud")
         row.addWidget(self.kind, 1)
-        self.open_button = QPushButton(t("page.report.remote.open", self.lang))
+        self.open_button = QPushButton(t("report.page.remote.open", self.lang))
         self.open_button.setObjectName("remoteOpen")
         self.open_button.clicked.connect(self._open_file)
         row.addWidget(self.open_button)
         layout.addLayout(row)
         self.text = QPlainTextEdit()
         self.text.setObjectName("remoteText")
-        self.text.setPlaceholderText(t("page.report.remote.placeholder", self.lang))
+        self.text.setPlaceholderText(t("report.page.remote.placeholder", self.lang))
         mono = QFont("monospace")
         mono.setStyleHint(QFont.StyleHint.TypeWriter)
         self.text.setFont(mono)
@@ -134,8 +134,8 @@ class RemoteDialog(QDialog):
         self.error.setStyleSheet(f"color: {RED};")
         layout.addWidget(self.error)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText(t("page.report.remote.add", self.lang))
-        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText(t("wizard.cancel", self.lang))
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText(t("report.page.remote.add", self.lang))
+        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText(t("window.button.cancel", self.lang))
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
@@ -146,8 +146,8 @@ class RemoteDialog(QDialog):
         return self.lang_of()
 
     def _open_file(self) -> None:
-        path = file_dialogs.open_file_name(self, t("page.report.remote.open", self.lang), self.lang,
-                                           t("page.report.remote.filter", self.lang))
+        path = file_dialogs.open_file_name(self, t("report.page.remote.open", self.lang), self.lang,
+                                           t("report.page.remote.filter", self.lang))
         if path:
             self.load_file(path)
 
@@ -332,8 +332,8 @@ class ReportPage(BasePage):
         return file_dialogs.documents_folder()
 
     def save_dialog(self, fmt: str) -> None:
-        path = file_dialogs.save_file_name(self, t("page.report.save_title", self.lang), self.lang,
-                                           self.default_name(fmt), t(f"page.report.filter.{fmt}", self.lang),
+        path = file_dialogs.save_file_name(self, t("report.page.save_title", self.lang), self.lang,
+                                           self.default_name(fmt), t(f"report.page.filter.{fmt}", self.lang),
                                            folder=self.default_folder())
         if path:
             if not Path(path).suffix:
@@ -356,17 +356,17 @@ class ReportPage(BasePage):
         its gpu-setup-result.json comes back through "Add Colab/cloud result…"."""
         text = app_report.colab_cell("colab")
         QGuiApplication.clipboard().setText(text)
-        self._say(t("page.report.colab_cell.copied", self.lang, size=f"{len(text) // 1024} kB"), GREEN)
+        self._say(t("report.page.colab_cell.copied", self.lang, size=f"{len(text) // 1024} kB"), GREEN)
 
     def copy_markdown(self) -> None:
         QGuiApplication.clipboard().setText(self.text("md").decode("utf-8"))
-        self._say(t("page.report.copied", self.lang), GREEN)
+        self._say(t("report.page.copied", self.lang), GREEN)
 
     def open_folder(self) -> None:
         folder = self.default_folder()
         folder.mkdir(parents=True, exist_ok=True)
         if not file_dialogs.open_folder(self, folder, self.lang, opener=self.url_opener):
-            self._say(t("page.report.cannot_open", self.lang, path=folder), RED)
+            self._say(t("report.page.cannot_open", self.lang, path=folder), RED)
 
     def _say(self, text: str, colour: str) -> None:
         self.status.setStyleSheet(f"color: {colour};")
@@ -381,7 +381,7 @@ class ReportPage(BasePage):
     def add_remote(self, machine: Any) -> None:
         app_report.add_remote(self.session, machine)
         self.refresh()
-        self._say(t("page.report.remote.added", self.lang, machine=self._machine_text(machine)), GREEN)
+        self._say(t("report.page.remote.added", self.lang, machine=self._machine_text(machine)), GREEN)
 
     def remove_last_remote(self) -> None:
         if app_report.remove_last_remote(self.session):
@@ -392,7 +392,7 @@ class ReportPage(BasePage):
 
     def _show_remotes(self) -> None:
         remotes = self.remotes()
-        self.remotes_label.setText(t("page.report.remotes", self.lang,
+        self.remotes_label.setText(t("report.page.remotes", self.lang,
                                      list="; ".join(self._machine_text(m) for m in remotes))
                                    if remotes else "")
         self.remotes_label.setVisible(bool(remotes))
@@ -410,7 +410,7 @@ class ReportPage(BasePage):
             s = entry.snapshot
             gpus = ", ".join(g.name or "?" for g in s.gpus) or t("report.gpu.none", self.lang)
             torch = s.torch.version if s.torch and s.torch.version else "-"
-            item = QListWidgetItem(t("page.report.history.row", self.lang, number=entry.number,
+            item = QListWidgetItem(t("report.page.history.row", self.lang, number=entry.number,
                                      time=s.time.replace("T", " ")[:16],
                                      driver=s.driver_version or s.pending_driver_version or "-", torch=torch,
                                      gpus=gpus))
@@ -419,9 +419,9 @@ class ReportPage(BasePage):
         self.history_list.blockSignals(False)
         notes = [n.text(self.lang) for n in store.warnings]
         if not self._history:
-            notes.insert(0, t("page.report.history.none", self.lang, dir=store.root))
+            notes.insert(0, t("report.page.history.none", self.lang, dir=store.root))
         else:
-            notes.insert(0, t("page.report.history.hint", self.lang))
+            notes.insert(0, t("report.page.history.hint", self.lang))
         self.history_note.setText("\n".join(notes))
         self.diff_view.clear()
         if self._history:
@@ -438,23 +438,23 @@ class ReportPage(BasePage):
         this_run = app_history.snapshot_of(self.session) if d is not None else None
         if this_run is not None:
             # this run with its torch and benchmark numbers, as it will be saved (not the detection alone)
-            current, label = this_run, t("page.report.history.this_run", self.lang)
+            current, label = this_run, t("report.page.history.this_run", self.lang)
         elif row + 1 < len(self._history):  # no detection this run: what that run changed
             current, label = entry.snapshot, None
             entry = self._history[row + 1]
         else:
-            self.diff_view.setPlainText(t("page.report.history.nothing_to_compare", self.lang))
+            self.diff_view.setPlainText(t("report.page.history.nothing_to_compare", self.lang))
             return
         diff = app_history.diff(entry.snapshot, current)
         import html
 
         colours = {"better": GREEN, "worse": RED, "neutral": "#1f2328"}
         marks = {"better": "+", "worse": "!", "neutral": "•"}
-        head = t("page.report.history.compare", self.lang, number=entry.number,
+        head = t("report.page.history.compare", self.lang, number=entry.number,
                  time=entry.snapshot.time.replace("T", " ")[:16], other=label or current.time.replace("T", " ")[:16])
         lines = [f"<p><b>{html.escape(head)}</b></p>"]
         if not diff.changes:
-            lines.append(f"<p>{html.escape(t('diff.none', self.lang))}</p>")
+            lines.append(f"<p>{html.escape(t('history.diff.none', self.lang))}</p>")
         for c in diff.changes:
             lines.append(f'<p style="color:{colours.get(c.tone, "#1f2328")}">{marks.get(c.tone, "•")} '
                          f"{html.escape(c.text(self.lang))}</p>")
@@ -463,20 +463,20 @@ class ReportPage(BasePage):
     # language ------------------------------------------------------------------------------------
     def retranslate(self) -> None:
         super().retranslate()
-        self.save_button.setText(t("page.report.save", self.lang) + " ▾")
+        self.save_button.setText(t("report.page.save", self.lang) + " ▾")
         for fmt, action in self.save_actions.items():
-            action.setText(t(f"page.report.save.{fmt}", self.lang))
-        self.copy_button.setText(t("page.report.copy", self.lang))
-        self.folder_button.setText(t("page.report.open_folder", self.lang))
-        self.remote_button.setText(t("page.report.add_remote", self.lang))
-        self.colab_button.setText(t("page.report.colab_cell", self.lang))
-        self.colab_button.setToolTip(t("page.report.colab_cell.tip", self.lang))
+            action.setText(t(f"report.page.save.{fmt}", self.lang))
+        self.copy_button.setText(t("report.page.copy", self.lang))
+        self.folder_button.setText(t("report.page.open_folder", self.lang))
+        self.remote_button.setText(t("report.page.add_remote", self.lang))
+        self.colab_button.setText(t("report.page.colab_cell", self.lang))
+        self.colab_button.setToolTip(t("report.page.colab_cell.tip", self.lang))
         self.class_button.retranslate()
-        self.private.setText(t("page.report.private", self.lang))
-        self.private.setToolTip(t("page.report.private.tip", self.lang))
-        self.remove_remote.setText(t("page.report.remote.remove", self.lang))
-        self.tabs.setTabText(0, t("page.report.tab.preview", self.lang))
-        self.tabs.setTabText(1, t("page.report.tab.history", self.lang))
+        self.private.setText(t("report.page.private", self.lang))
+        self.private.setToolTip(t("report.page.private.tip", self.lang))
+        self.remove_remote.setText(t("report.page.remote.remove", self.lang))
+        self.tabs.setTabText(0, t("report.page.tab.preview", self.lang))
+        self.tabs.setTabText(1, t("report.page.tab.history", self.lang))
         if self.report is not None:
             self.refresh()
         if self._history:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # the models load with detection, on its worker thread
 
 def source_text(source: str, lang: str) -> str:
     """Where an interpreter was found, in the page's language (the detector's word as tooltip)."""
-    key = f"h.system.source.{source}"
+    key = f"system.page.source.{source}"
     from wizard.core.base.i18n import has
 
     return t(key, lang) if has(key) else source
@@ -181,7 +181,7 @@ class SystemPage(BasePage):
     # slots ----------------------------------------------------------------------------
     def _on_started(self) -> None:
         self.busy.show()
-        self.status.setText(t("page.system.detecting", self.lang))
+        self.status.setText(t("system.page.detecting", self.lang))
         self.completeChanged.emit()
 
     def _on_finished(self, _detection: Detection) -> None:
@@ -191,7 +191,7 @@ class SystemPage(BasePage):
 
     def _on_failed(self, text: str) -> None:
         self.busy.hide()
-        self.status.setText(t("page.system.failed", self.lang, error=text.splitlines()[0]))
+        self.status.setText(t("system.page.failed", self.lang, error=text.splitlines()[0]))
         self.status.setToolTip(text)
         self.completeChanged.emit()
 
@@ -203,7 +203,7 @@ class SystemPage(BasePage):
         if self._diff is None:
             return
         lines = self._diff.lines(self.lang)
-        self.changes.setText("⟳  " + t("changes.notice", self.lang, time=self._diff.old.time[:16].replace("T",
+        self.changes.setText("⟳  " + t("history.changes.notice", self.lang, time=self._diff.old.time[:16].replace("T",
                                                                                                           " ")) + "\n"
                              + "\n".join("• " + line for line in lines[1:]))
         self.changes.show()
@@ -214,23 +214,23 @@ class SystemPage(BasePage):
         d = self.model.session.detection
         assert d is not None  # filled when detection has finished
         s = d.system
-        self.status.setText(t("page.system.done", self.lang, seconds=f"{d.duration_s or 0:.1f}"))
+        self.status.setText(t("system.page.done", self.lang, seconds=f"{d.duration_s or 0:.1f}"))
         os_text = s.os_pretty or s.os
         if s.is_wsl:
             os_text += f"  (WSL{s.wsl_version or ''})"
-        self.form.set_row("page.system.os", os_text)
-        self.form.set_row("page.system.build", s.os_build or t("common.na", self.lang))
-        self.form.set_row("page.system.arch", s.arch or t("common.na", self.lang))
-        self.form.set_row("page.system.cpu", s.cpu_model or t("common.na", self.lang))
-        cores = t("page.system.cores_value", self.lang, physical=s.cpu_physical_cores or "?",
+        self.form.set_row("system.page.os", os_text)
+        self.form.set_row("system.page.build", s.os_build or t("common.na", self.lang))
+        self.form.set_row("system.page.arch", s.arch or t("common.na", self.lang))
+        self.form.set_row("system.page.cpu", s.cpu_model or t("common.na", self.lang))
+        cores = t("system.page.cores_value", self.lang, physical=s.cpu_physical_cores or "?",
                   logical=s.cpu_logical_cores or "?")
-        self.form.set_row("page.system.cores", cores)
-        self.form.set_row("page.system.ram",
+        self.form.set_row("system.page.cores", cores)
+        self.form.set_row("system.page.ram",
                           f"{_gib(s.ram_total_bytes, self.lang)}  ({t('doctor.available', self.lang)} "
                                              f"{_gib(s.ram_available_bytes, self.lang)})")
-        self.form.set_row("page.system.disk", f"{_gib(s.disk_free_bytes, self.lang)}  —  {s.disk_path or ''}")
-        self.form.set_row("page.system.locale", s.locale or t("common.na", self.lang))
-        self.form.set_row("page.system.admin", t("common.yes", self.lang) if s.is_admin else t("common.no", self.lang))
+        self.form.set_row("system.page.disk", f"{_gib(s.disk_free_bytes, self.lang)}  —  {s.disk_path or ''}")
+        self.form.set_row("system.page.locale", s.locale or t("common.na", self.lang))
+        self.form.set_row("system.page.admin", t("common.yes", self.lang) if s.is_admin else t("common.no", self.lang))
         self._fill_pythons(d)
         if d.conda:
             parts = [f"{c.exe} ({c.version or '?'}): " + ", ".join(e.name for e in c.envs) for c in d.conda]
@@ -249,18 +249,18 @@ class SystemPage(BasePage):
         for p in working:
             notes = []
             if p.is_venv:
-                notes.append(t("h.system.venv", lang))
+                notes.append(t("system.page.venv", lang))
             if p.externally_managed:
-                notes.append(t("page.system.externally_managed", lang))
+                notes.append(t("system.page.externally_managed", lang))
             item = QTreeWidgetItem([p.version or "?", p.arch or "", source_text(p.source, lang), p.path,
                                     ", ".join(notes)])
             item.setToolTip(2, p.source)
             item.setToolTip(3, p.path)
             self.python_tree.addTopLevelItem(item)
         self.python_tree.setVisible(bool(working))
-        lines = [] if working else [t("page.system.no_python", lang)]
+        lines = [] if working else [t("system.page.no_python", lang)]
         if broken:
-            lines.append(t("h.system.broken", lang, count=len(broken)))
+            lines.append(t("system.page.broken", lang, count=len(broken)))
         self.broken_label.setText("\n".join(lines))
         self.broken_label.setVisible(bool(lines))
         self.broken_button.setVisible(bool(broken))
@@ -269,7 +269,7 @@ class SystemPage(BasePage):
 
     def _show_broken(self, shown: bool) -> None:
         self.broken_details.setVisible(shown and self.broken_button.isVisible())
-        self.broken_button.setText(t("h.system.hide_details" if shown else "h.system.show_details", self.lang))
+        self.broken_button.setText(t("system.page.hide_details" if shown else "system.page.show_details", self.lang))
 
     def initializePage(self) -> None:  # noqa: N802 - Qt's name
         """Shown: the boxes stay for :meth:`SetupWizard.after_first_paint` (see :meth:`_build`)."""
@@ -289,18 +289,18 @@ class SystemPage(BasePage):
 
     def retranslate(self) -> None:
         super().retranslate()
-        self.welcome.setText(t("page.system.welcome", self.lang))
-        self.rerun.setText(t("changes.rerun", self.lang))
+        self.welcome.setText(t("system.page.welcome", self.lang))
+        self.rerun.setText(t("history.changes.rerun", self.lang))
         self._show_changes()
         session = self.model.session
         if self.model.detecting or (session.detection is None and session.detection_error is None):
-            self.status.setText(t("page.system.detecting", self.lang))  # the busy bar runs from the start
+            self.status.setText(t("system.page.detecting", self.lang))  # the busy bar runs from the start
         if not self.built:
             return
-        self.system_box.setTitle(t("page.system.box", self.lang))
-        self.python_box.setTitle(t("page.system.python_box", self.lang))
-        self.python_tree.setHeaderLabels([t("page.system.col.version", self.lang), t("page.system.col.arch", self.lang),
-                                          t("page.system.col.source", self.lang), t("page.system.col.path", self.lang),
-                                          t("page.system.col.notes", self.lang)])
+        self.system_box.setTitle(t("system.page.box", self.lang))
+        self.python_box.setTitle(t("system.page.python_box", self.lang))
+        self.python_tree.setHeaderLabels([t("system.page.col.version", self.lang), t("system.page.col.arch", self.lang),
+                                          t("system.page.col.source", self.lang), t("system.page.col.path", self.lang),
+                                          t("system.page.col.notes", self.lang)])
         self.form.retranslate()
         self.fill()

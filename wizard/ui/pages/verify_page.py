@@ -52,7 +52,7 @@ def plain_title(check, lang: str) -> tuple[str, str | None]:
     technical = check.title(lang)
     if check.id not in PLAIN_TITLES:
         return technical, None
-    plain = t(f"h.verify.check.{check.id}", lang)
+    plain = t(f"verify.page.check.{check.id}", lang)
     if check.device is not None:
         plain = f"{plain} (GPU {check.device})"
     return plain, technical
@@ -64,7 +64,7 @@ def plain_detail(check, lang: str) -> tuple[str, str | None]:
     from wizard.core.base.i18n import has
 
     technical = check.detail_text(lang)
-    key = f"h.verify.detail.{check.detail}"
+    key = f"verify.page.detail.{check.detail}"
     if not check.detail or not has(key):
         return technical, None
     return t(key, lang, **{k: ("" if v is None else v) for k, v in check.params.items()}), technical
@@ -74,11 +74,11 @@ def summary_text(counts: dict[str, int], lang: str) -> str:
     """"5 passed, 1 warning, 2 not applicable": only the counts there are, in proper plurals."""
     parts = [_count("pass", counts.get("pass", 0), lang)]
     parts += [_count(kind, counts[kind], lang) for kind in ("warn", "fail", "skip") if counts.get(kind)]
-    return t("h.verify.summary", lang, counts=t("h.verify.join", lang).join(parts))
+    return t("verify.page.summary", lang, counts=t("verify.page.join", lang).join(parts))
 
 
 def _count(kind: str, n: int, lang: str) -> str:
-    return t(f"h.verify.count.{kind}.{'one' if n == 1 else 'other'}", lang, n=n)
+    return t(f"verify.page.count.{kind}.{'one' if n == 1 else 'other'}", lang, n=n)
 
 
 class VerifyPage(BasePage):
@@ -223,7 +223,7 @@ class VerifyPage(BasePage):
         mark, colour = MARKS.get(self.report.status, ("•", "#333"))
         text = summary_text(counts, self.lang)
         if self._cancelled:
-            text = t("h.verify.cancelled", self.lang, summary=text)
+            text = t("verify.page.cancelled_so_far", self.lang, summary=text)
         self.status.setText(f'<span style="color:{colour}; font-size:14px; font-weight:600">{mark} {text}</span>')
 
     # diagnosis --------------------------------------------------------------------------------
@@ -246,19 +246,19 @@ class VerifyPage(BasePage):
     def _title_diagnosis(self) -> None:
         """"What is wrong and how to fix it" only when something is; notes alone are notes."""
         problems = any(getattr(f, "severity", "") in ("error", "warning") for f in self._found)
-        key = "verify.page.diagnosis" if problems or not self._found else "h.verify.notes_box"
+        key = "verify.page.diagnosis" if problems or not self._found else "verify.page.notes_box"
         self.diagnosis_box.setTitle(t(key, self.lang))
 
     def run_action(self, finding) -> None:
         """Ask first; then do only what is safe from here."""
         action = finding.action
-        answer = QMessageBox.question(self, t("app.title", self.lang), action.confirm(self.lang))
+        answer = QMessageBox.question(self, t("common.app_title", self.lang), action.confirm(self.lang))
         if answer != QMessageBox.StandardButton.Yes:
             return
         if action.kind == "open_url" and action.param("url"):
             QDesktopServices.openUrl(QUrl(action.param("url")))
         elif action.kind == "restart":
-            QMessageBox.information(self, t("app.title", self.lang), t("verify.page.restart_now", self.lang))
+            QMessageBox.information(self, t("common.app_title", self.lang), t("verify.page.restart_now", self.lang))
         elif action.kind in ("reinstall_cuda_build", "switch_variant"):
             # back to the recommendation, with the build the diagnosis asks for as the wish
             app_verify.request_build(self.model.session, dict(action.params))
@@ -279,7 +279,7 @@ class VerifyPage(BasePage):
             item.setToolTip(1, title if code is None else f"{title}\n{code}")  # the code, as a second line
             item.setToolTip(2, detail if technical is None else f"{detail}\n{technical}")
             # a passing check may still carry a note (a CPU build where there is no NVIDIA GPU)
-            cause_key, fix_key = (("h.verify.note", "h.verify.tip") if check.status in ("pass", "skip")
+            cause_key, fix_key = (("verify.page.note", "verify.page.tip") if check.status in ("pass", "skip")
                                   else ("verify.page.cause", "verify.page.fix"))
             for label, text in ((t(cause_key, self.lang), check.cause_text(lang)),
                                 (t(fix_key, self.lang), check.fix_text(lang))):
@@ -300,7 +300,7 @@ class VerifyPage(BasePage):
         super().retranslate()
         self.picker.retranslate()
         self.run_button.setText(t("verify.page.run", self.lang))
-        self.cancel_button.setText(t("wizard.cancel", self.lang))
+        self.cancel_button.setText(t("window.button.cancel", self.lang))
         self.copy_button.setText(t("verify.page.copy", self.lang))
         self.tree.setHeaderLabels(["", t("verify.page.col.check", self.lang), t("verify.page.col.result", self.lang)])
         self._title_diagnosis()

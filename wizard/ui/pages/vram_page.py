@@ -235,7 +235,7 @@ class VramPage(BasePage):
         for key, gb in PRESETS:  # the size in GiB, the page's one unit, not the "16 GB" of a product name
             size = self.app.format_gib(gb * GIB, 1)
             label = (t("vram.page.colab_t4", self.lang, size=size) if key == "colab_t4" else
-                     t("vram.page.what_if", self.lang, name=t(f"h.vram.preset.{key}", self.lang), size=size))
+                     t("vram.page.what_if", self.lang, name=t(f"vram.page.gpu_preset.{key}", self.lang), size=size))
             combo.addItem(label, ("preset", int(gb * GIB), 0, key))
         combo.addItem(t("vram.page.custom_gb", self.lang), ("custom", None, 0))
         index = combo.findData(current) if current is not None else -1
@@ -285,7 +285,7 @@ class VramPage(BasePage):
         if data[0] == "gpu":
             name = data[3]
         elif data[0] == "preset":
-            name = f"{t(f'h.vram.preset.{data[3]}', self.lang)} ({self.app.format_gib(total, 1)})"
+            name = f"{t(f'vram.page.gpu_preset.{data[3]}', self.lang)} ({self.app.format_gib(total, 1)})"
         return self.app.GpuMemory(name, total, used, what_if=data[0] != "gpu")
 
     def _ram_total(self) -> int | None:
@@ -448,8 +448,8 @@ class VramPage(BasePage):
         self.gpu_label.setText(t("vram.page.gpu", self.lang) + ":")
         self.model_label.setText(t("vram.page.model", self.lang) + ":")
         self.setting_label.setText(t("vram.page.setting", self.lang) + ":")
-        self.batch_label.setText(t("h.vram.batch_label", self.lang) + ":")
-        self.context_label.setText(t("h.vram.context_label", self.lang))
+        self.batch_label.setText(t("vram.page.batch_label", self.lang) + ":")
+        self.context_label.setText(t("vram.page.context_label", self.lang))
         self.context_spin.setSpecialValueText(t("vram.page.default_context", self.lang))
         self.model_combo.setItemText(self.model_combo.findData(CUSTOM), t("vram.page.custom_model", self.lang))
         if self.measurement is not None and self.model_combo.findData(MEASURED) >= 0:

@@ -72,8 +72,8 @@ def open_folder(parent: QWidget | None, folder: str | Path, lang: str,
     if opener(QUrl.fromLocalFile(str(folder))):
         return True
     set_qt_language(lang)
-    box = QMessageBox(QMessageBox.Icon.Information, t("files.open_folder.failed_title", lang),
-                      t("files.open_folder.failed", lang, path=folder), QMessageBox.StandardButton.Ok, parent)
+    box = QMessageBox(QMessageBox.Icon.Information, t("window.files.open_folder.failed_title", lang),
+                      t("window.files.open_folder.failed", lang, path=folder), QMessageBox.StandardButton.Ok, parent)
     box.setObjectName("openFolderFailed")
     box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

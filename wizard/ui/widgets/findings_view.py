@@ -60,7 +60,7 @@ class FindingCard(QFrame):
 
     def retranslate(self) -> None:
         f = self.finding
-        severity = t("severity." + f.severity, self.lang)
+        severity = t("diagnosis.severity." + f.severity, self.lang)
         self.title.setText(f"{MARKS.get(f.severity, '•')}  {severity}: {f.title(self.lang)}")
         self.cause.setText(f.cause(self.lang))
         self.fix.setText("→ " + f.fix(self.lang))

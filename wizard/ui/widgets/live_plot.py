@@ -21,9 +21,9 @@ PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8
 class LiveGpuPlot(QWidget):
     """Three stacked plots sharing the time axis; one curve per GPU."""
 
-    SERIES = (("utilization", "plot.utilization", "%", (0, 100)),
-              ("memory", "plot.memory", "%", (0, 100)),
-              ("temperature", "plot.temperature", "°C", (20, 100)))  # fixed ranges: no autorange pass per sample
+    SERIES = (("utilization", "gpu.plot.utilization", "%", (0, 100)),
+              ("memory", "gpu.plot.memory", "%", (0, 100)),
+              ("temperature", "gpu.plot.temperature", "°C", (20, 100)))  # fixed ranges: no autorange pass per sample
 
     def __init__(self, parent: QWidget | None = None, lang_of: LangOf = english) -> None:
         super().__init__(parent)
@@ -62,7 +62,7 @@ class LiveGpuPlot(QWidget):
     def retranslate(self) -> None:
         for name, key, unit, _ in self.SERIES:
             self.plots[name].setTitle(f"{t(key, self.lang)} ({unit})", size="9pt")
-        self.plots["temperature"].setLabel("bottom", t("plot.seconds", self.lang))
+        self.plots["temperature"].setLabel("bottom", t("gpu.plot.seconds", self.lang))
 
     def add_samples(self, samples: list) -> None:
         """Append one round of NVML samples (objects with index, t, utilization_gpu, …)."""

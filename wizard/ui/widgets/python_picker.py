@@ -47,11 +47,11 @@ class PythonPicker(QWidget):
         install = self.session.install
         env_python = install.env_python if install is not None else None
         if env_python:
-            found.append((t("picker.installed", self.lang, path=env_python), env_python))
+            found.append((t("window.python_picker.installed", self.lang, path=env_python), env_python))
         choice = self.session.recommendation
         interpreter = getattr(choice, "interpreter", None)
         if interpreter is not None:
-            found.append((t("picker.recommended", self.lang, version=interpreter.version or "?", path=interpreter.path),
+            found.append((t("window.python_picker.recommended", self.lang, version=interpreter.version or "?", path=interpreter.path),
                           interpreter.path))
         d = self.session.detection
         for p in (d.pythons if d else []):
@@ -92,11 +92,11 @@ class PythonPicker(QWidget):
     def _browse(self) -> None:
         from wizard.ui.widgets.file_dialogs import open_file_name  # Documents first, in the window's language
 
-        path = open_file_name(self, t("picker.browse_title", self.lang), self.lang)
+        path = open_file_name(self, t("window.python_picker.browse_title", self.lang), self.lang)
         if path:
             app_verify.use_python(self.session, path)
             self.refresh()
 
     def retranslate(self) -> None:
-        self.label.setText(t("picker.label", self.lang) + ":")
-        self.browse.setText(t("picker.browse", self.lang))
+        self.label.setText(t("window.python_picker.label", self.lang) + ":")
+        self.browse.setText(t("window.python_picker.browse", self.lang))

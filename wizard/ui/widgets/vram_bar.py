@@ -160,6 +160,6 @@ class VramBar(QWidget):
         canvas = self.canvas
         canvas.segments = [(key, start, width) for key, (start, width) in self.bars.items()]
         canvas.usable, canvas.fits = usable, est.fits
-        canvas.label = "" if usable is None else t("h.vram.usable_line", lang, value=f"{usable:.1f} GiB")
+        canvas.label = "" if usable is None else t("vram.page.usable_line", lang, value=f"{usable:.1f} GiB")
         canvas.x_max = max(max(left, usable or 0.0) * 1.08, 0.5)
         canvas.update()

@@ -16,13 +16,13 @@ class EnvironmentDisplay:
     def _what_text(self, plain: bool = False) -> str:
         c = self.candidate()
         if c is None:
-            return t("envpage.what.none", self.lang)
+            return t("environment.what.none", self.lang)
         options = self.options()
         reqs = " ".join(options.requirements) if options else ""
         index = app_install.sources_text(options) if options else "PyPI"  # a course's extras: PyPI too
         if plain:
-            return t("envpage.what.plain", self.lang, reqs=reqs, index=index)
-        return t("envpage.what", self.lang, reqs=f"<b>{_esc(reqs)}</b>", index=_esc(index))
+            return t("environment.what.plain", self.lang, reqs=reqs, index=index)
+        return t("environment.what", self.lang, reqs=f"<b>{_esc(reqs)}</b>", index=_esc(index))
 
     def _show_what(self) -> None:
         remembered = self.remembered_note()

@@ -41,16 +41,16 @@ def describe(kind: FailureKind, message: str, detail: str, lang: str, *, host: s
     kind = FailureKind.of(kind)
     raw = (detail or "").strip()
     if kind == CONNECTION:
-        headline = t("g.fail.connection", lang, host=host or index or "?")
+        headline = t("install.failure.connection", lang, host=host or index or "?")
     elif kind == NO_BUILD:
-        headline = t("g.fail.no_build", lang, reqs=reqs or "PyTorch", index=index or "PyPI")
+        headline = t("install.failure.no_build", lang, reqs=reqs or "PyTorch", index=index or "PyPI")
     elif kind == DISK:
-        headline = t("g.fail.disk", lang)
+        headline = t("install.failure.disk", lang)
     else:
-        headline = message.strip() or t("g.fail.other", lang)
+        headline = message.strip() or t("install.failure.other", lang)
         if raw and raw in headline:
             raw = ""
-    advice = t(f"g.fail.advice.{kind.value}.{where}", lang) if kind in WORDED_HERE else ""
+    advice = t(f"install.failure.advice.{kind.value}.{where}", lang) if kind in WORDED_HERE else ""
     return FailureText(kind, headline, advice, raw)
 
 

@@ -47,9 +47,9 @@ class InstallOutcome:
         lang = self.lang
         waits, text = self._stop_outlook()
         if closing:
-            text += "\n\n" + t("g.stop.close_suffix", lang)
-        yes = t("g.stop.yes_close" if closing else "g.stop.yes", lang)
-        if not self._ask(t("g.stop.title", lang), text, yes, t("g.stop.no", lang)):
+            text += "\n\n" + t("install.stop.close_suffix", lang)
+        yes = t("install.stop.yes_close" if closing else "install.stop.yes", lang)
+        if not self._ask(t("install.stop.title", lang), text, yes, t("install.stop.no", lang)):
             return False
         self.stopped_in_install_step = waits
         self.cancel()
@@ -65,10 +65,10 @@ class InstallOutcome:
                 return bool(answer.waits), answer.text(self.lang)
         step = self.runner.current.id if self.runner is not None and self.runner.current is not None else None
         if step == STEP_DOWNLOAD:
-            return False, t("g.stop.download", self.lang)
+            return False, t("install.stop.download", self.lang)
         if step == "install":
-            return True, t("g.stop.install_step", self.lang)
-        return False, t("g.stop.other_step", self.lang)
+            return True, t("install.stop.install_step", self.lang)
+        return False, t("install.stop.other_step", self.lang)
 
     def force_stop(self) -> bool:
         """Stop now although the installer is writing the environment (after a second, explicit
@@ -77,8 +77,8 @@ class InstallOutcome:
         if self.state != STATE_STOPPING or job is None or not hasattr(job, "force_stop"):
             return False
         lang = self.lang
-        if not self._ask(t("g.force.title", lang), t("g.force.text", lang), t("g.force.yes", lang),
-                         t("g.force.no", lang)):
+        if not self._ask(t("install.force.title", lang), t("install.force.text", lang), t("install.force.yes", lang),
+                         t("install.force.no", lang)):
             return False
         job.force_stop()
         self.stopped_in_install_step = False
@@ -92,7 +92,7 @@ class InstallOutcome:
         if not self.busy:
             self._run_after_stop()
             return
-        key = "g.stop.waiting_install" if self.stopped_in_install_step else "g.stop.waiting"
+        key = "install.stop.waiting_install" if self.stopped_in_install_step else "install.stop.waiting"
         self.step_label.setText(t(key, self.lang))
 
     def _run_after_stop(self) -> None:
@@ -110,15 +110,15 @@ class InstallOutcome:
         self.state = STATE_FAILED
         err = job.failure
         if err is None:
-            self._finish_text(f'<b style="color:{RED}">✖ {_esc(t("installpage.failed_unknown", lang))}</b>')
+            self._finish_text(f'<b style="color:{RED}">✖ {_esc(t("install.page.failed_unknown", lang))}</b>')
             return
         step = t(f"install.step.{err.step_id}", lang)
-        self.step_label.setText(t("installpage.failed_step", lang, step=step))
+        self.step_label.setText(t("install.page.failed_step", lang, step=step))
         options = job.options
         said = describe(err.failure_kind, err.message.text(lang), err.detail, lang, host=err.host,
                         reqs=" ".join(options.requirements), index=app_install.sources_text(options),
                         where="installpage")
-        parts = [f'<b style="color:{RED}">✖ {_esc(t("installpage.failed", lang, step=step))}</b>',
+        parts = [f'<b style="color:{RED}">✖ {_esc(t("install.page.failed", lang, step=step))}</b>',
                  _esc(said.headline)]
         if said.advice:
             parts.append(_esc(said.advice))
@@ -147,20 +147,20 @@ class InstallOutcome:
     def _kept_text(self) -> str:
         kept = self.kept_bytes()
         if kept <= 0:
-            return t("g.kept.none", self.lang) if self.last_download is not None or self._reached_download() else ""
-        return t("g.kept.some", self.lang, size=format_bytes(kept))
+            return t("install.kept.none", self.lang) if self.last_download is not None or self._reached_download() else ""
+        return t("install.kept.some", self.lang, size=format_bytes(kept))
 
     def _reached_download(self) -> bool:
         return self.job is not None and STEP_DOWNLOAD in (self.job.summary().get("steps_run") or [])
 
     def _cancelled_text(self, job: Any) -> str:
-        parts = [f'<b style="color:{ORANGE}">■ {_esc(t("g.cancelled", self.lang))}</b>']
+        parts = [f'<b style="color:{ORANGE}">■ {_esc(t("install.stopped", self.lang))}</b>']
         killed = bool(getattr(self.job, "killed_mid_write", False))
         installed = self.job is not None and self.job.done("install") and not killed
         if killed:
-            parts.append(_esc(t("g.cancelled.killed", self.lang)))
+            parts.append(_esc(t("install.stopped.killed", self.lang)))
         elif installed:
-            parts.append(_esc(t("g.cancelled.install_step", self.lang)))
+            parts.append(_esc(t("install.stopped.install_step", self.lang)))
         kept = "" if installed else self._kept_text()  # the downloads are used up: nothing to continue from
         if kept:
             parts.append(_esc(kept))

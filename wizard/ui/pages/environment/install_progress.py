@@ -119,7 +119,7 @@ class InstallProgress(QWidget):
         detail = p.step.text(lang) if p.step is not None else ""
         if p.step is not None and p.step.download is not None:
             detail = ""  # the figures are in the row below the bar
-        self.step_label.setText(t("installpage.step", lang, index=p.step_index + 1, count=p.step_count,
+        self.step_label.setText(t("install.page.step", lang, index=p.step_index + 1, count=p.step_count,
                                   title=title + (f" — {detail}" if detail else "")))
         if p.step is not None and p.step.download is not None:
             self.last_download = p.step.download
@@ -133,7 +133,7 @@ class InstallProgress(QWidget):
         if row is not None:
             return row
         item = QTreeWidgetItem([filename, format_bytes(size) if size is not None else "?", "",
-                                t("installpage.file.waiting", self.lang)])
+                                t("install.page.file.waiting", self.lang)])
         item.setToolTip(0, filename)
         item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.files.addTopLevelItem(item)
@@ -172,36 +172,36 @@ class InstallProgress(QWidget):
             state = f.state if f.state in FILE_STATES else "waiting"
             if over and state in ("waiting", "downloading", "verifying"):
                 state = "cancelled"  # the run is over: not "downloading" any more ("stopped, kept for Resume")
-            text = t(f"installpage.file.{state}", self.lang)
+            text = t(f"install.page.file.{state}", self.lang)
             if f.resumed_from and state in ("downloading", "verifying", "done"):
-                text += " " + t("installpage.file.resumed", self.lang, size=format_bytes(f.resumed_from))
+                text += " " + t("install.page.file.resumed", self.lang, size=format_bytes(f.resumed_from))
             item.setText(3, text)
 
     def show_stats(self, running: bool, elapsed: float | None) -> None:
         """Downloaded of total, speed and time left (while the download runs), elapsed."""
         lang, dl = self.lang, self.last_download
         if dl is not None:
-            self.stat_labels["downloaded"].setText(t("installpage.stat.downloaded", lang,
+            self.stat_labels["downloaded"].setText(t("install.page.stat.downloaded", lang,
                                                      done=format_bytes(dl.done_bytes),
                                                      total=format_bytes(dl.total_bytes)))
             downloading = running and self.last_progress is not None and self.last_progress.step_id == STEP_DOWNLOAD
             speed = format_bytes(dl.speed_bps) + "/s" if downloading and dl.speed_bps > 0 else "—"
-            self.stat_labels["speed"].setText(t("installpage.stat.speed", lang, speed=speed))
-            self.stat_labels["eta"].setText(t("installpage.stat.eta", lang, eta=clock(dl.eta_s) if downloading
+            self.stat_labels["speed"].setText(t("install.page.stat.speed", lang, speed=speed))
+            self.stat_labels["eta"].setText(t("install.page.stat.eta", lang, eta=clock(dl.eta_s) if downloading
                                               else "—"))
         else:
-            self.stat_labels["downloaded"].setText(t("installpage.stat.downloaded", lang, done="—", total="—"))
-            self.stat_labels["speed"].setText(t("installpage.stat.speed", lang, speed="—"))
-            self.stat_labels["eta"].setText(t("installpage.stat.eta", lang, eta="—"))
+            self.stat_labels["downloaded"].setText(t("install.page.stat.downloaded", lang, done="—", total="—"))
+            self.stat_labels["speed"].setText(t("install.page.stat.speed", lang, speed="—"))
+            self.stat_labels["eta"].setText(t("install.page.stat.eta", lang, eta="—"))
         self.show_elapsed(elapsed)
 
     def show_elapsed(self, seconds: float | None) -> None:
-        self.stat_labels["elapsed"].setText(t("installpage.stat.elapsed", self.lang, elapsed=clock(seconds)))
+        self.stat_labels["elapsed"].setText(t("install.page.stat.elapsed", self.lang, elapsed=clock(seconds)))
 
     def retranslate(self) -> None:
         lang = self.lang
-        self.files.setHeaderLabels([t("installpage.col.file", lang), t("installpage.col.size", lang),
-                                    t("installpage.col.progress", lang), t("installpage.col.state", lang)])
+        self.files.setHeaderLabels([t("install.page.col.file", lang), t("install.page.col.size", lang),
+                                    t("install.page.col.progress", lang), t("install.page.col.state", lang)])
 
 
 __all__ = ["BAR_STEPS", "FILE_ROWS", "InstallProgress", "clock"]

@@ -136,7 +136,7 @@ class PlanPreview(QGroupBox):
             self.plan_tree.hide()
             return
         if self.plan_running:
-            self.plan_status.setText(_esc(t("envpage.plan.resolving", lang, index=sources)))
+            self.plan_status.setText(_esc(t("environment.plan.resolving", lang, index=sources)))
             self.plan_tree.hide()
             return
         if err is not None:
@@ -151,10 +151,10 @@ class PlanPreview(QGroupBox):
             self.plan_tree.hide()
             return
         if plan is None:
-            self.plan_status.setText(_esc(t("envpage.plan.later", lang)))
+            self.plan_status.setText(_esc(t("environment.plan.later", lang)))
             self.plan_tree.hide()
             return
-        self.plan_status.setText(_esc(t("envpage.plan.exact", lang, python=plan.python_version or "?")))
+        self.plan_status.setText(_esc(t("environment.plan.exact", lang, python=plan.python_version or "?")))
         self.plan_tree.show()
         for f in plan.files:
             if f.satisfied:
@@ -165,7 +165,7 @@ class PlanPreview(QGroupBox):
             item.setToolTip(0, f.host or f.url)  # where it comes from (a course's extras: PyPI)
             item.setTextAlignment(2, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             if f.installed_version and not f.satisfied:
-                item.setToolTip(1, t("envpage.plan.replaces", lang, version=f.installed_version))
+                item.setToolTip(1, t("environment.plan.replaces", lang, version=f.installed_version))
                 item.setText(1, f"{f.version}  (← {f.installed_version})")
             if f.satisfied:
                 item.setForeground(2, self.palette().brush(self.palette().ColorGroup.Disabled,
@@ -189,10 +189,10 @@ class PlanPreview(QGroupBox):
             return
         text = _esc(t("install.plan.total", lang, count=len(plan.to_install), size=format_bytes(plan.total_bytes)))
         if plan.unknown_sizes:
-            text += " " + _esc(t("envpage.plan.unknown_sizes", lang, count=plan.unknown_sizes))
+            text += " " + _esc(t("environment.plan.unknown_sizes", lang, count=plan.unknown_sizes))
         cached = self.cached_bytes
         if cached:
-            text += "<br>" + _esc(t("envpage.plan.cached", lang, size=format_bytes(cached)))
+            text += "<br>" + _esc(t("environment.plan.cached", lang, size=format_bytes(cached)))
         self.plan_total.setText(f"<b>{text}</b>" if not cached else text)
 
     def show_details(self, details: str) -> None:
@@ -237,14 +237,14 @@ class PlanPreview(QGroupBox):
             return
         self.alt_label.show()
         if self.alternatives_running:
-            self.alt_label.setText(_esc(t("g.env.alt.looking", lang)))
+            self.alt_label.setText(_esc(t("environment.alt.looking", lang)))
             return
         if not self.alternatives:
-            self.alt_label.setText(_esc(t("g.env.alt.none", lang)) if self.alternatives is not None else "")
+            self.alt_label.setText(_esc(t("environment.alt.none", lang)) if self.alternatives is not None else "")
             return
-        self.alt_label.setText(_esc(t("g.env.alt.title", lang)))
+        self.alt_label.setText(_esc(t("environment.alt.title", lang)))
         for c in self.alternatives:
-            button = QPushButton(t("g.env.alt.use", lang, torch=c.torch, variant=c.variant))
+            button = QPushButton(t("environment.alt.use", lang, torch=c.torch, variant=c.variant))
             button.setObjectName(f"useBuild_{c.torch}_{c.variant}")
             button.clicked.connect(lambda _on=False, _c=c: self.build_chosen.emit(_c))
             self.alt_row.insertWidget(self.alt_row.count() - 1, button)
@@ -252,11 +252,11 @@ class PlanPreview(QGroupBox):
 
     def retranslate(self) -> None:
         lang = self.lang
-        self.setTitle(t("envpage.plan.title", lang))
-        self.plan_tree.setHeaderLabels([t("envpage.plan.col.package", lang), t("envpage.plan.col.version", lang),
-                                        t("envpage.plan.col.size", lang)])
-        self.details_button.setText(t("g.fail.details", lang))
-        self.details_button.setToolTip(t("g.fail.details_tip", lang))
+        self.setTitle(t("environment.plan.title", lang))
+        self.plan_tree.setHeaderLabels([t("environment.plan.col.package", lang), t("environment.plan.col.version", lang),
+                                        t("environment.plan.col.size", lang)])
+        self.details_button.setText(t("install.failure.details", lang))
+        self.details_button.setToolTip(t("install.failure.details_tip", lang))
 
 
 __all__ = ["PlanPreview"]

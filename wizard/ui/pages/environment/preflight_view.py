@@ -94,10 +94,10 @@ class PreflightView(QGroupBox):
             self.checks_label.setText("")
             return
         if outcome is None:
-            self.checks_label.setText(_esc(t("envpage.checks.running", lang)))
+            self.checks_label.setText(_esc(t("environment.checks.running", lang)))
             return
-        self.space_form.set_row("envpage.space.env", self._free_text(outcome.free_env, target.path))
-        self.space_form.set_row("envpage.space.cache", self._free_text(outcome.free_cache, cache_dir))
+        self.space_form.set_row("environment.space.env", self._free_text(outcome.free_env, target.path))
+        self.space_form.set_row("environment.space.cache", self._free_text(outcome.free_cache, cache_dir))
         lines = []
         for c in outcome.preflight.checks:
             if c.severity == SEVERITY_OK:
@@ -106,7 +106,7 @@ class PreflightView(QGroupBox):
                 continue  # said next to the name field
             if c.severity == SEVERITY_CONFIRM:
                 mark, colour = ("✓", GREEN) if c.confirmed else ("⚠", RED)
-                suffix = t("envpage.checks.confirmed" if c.confirmed else "envpage.checks.needs_confirm", lang)
+                suffix = t("environment.checks.confirmed" if c.confirmed else "environment.checks.needs_confirm", lang)
                 lines.append(f'<span style="color:{colour}">{mark}</span>&nbsp;{_esc(c.text(lang))} '
                              f'<i>{_esc(suffix)}</i>')
             elif c.severity == SEVERITY_ERROR:
@@ -114,9 +114,9 @@ class PreflightView(QGroupBox):
             else:
                 lines.append(f'<span style="color:{ORANGE}">⚠</span>&nbsp;{_esc(c.text(lang))}')
         if outcome.preflight.ok and plan_blocks:
-            lines.append(marked("✖", RED, t("g.env.not_ready", lang)))  # never "ready" under a red plan
+            lines.append(marked("✖", RED, t("environment.not_ready", lang)))  # never "ready" under a red plan
         elif outcome.preflight.ok and not plan_running:
-            ok = _esc(t("envpage.checks.ok", lang))
+            ok = _esc(t("environment.checks.ok", lang))
             lines.append(f'<span style="color:{GREEN}">✓</span>&nbsp;<b>{ok}</b>')
         self.checks_label.setText("<br>".join(lines))
         if outcome.preflight.needs_confirmation:
@@ -124,25 +124,25 @@ class PreflightView(QGroupBox):
 
     def _free_text(self, disk: tuple[int, int] | None, path: str) -> str:
         if disk is None:
-            return t("envpage.space.unknown", self.lang, path=path)
-        return t("envpage.space.value", self.lang, free=format_bytes(disk[0]), total=format_bytes(disk[1]),
+            return t("environment.space.unknown", self.lang, path=path)
+        return t("environment.space.value", self.lang, free=format_bytes(disk[0]), total=format_bytes(disk[1]),
                  path=path)
 
     def show_go_on(self, waiting: bool, stopped: bool = False) -> None:
         """After a click on Install during a re-plan: "checking, then on by itself" (or why not)."""
         if waiting:
-            self.go_on_label.setText(f'<b>{_esc(t("g.env.waiting", self.lang))}</b>')
+            self.go_on_label.setText(f'<b>{_esc(t("environment.waiting", self.lang))}</b>')
             self.go_on_label.show()
         elif stopped:
-            self.go_on_label.setText(marked("✖", RED, t("g.env.go_on_stopped", self.lang)))
+            self.go_on_label.setText(marked("✖", RED, t("environment.go_on_stopped", self.lang)))
             self.go_on_label.show()
         else:
             self.go_on_label.hide()
 
     def retranslate(self) -> None:
         lang = self.lang
-        self.setTitle(t("envpage.checks.title", lang))
-        self.confirm_button.setText(t("envpage.confirm.button", lang))
+        self.setTitle(t("environment.checks.title", lang))
+        self.confirm_button.setText(t("environment.confirm.button", lang))
         self.space_form.retranslate()
 
 

@@ -60,15 +60,15 @@ class EnvironmentReuse:
         if offer is None or target is None or target.python_exe != offer.python_exe:
             return ""
         kind = "verified" if offer.verified else "installed"
-        head = t(f"g.reuse.offer.{kind}", self.lang, path=offer.env_path, torch=offer.torch or "?")
-        note = t(f"g.reuse.note.{kind}", self.lang, date=(offer.when or "?").replace("T", " ")[:16])
+        head = t(f"environment.reuse.offer.{kind}", self.lang, path=offer.env_path, torch=offer.torch or "?")
+        note = t(f"environment.reuse.note.{kind}", self.lang, date=(offer.when or "?").replace("T", " ")[:16])
         return f'<span style="color:{GREEN}">✓ {_esc(head)}</span><br>{_esc(note)}'
 
     def remembered_note(self) -> str:
         if self.remembered_settings and self.remembered_choice:
-            key = "g.reuse.remembered.both"
+            key = "environment.reuse.remembered.both"
         elif self.remembered_settings or self.remembered_choice:
-            key = "g.reuse.remembered.mirror" if self.remembered_settings else "g.reuse.remembered.build"
+            key = "environment.reuse.remembered.mirror" if self.remembered_settings else "environment.reuse.remembered.build"
         else:
             return ""
         c = self.candidate()

@@ -105,13 +105,13 @@ class SettingsPanel(QWidget):
 
     def retranslate(self) -> None:
         lang = self.lang
-        self.more_button.setText(t("envpage.advanced", lang))
-        self.mirror_label.setText(t("envpage.advanced.mirror", lang) + ":")
-        self.mirror_edit.setToolTip(t("envpage.advanced.mirror_tip", lang))
-        self.python_mirror_label.setText(t("envpage.advanced.python_mirror", lang) + ":")
-        self.proxy_label.setText(t("envpage.advanced.proxy", lang) + ":")
-        self.installer_label.setText(t("envpage.advanced.installer", lang) + ":")
-        self.installer_combo.setItemText(0, t("g.env.installer.auto", lang))  # the first item: "auto"
+        self.more_button.setText(t("environment.advanced", lang))
+        self.mirror_label.setText(t("environment.advanced.mirror", lang) + ":")
+        self.mirror_edit.setToolTip(t("environment.advanced.mirror_tip", lang))
+        self.python_mirror_label.setText(t("environment.advanced.python_mirror", lang) + ":")
+        self.proxy_label.setText(t("environment.advanced.proxy", lang) + ":")
+        self.installer_label.setText(t("environment.advanced.installer", lang) + ":")
+        self.installer_combo.setItemText(0, t("environment.installer.auto", lang))  # the first item: "auto"
 
 
 __all__ = ["SettingsPanel"]

@@ -54,9 +54,9 @@ from wizard.ui.pages.environment.common import esc as _esc
 from wizard.ui.pages.environment.failure import describe
 from wizard.ui.workers import submit
 
-_MODE_KEYS = {MODE_RESUME: "envpage.mode.resume", MODE_NEW_VENV: "envpage.mode.new_venv",
-              MODE_EXISTING: "envpage.mode.existing", MODE_NEW_CONDA: "envpage.mode.new_conda",
-              MODE_EXISTING_CONDA: "envpage.mode.existing_conda", MODE_SKIP: "envpage.mode.skip"}
+_MODE_KEYS = {MODE_RESUME: "environment.mode.resume", MODE_NEW_VENV: "environment.mode.new_venv",
+              MODE_EXISTING: "environment.mode.existing", MODE_NEW_CONDA: "environment.mode.new_conda",
+              MODE_EXISTING_CONDA: "environment.mode.existing_conda", MODE_SKIP: "environment.mode.skip"}
 
 
 class TargetChooser(QGroupBox):
@@ -251,12 +251,12 @@ class TargetChooser(QGroupBox):
             if not p.fits:
                 unfit.append(p)
                 continue
-            mark = "  " + t("envpage.python.recommended", lang) if p.recommended else ""
+            mark = "  " + t("environment.python.recommended", lang) if p.recommended else ""
             combo.addItem(f"Python {p.version} — {p.path}{mark}", ("python", p.path, p.version))
         version = app_install.python_version(session)
         self.uv = app_env.find_uv()
         if version:
-            combo.addItem(t("envpage.python.uv", lang, version=version), ("uv", version, version))
+            combo.addItem(t("environment.python.uv", lang, version=version), ("uv", version, version))
             if not self.uv:
                 item = combo.model().item(combo.count() - 1)
                 if item is not None:
@@ -294,9 +294,9 @@ class TargetChooser(QGroupBox):
         for target in app_env.existing_environments(d, self.session.host, self.reuse_offer):
             if app_env.is_bare_python(target):
                 version = app_env.python_version_of(target, d)
-                combo.addItem(t("envpage.existing.python", lang, version=version, path=target.path), target)
+                combo.addItem(t("environment.existing.python", lang, version=version, path=target.path), target)
             else:
-                combo.addItem(t("envpage.existing.venv", lang, path=target.path), target)
+                combo.addItem(t("environment.existing.venv", lang, path=target.path), target)
         if current_path:
             for i in range(combo.count()):
                 if combo.itemData(i).path == current_path:
@@ -318,14 +318,14 @@ class TargetChooser(QGroupBox):
         condas = self.condas()
         for conda in condas:
             for env in conda.envs:
-                base = t("envpage.conda.base_mark", lang) if env.is_base or env.name.lower() in ("base", "root") else ""
+                base = t("environment.conda.base_mark", lang) if env.is_base or env.name.lower() in ("base", "root") else ""
                 combo.addItem(f"{env.name} — {env.prefix}{base}", (env, conda))
         combo.blockSignals(False)
         self.mode_buttons[MODE_NEW_CONDA].setEnabled(bool(condas))
         self.mode_buttons[MODE_EXISTING_CONDA].setEnabled(combo.count() > 0)
         for mode in (MODE_NEW_CONDA, MODE_EXISTING_CONDA):
             button = self.mode_buttons[mode]
-            button.setToolTip("" if button.isEnabled() else t("envpage.conda.not_found", lang))
+            button.setToolTip("" if button.isEnabled() else t("environment.conda.not_found", lang))
         if self.mode_group.checkedButton() is None or not self.mode_group.checkedButton().isEnabled():
             self.mode_buttons[MODE_NEW_VENV].setChecked(True)
         self.show_panels()
@@ -337,10 +337,10 @@ class TargetChooser(QGroupBox):
         combo.clear()
         for state in self._store_of().unfinished():
             step = t(f"install.step.{state.failed_step}", lang) if state.failed_step else t(
-                "envpage.resume.not_started", lang)
-            status = t(f"envpage.resume.status.{state.status}", lang) if state.status in (
+                "environment.resume.not_started", lang)
+            status = t(f"environment.resume.status.{state.status}", lang) if state.status in (
                 "failed", "cancelled", "running") else state.status
-            combo.addItem(t("envpage.resume.item", lang, path=state.env_path, status=status, step=step), state)
+            combo.addItem(t("environment.resume.item", lang, path=state.env_path, status=status, step=step), state)
             if state.env_path == current:
                 combo.setCurrentIndex(combo.count() - 1)
         combo.blockSignals(False)
@@ -352,7 +352,7 @@ class TargetChooser(QGroupBox):
     # --- folders -----------------------------------------------------------------------------------
     def browse_new_venv(self) -> None:
         start = os.path.dirname(self.venv_path.text().strip()) or self.session.host.home()
-        folder = QFileDialog.getExistingDirectory(self, t("envpage.venv.browse_title", self.lang), start)
+        folder = QFileDialog.getExistingDirectory(self, t("environment.venv.browse_title", self.lang), start)
         if folder:
             self.set_new_venv_folder(folder)
 
@@ -366,7 +366,7 @@ class TargetChooser(QGroupBox):
         self.venv_path.setText(folder)
 
     def browse_existing(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, t("envpage.existing.browse_title", self.lang),
+        folder = QFileDialog.getExistingDirectory(self, t("environment.existing.browse_title", self.lang),
                                                   self.session.host.home())
         if folder:
             self.add_existing_folder(folder)
@@ -377,7 +377,7 @@ class TargetChooser(QGroupBox):
             self.existing_note.setText(marked("✖", RED, t("install.check.not_a_venv", self.lang, path=folder)))
             return False
         target = app_env.existing_venv_at(folder)
-        self.existing_combo.addItem(t("envpage.existing.venv", self.lang, path=target.path), target)
+        self.existing_combo.addItem(t("environment.existing.venv", self.lang, path=target.path), target)
         self.existing_combo.setCurrentIndex(self.existing_combo.count() - 1)
         self.set_mode(MODE_EXISTING)
         return True
@@ -397,7 +397,7 @@ class TargetChooser(QGroupBox):
         key = (data[1], mirror)
         if key in self._uv_text:
             return
-        self._uv_text[key] = t("envpage.uv.asking", self.lang)
+        self._uv_text[key] = t("environment.uv.asking", self.lang)
 
         def done(text: str) -> None:
             self._uv_text[key] = text
@@ -431,19 +431,19 @@ class TargetChooser(QGroupBox):
             parts = [problem] if problem else []
             data = self.python_combo.currentData()
             if resume_state is not None:
-                parts.append(f'<span style="color:{ORANGE}">↻ {_esc(t("envpage.venv.resumes", lang))}</span>')
+                parts.append(f'<span style="color:{ORANGE}">↻ {_esc(t("environment.venv.resumes", lang))}</span>')
             if data is not None and data[0] == "uv":
                 key = (data[1], python_mirror or None)
-                parts.append(_esc(self._uv_text.get(key, t("envpage.uv.asking", lang)) if self.uv
+                parts.append(_esc(self._uv_text.get(key, t("environment.uv.asking", lang)) if self.uv
                                   else t("install.uv.missing", lang)))
             elif data is not None:
                 have = ".".join(str(data[2] or "").split(".")[:2])
                 if version and have and have != version:
-                    parts.append(marked("⚠", ORANGE, t("envpage.python.other_version", lang, have=have, want=version)))
+                    parts.append(marked("⚠", ORANGE, t("environment.python.other_version", lang, have=have, want=version)))
             self.venv_note.setText("<br>".join(parts))
             self.venv_note.setVisible(bool(parts))
         elif mode == MODE_EXISTING:
-            self.existing_note.setText(problem or reuse_note or _esc(t("envpage.existing.note", lang)))
+            self.existing_note.setText(problem or reuse_note or _esc(t("environment.existing.note", lang)))
         elif mode == MODE_NEW_CONDA:
             condas = self.condas()
             names, _base = self.conda_facts()
@@ -452,22 +452,22 @@ class TargetChooser(QGroupBox):
             if issue is not None:
                 parts.append(marked("✖", RED, issue.text(lang)))
             if condas:
-                parts.append(_esc(t("envpage.conda.uses", lang, exe=condas[0].exe, version=version or "?")))
+                parts.append(_esc(t("environment.conda.uses", lang, exe=condas[0].exe, version=version or "?")))
             self.conda_note.setText("<br>".join(parts))
         elif mode == MODE_EXISTING_CONDA:
-            self.conda_env_note.setText(problem or _esc(t("envpage.conda.existing_note", lang)))
+            self.conda_env_note.setText(problem or _esc(t("environment.conda.existing_note", lang)))
         elif mode == MODE_SKIP:
-            self.skip_note.setText(_esc(t("envpage.skip.note", lang)))
+            self.skip_note.setText(_esc(t("environment.skip.note", lang)))
         elif mode == MODE_RESUME:
             state = resume_state
             if state is not None:
-                lines = [_esc(t("envpage.resume.note", lang))]
+                lines = [_esc(t("environment.resume.note", lang))]
                 why = self.resume_why(state)
                 if why:
                     lines.append(f'<span style="color:{GREY}">{_esc(why)}</span>')
                 pins = getattr(state, "pins", None) or state.requirements  # the exact versions when recorded
                 if pins:
-                    lines.append(_esc(t("g.resume.same", lang, reqs=", ".join(pins), index=state.index_url or "PyPI")))
+                    lines.append(_esc(t("environment.resume.same", lang, reqs=", ".join(pins), index=state.index_url or "PyPI")))
                 self.resume_note.setText("<br>".join(lines))
             self.remove_button.setEnabled(bool(state is not None and state.created_by_wizard))
 
@@ -479,24 +479,24 @@ class TargetChooser(QGroupBox):
         lang = self.lang
         step = t(f"install.step.{state.failed_step}", lang) if state.failed_step else "?"
         if state.status == "cancelled":
-            why = t("g.resume.why.cancelled", lang)
+            why = t("environment.resume.why.cancelled", lang)
         elif state.status == "running":
-            why = t("g.resume.why.interrupted", lang)
+            why = t("environment.resume.why.interrupted", lang)
         else:
             why = describe(app_install.failure_kind(state.error_kind), state.error or "", "", lang).headline
-        return t("g.resume.stopped_at", lang, step=step, why=why)
+        return t("environment.resume.stopped_at", lang, step=step, why=why)
 
     def retranslate(self) -> None:
         lang = self.lang
         for mode, key in _MODE_KEYS.items():
             self.mode_buttons[mode].setText(t(key, lang))
-        self.setTitle(t("envpage.target.title", lang))
-        self.venv_path_label.setText(t("envpage.venv.folder", lang) + ":")
-        self.python_label.setText(t("envpage.venv.python", lang) + ":")
-        self.browse_button.setText(t("envpage.browse", lang))
-        self.existing_browse.setText(t("envpage.browse", lang))
-        self.remove_button.setText(t("envpage.resume.remove", lang))
-        self.conda_name_label.setText(t("envpage.conda.name", lang) + ":")
+        self.setTitle(t("environment.target.title", lang))
+        self.venv_path_label.setText(t("environment.venv.folder", lang) + ":")
+        self.python_label.setText(t("environment.venv.python", lang) + ":")
+        self.browse_button.setText(t("environment.browse", lang))
+        self.existing_browse.setText(t("environment.browse", lang))
+        self.remove_button.setText(t("environment.resume.remove", lang))
+        self.conda_name_label.setText(t("environment.conda.name", lang) + ":")
         self.fill_lists()
 
 
