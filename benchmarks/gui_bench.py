@@ -114,7 +114,7 @@ def wait_until(predicate: Callable[[], Any], timeout_s: float = 300.0) -> None:
 
 
 class Bot:
-    """What tests/gui/test_install_pages.py's helpers need of pytest-qt's qtbot."""
+    """What tests/gui/install_driver.py's helpers need of pytest-qt's qtbot."""
 
     def __init__(self) -> None:
         self.widgets: list = []
@@ -201,10 +201,12 @@ def stall_install(beat_into: dict, work: Path) -> None:
     """Planning, download and install through the real Environment and Install pages."""
     import platform as _platform
 
-    from tests.gui import test_install_pages as tip
+    from tests.gui import install_driver as tip
     from tests.integration.index_server import LoopbackIndex, make_wheel
     from wizard.core.recommend.inputs import MachineFacts, Wishes
     from wizard.core.recommend.recommender import recommend
+    from wizard.ui.pages.base import PageId
+    from wizard.ui.pages.install_page import STATE_DONE
 
     home = work / "home"
     home.mkdir(parents=True, exist_ok=True)
@@ -230,7 +232,7 @@ def stall_install(beat_into: dict, work: Path) -> None:
         window, env_page, page = tip.open_pages(bot, tip.make_session(rec), work, index)
 
         def phase() -> str | None:
-            if window.currentId() == int(tip.PageId.ENVIRONMENT):
+            if window.currentId() == int(PageId.ENVIRONMENT):
                 return "planning" if (env_page.plan_running or env_page.checks_running) else None
             runner = page.runner
             if runner is None or not runner.running or runner.current is None:
@@ -245,7 +247,7 @@ def stall_install(beat_into: dict, work: Path) -> None:
             tip.wait_end(bot, page)
         finally:
             beat.stop()
-        if page.state != tip.STATE_DONE:
+        if page.state != STATE_DONE:
             raise RuntimeError("the install did not finish: " + page.message)
         beat_into.update(beat.stalls_ms())
         window.close()
