@@ -32,6 +32,18 @@ from wizard.core.install.cache import sha256_file
 MANIFEST = "bundle.json"
 
 
+def _discard_part(tmp: Path) -> None:
+    """The half-copied ``.part`` goes, through the one deletion rule: only the regular file this
+    export wrote, never a link put in its place (that one is refused and left, as the rule says;
+    the export's own error is what the student sees)."""
+    from wizard.core.base.deletion import DeletionRefused, execute, plan_own_file
+
+    try:
+        execute(plan_own_file(str(tmp), (".part",)))
+    except DeletionRefused:
+        pass  # not the file this export wrote: left where it is
+
+
 def export_bundle(dest: str | os.PathLike[str], files: Iterable[tuple[str | os.PathLike[str], Any]],
                   requirements: list[str], *, variants: list[str] | None = None, python: str = "",
                   platform: str = "", created_by: str = "",
@@ -53,7 +65,7 @@ def export_bundle(dest: str | os.PathLike[str], files: Iterable[tuple[str | os.P
                 raise BundleError(msg("bundle.copy_changed", file=planned.filename))
             os.replace(tmp, target)
         except BaseException:
-            tmp.unlink(missing_ok=True)
+            _discard_part(tmp)
             raise
         written.append(BundleFile(planned.filename, actual, target.stat().st_size, getattr(planned, "name", ""),
                                   getattr(planned, "version", "")))
