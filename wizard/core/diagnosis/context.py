@@ -42,13 +42,13 @@ except ImportError:
 for name in NAMES:
     try:
         out["packages"][name] = metadata.version(name) if metadata else None
-    except Exception:
+    except (ImportError, LookupError, OSError, ValueError):  # not installed, or broken metadata
         out["packages"][name] = None
 if sys.platform == "win32":
     try:
         import ctypes
         out["acp"] = int(ctypes.windll.kernel32.GetACP())
-    except Exception:
+    except (ImportError, AttributeError, OSError):  # no ctypes, or no kernel32 (not real Windows)
         out["acp"] = None
 elif sys.platform.startswith("linux"):
     import os, platform
