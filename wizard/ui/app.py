@@ -125,6 +125,7 @@ def run(smoke_test: bool = False, lang: str | None = None) -> int:
     window.page(window.startId()).installEventFilter(loader)
     updater = _FirstPaint(_check_compat_update)  # a newer signed compatibility table, on a worker
     window.page(window.startId()).installEventFilter(updater)
+    window.fit_to_screen(window.screen().availableGeometry().size())
     window.show()
     QTimer.singleShot(0, window.start)
     return app.exec()

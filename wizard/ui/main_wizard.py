@@ -119,6 +119,15 @@ class SetupWizard(QWizard):
                 lambda: put(PageId.VRAM, "vram_page", VramPage),
                 lambda: register_report_page(self)]
 
+    def fit_to_screen(self, available: QSize) -> None:
+        """On a screen smaller than the usual minimum (a 640×480 projector, a netbook) the window
+        shrinks to the screen instead of running off it: the pages scroll and wrap."""
+        wanted = QSize(940, 680)
+        smaller = wanted.boundedTo(available)
+        if smaller != wanted:
+            self.setMinimumSize(smaller)
+            self.resize(smaller)
+
     def after_first_paint(self) -> None:
         """What the window does once it is on screen: load the later pages' modules on a worker
         thread, then (one turn of the event loop each) build the System page's boxes (see

@@ -73,14 +73,17 @@ class RecommendPage(BasePage):
         layout = scroll_body(self)
         self.page_scroll = self.findChild(QScrollArea, "pageScroll")
 
-        python_row = QHBoxLayout()
+        # the label above the list, and the list as narrow as the page: an interpreter's long path
+        # must not widen the page past a small screen (640×480), where every line wraps instead
         self.python_label = QLabel()
+        self.python_label.setWordWrap(True)
         self.python_combo = QComboBox()
         self.python_combo.setObjectName("pythonCombo")
+        self.python_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.python_combo.setMinimumContentsLength(16)
         self.python_combo.currentIndexChanged.connect(lambda _i: self.recompute(keep_python=True))
-        python_row.addWidget(self.python_label)
-        python_row.addWidget(self.python_combo, 1)
-        layout.addLayout(python_row)
+        layout.addWidget(self.python_label)
+        layout.addWidget(self.python_combo)
 
         self.first = QLabel()  # "update the driver first": only when required
         self.first.setObjectName("requiredAdvice")
