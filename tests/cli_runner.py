@@ -3,7 +3,8 @@
 Modelled on httpie's ``http()`` test helper: the real entry point (:func:`wizard.__main__.main`)
 runs in this process with an injected :class:`wizard.cli.environment.Environment` (its own
 stdin, stdout and stderr, the variables that point at the language and the stores, the working
-folder), and the result carries the exit status, both outputs, and stdout parsed as JSON.
+folder, and the machine: a recorded host from tests/scenarios.py, or this one), and the result
+carries the exit status, both outputs, and stdout parsed as JSON.
 
 Starting ``python -m wizard`` costs an interpreter start-up and every import again for each call;
 in-process, a call costs what the command itself does. Tests whose point is the process
@@ -21,6 +22,7 @@ from typing import Any, Mapping
 
 from wizard.__main__ import main
 from wizard.cli.environment import Environment
+from wizard.core.base.host import Host
 
 
 @dataclass
@@ -49,19 +51,21 @@ def _text_stream(data: bytes = b"") -> io.TextIOWrapper:
 
 def run_cli(*args: str, stdin: str | bytes | None = None, lang: str = "en",
             env: Mapping[str, str | None] | None = None, data_dir: str | os.PathLike[str] | None = None,
-            cwd: str | os.PathLike[str] | None = None) -> CLIResult:
+            cwd: str | os.PathLike[str] | None = None, host: Host | None = None) -> CLIResult:
     """Run ``gpu-setup-wizard ARGS`` in this process and return what it did.
 
     ``stdin``: what the command reads (text is sent as UTF-8; bytes as they are). ``lang``: the
     environment's language (``GSW_LANG``; ``--lang`` in ``args`` still wins). ``env``: variables
     set for the command (None removes one). ``data_dir``: where history is kept (``GSW_DATA_DIR``).
+    ``host``: the machine the command detects and probes (a ``RecordedHost``); None is this one.
     """
     raw_in = stdin.encode("utf-8") if isinstance(stdin, str) else (stdin or b"")
     out, err = _text_stream(), _text_stream()
     variables: dict[str, str | None] = {"GSW_LANG": lang, "PYTHONUTF8": "1", **(env or {})}
     if data_dir is not None:
         variables["GSW_DATA_DIR"] = str(Path(data_dir))
-    environment = Environment(stdin=_text_stream(raw_in), stdout=out, stderr=err, environ=variables, cwd=cwd)
+    environment = Environment(stdin=_text_stream(raw_in), stdout=out, stderr=err, environ=variables, cwd=cwd,
+                              host=host)
     try:
         status = main([str(a) for a in args], env=environment)
     except SystemExit as exc:  # argparse's --help and usage errors

@@ -85,6 +85,10 @@ def test_recorded_rtx3060_windows_the_same_cuda_build(qtbot, student_home, tmp_p
     cli = done.json
     assert gui["recommendation"] == cli
     assert cli["candidates"][0]["kind"] == "cuda"
+    # and the command run on that machine itself (the recorded host injected) says the same
+    direct = run_cli("recommend", "--json", host=rtx3060_windows())
+    assert direct.exit_status == 0, direct.stderr
+    assert direct.json == cli
 
 
 def test_a_pinned_version_the_same_build(qtbot, student_home):

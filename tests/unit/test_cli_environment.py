@@ -1,5 +1,5 @@
-"""The command line runs against an injected environment: its own streams, variables and folder,
-and the process's are as they were afterwards (what tests/cli_runner.py builds on)."""
+"""The command line runs against an injected environment: its own streams, variables, folder and
+machine (a recorded host), and the process's are as they were afterwards (what tests/cli_runner.py builds on)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ import io
 import os
 import sys
 
+from tests import scenarios
 from tests.cli_runner import run_cli
 from wizard.__main__ import main
-from wizard.cli.environment import Environment
+from wizard.cli.environment import Environment, current_host
+from wizard.core.base.host import RealHost
 
 
 def test_a_command_writes_to_the_streams_it_is_given_and_reads_its_variables(tmp_path):
@@ -50,3 +52,22 @@ def test_json_is_parsed_and_a_variable_removed_for_the_command_is_back_afterward
         assert os.environ["GSW_TEST_MARKER"] == "kept"
     finally:
         del os.environ["GSW_TEST_MARKER"]
+
+
+def test_a_command_probes_the_injected_machine_and_this_one_again_afterwards():
+    host = scenarios.windows_rtx3060()
+    done = run_cli("doctor", "--json", host=host)
+    assert done.exit_status == 0, done.stderr
+    assert done.json["system"]["os"] == "windows" and done.json["system"]["locale"] == "ko-KR"
+    assert [g["name"] for g in done.json["nvidia"]["gpus"]] == ["NVIDIA GeForce RTX 3060"]
+    assert host.calls  # the recorded machine was asked, not this one
+    assert isinstance(current_host(), RealHost)
+
+
+def test_every_machine_reading_command_reads_the_injected_one():
+    mismatch = run_cli("doctor", "--json", host=scenarios.linux_driver_mismatch())
+    assert [f["id"] for f in mismatch.json["findings"]][:1] == ["nvml-driver-library-version-mismatch"]
+    vram = run_cli("vram", "--model", "llama-2-7b", "--json", host=scenarios.windows_rtx3060())
+    assert vram.json["gpu_name"] == "NVIDIA GeForce RTX 3060" and vram.json["vram_total_bytes"] == 12288 * 2**20
+    recommend = run_cli("recommend", "--json", host=scenarios.windows_rtx3060())
+    assert recommend.json["machine"]["gpu_ccs"] == ["8.6"] and recommend.json["machine"]["os"] == "windows"

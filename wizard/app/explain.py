@@ -9,6 +9,7 @@ from wizard.core.base.i18n import t
 from wizard.core.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from wizard.core.base.host import Host
     from wizard.core.diagnosis.context import ContextError as ContextError
     from wizard.core.diagnosis.model import Diagnosis
 
@@ -27,17 +28,18 @@ def recognise(text: str) -> list[Diagnosis]:
     return list(_recognise(text))
 
 
-def recognise_in_environment(text: str, env_path: str) -> list[Diagnosis]:
+def recognise_in_environment(text: str, env_path: str, host: Host | None = None) -> list[Diagnosis]:
     """The findings ``text`` shows, refined by what the environment at ``env_path`` (an interpreter
-    or an environment folder) has: the versions, the interpreter, the code page. Raises
-    ``wizard.core.diagnosis.context.ContextError`` when that environment cannot be asked."""
+    or an environment folder) on ``host`` (None: this machine) has: the versions, the interpreter,
+    the code page. Raises ``wizard.core.diagnosis.context.ContextError`` when that environment
+    cannot be asked."""
     from wizard.core.base.host import RealHost
     from wizard.core.diagnosis.context import apply_context, gather_explain_context
 
     findings = recognise(text)
     if not findings:
         return findings
-    return apply_context(findings, gather_explain_context(RealHost(), env_path))
+    return apply_context(findings, gather_explain_context(host or RealHost(), env_path))
 
 
 def format_findings(findings: list[Diagnosis], lang: str) -> str:

@@ -27,9 +27,9 @@ def bench_and_print(python: str, suite: str, as_json: bool, lang: str) -> int:
     from wizard.app import bench as app_bench
     from wizard.app.bench import progress_text
     from wizard.app.session import Session
-    from wizard.core.base.host import RealHost
+    from wizard.cli.environment import current_host
 
-    session = Session(host=RealHost(), lang=lang)
+    session = Session(host=current_host(), lang=lang)
     report = run_probe_command(lambda on_event, cancel: app_bench.run_bench(session, python, suite, on_event=on_event,
                                                                             cancel=cancel),
                                progress_text, as_json, lang)

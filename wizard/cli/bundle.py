@@ -25,7 +25,7 @@ def add_bundle_arguments(p: argparse.ArgumentParser, lang: str) -> None:
 def run_from_bundle(args: argparse.Namespace) -> int:
     """``install --from-bundle DIR --venv PATH [--python EXE]``: check, say what it serves, install offline."""
     from wizard.app.bundle import BundleError, install_from_bundle
-    from wizard.core.base.host import RealHost
+    from wizard.cli.environment import current_host
 
     lang = lang_of(args)
     if not args.venv:
@@ -37,10 +37,10 @@ def run_from_bundle(args: argparse.Namespace) -> int:
         from wizard.app import detect as app_detect
         from wizard.app.session import Session
 
-        session = Session(host=RealHost(), lang=lang)
+        session = Session(host=current_host(), lang=lang)
         detection = app_detect.detect_machine(session, pythons=False, conda=False)
     try:
-        result = install_from_bundle(RealHost(), args.from_bundle, os.path.abspath(os.path.expanduser(args.venv)),
+        result = install_from_bundle(current_host(), args.from_bundle, os.path.abspath(os.path.expanduser(args.venv)),
                                      python, variant=variant, detection=detection)
     except BundleError as exc:
         return error(exc.text(lang))

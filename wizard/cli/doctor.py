@@ -23,12 +23,12 @@ def run(args: argparse.Namespace) -> int:
     """``doctor``: detection, as text or ``--json``; private values masked unless asked."""
     from wizard.app import detect as app_detect
     from wizard.app import history as app_history
-    from wizard.core.base.host import RealHost
+    from wizard.cli.environment import current_host
 
     lang = lang_of(args)
     if args.explain:
         return cmd_explain(args.explain, lang, as_json=args.json, python=getattr(args, "python", None))
-    host = RealHost()
+    host = current_host()
     detection = _read_smi_file(args.nvidia_smi_file, lang) if args.nvidia_smi_file else app_detect.compute(host)
     if isinstance(detection, ExitStatus):
         return detection
@@ -98,10 +98,11 @@ def explain_text(text: str, lang: str | None = None, python: str | None = None) 
     BAD_INPUT for an empty text. ``python``: an environment to read the machine's side from
     (raises ContextError when it cannot be asked)."""
     from wizard.app.explain import recognise, recognise_in_environment
+    from wizard.cli.environment import current_host
 
     if not (text or "").strip():
         return [], ExitStatus.BAD_INPUT
-    findings = recognise_in_environment(text, python) if python else recognise(text)
+    findings = recognise_in_environment(text, python, current_host()) if python else recognise(text)
     return findings, ExitStatus.SUCCESS if findings else ExitStatus.NOTHING_RECOGNISED
 
 

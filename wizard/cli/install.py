@@ -156,13 +156,13 @@ def run(args: argparse.Namespace) -> int:
     """``install``: resolve the target, recommend, then plan (``--plan-only``) or install."""
     from wizard.app import install as app_install
     from wizard.app.install import CONFIRMABLE
-    from wizard.core.base.host import RealHost
+    from wizard.cli.environment import current_host
 
     lang = lang_of(args)
     bad = _bad_index_url(args, lang) or _bad_path(args, lang)
     if bad:
         return error(bad)
-    host = RealHost()
+    host = current_host()
     if getattr(args, "from_bundle", None):  # the offline bundle: no recommendation, no network
         from wizard.cli.bundle import run_from_bundle
 

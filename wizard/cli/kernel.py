@@ -29,9 +29,9 @@ if TYPE_CHECKING:
 def _session(lang: str, detect: bool) -> Session:
     from wizard.app import detect as app_detect
     from wizard.app.session import Session
-    from wizard.core.base.host import RealHost
+    from wizard.cli.environment import current_host
 
-    session = Session(host=RealHost(), lang=lang)
+    session = Session(host=current_host(), lang=lang)
     if detect:
         app_detect.detect_machine(session, pythons=False, conda=False)
     return session

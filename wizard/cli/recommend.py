@@ -101,9 +101,9 @@ def recommend_for(args: argparse.Namespace, lang: str, course_session: Any = Non
         return app_recommend.recommend_facts(what_if_facts(args), wishes, course_session), None
     from wizard.app import detect as app_detect
     from wizard.app.session import Session
-    from wizard.core.base.host import RealHost
+    from wizard.cli.environment import current_host
 
-    session = Session(host=RealHost(), lang=lang, course=course_session.course if course_session else None)
+    session = Session(host=current_host(), lang=lang, course=course_session.course if course_session else None)
     app_detect.detect_machine(session, conda=False)
     choice = app_recommend.recommend_for(session, wishes, args.python)
     note = (t("recommend.cli.python_chosen", lang, version=choice.version, path=choice.interpreter.path)

@@ -41,9 +41,9 @@ def headless_session(lang: str, host: Any = None, course: Any = None) -> Any:
     """A session with what runs without a window: detection, the recommendation, and what
     changed since the last saved run (nothing is saved) -- the app layer's, as the window's."""
     from wizard.app.report import windowless_session
-    from wizard.core.base.host import RealHost
+    from wizard.cli.environment import current_host
 
-    run = windowless_session(host or RealHost(), lang, course=course)
+    run = windowless_session(host or current_host(), lang, course=course)
     if run.recommend_error is not None:  # the report says "not run"
         print(f"gpu-setup-wizard: {run.recommend_error}", file=sys.stderr)
     for notice in run.notices:

@@ -35,9 +35,9 @@ def verify_and_print(python: str, as_json: bool, lang: str, course: Any = None) 
     from wizard.app import verify as app_verify
     from wizard.app.session import Session
     from wizard.app.verify import progress_text
-    from wizard.core.base.host import RealHost
+    from wizard.cli.environment import current_host
 
-    session = Session(host=RealHost(), lang=lang, course=course)
+    session = Session(host=current_host(), lang=lang, course=course)
     app_detect.detect_machine(session, pythons=False, conda=False)
     report = run_probe_command(lambda on_event, cancel: app_verify.run_verify(session, python, on_event=on_event,
                                                                               cancel=cancel),

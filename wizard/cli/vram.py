@@ -13,6 +13,7 @@ import argparse
 
 from wizard.app import vram as vram_app
 from wizard.cli.common import error, lang_of, print_json, say
+from wizard.cli.environment import current_host
 from wizard.cli.exit_status import ExitStatus
 from wizard.core.base.i18n import t
 
@@ -20,7 +21,7 @@ from wizard.core.base.i18n import t
 def _gpu(args: argparse.Namespace) -> vram_app.GpuMemory | None:
     if args.vram_gb is not None:
         return vram_app.typed_gpu(args.vram_gb)
-    return vram_app.this_machine_gpu()
+    return vram_app.this_machine_gpu(current_host())
 
 
 def run(args: argparse.Namespace) -> int:
@@ -31,9 +32,11 @@ def run(args: argparse.Namespace) -> int:
         return ExitStatus.SUCCESS
     if getattr(args, "measure", None):
         return _measure(args, lang)
+    if getattr(args, "course", None):
+        return _course(args, lang)
     try:
         gpu = _gpu(args)
-        ram = None if gpu is not None and gpu.what_if else vram_app.ram_total_bytes()
+        ram = None if gpu is not None and gpu.what_if else vram_app.ram_total_bytes(current_host())
         result = vram_app.compute(args.model, args.params, mode=args.mode or "inference",
                                   precision=args.dtype or "fp16", batch=args.batch, context=args.context,
                                   gpu=gpu, ram_total=ram)
@@ -67,6 +70,35 @@ def _measure(args: argparse.Namespace, lang: str) -> int:
     else:
         print("\n".join(vram_app.measurement_lines(m, gpu, lang) + ["", vram_app.units_explanation(lang)]))
     return ExitStatus.SUCCESS if m.estimate is not None else ExitStatus.FAILED
+
+
+def _course(args: argparse.Namespace, lang: str) -> int:
+    """``--course FILE|URL --python PY``: each lesson named by its model measured in PY's
+    environment, then every lesson judged for this GPU (or ``--vram-gb``'s card)."""
+    from wizard.app import course_models
+    from wizard.cli.course import course_session
+
+    session = course_session(args, lang)
+    if isinstance(session, int):
+        return session
+    try:
+        gpu = _gpu(args)
+    except vram_app.VramInputError as exc:
+        return error(exc.message(lang))
+    lessons = course_models.lessons_to_measure(session)
+    if lessons and not getattr(args, "python", None):
+        return error(t("vram.course.needs_python", lang))
+    if lessons and not args.json:
+        say(t("vram.course.measuring", lang, count=len(lessons), python=args.python))
+    course_models.record_measured(session, course_models.measure_lessons(session, args.python, gpu)
+                                  if lessons else {})
+    ram = None if gpu is not None and gpu.what_if else vram_app.ram_total_bytes()
+    judged = course_models.judge_on(session, gpu, ram)
+    if args.json:
+        print_json(judged.to_json(lang))
+    else:
+        print("\n".join([vram_app.gpu_line(gpu, lang), *judged.lines(lang)]))
+    return ExitStatus.SUCCESS
 
 
 __all__ = ["run"]
