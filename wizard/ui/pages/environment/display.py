@@ -27,6 +27,7 @@ class EnvironmentDisplay:
     def _show_what(self) -> None:
         remembered = self.remembered_note()
         self.what_label.setText(self._what_text() + (f"<br>{remembered}" if remembered else ""))
+        self._offer_last_build()
 
     def _show_notes(self) -> None:
         """The note under the chosen mode (the chooser words it from the target's answer)."""

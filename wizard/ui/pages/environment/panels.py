@@ -6,7 +6,7 @@ row. Built once, on first show."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton
 
 from wizard.ui.pages.base import scroll_body
 from wizard.ui.pages.environment.plan_preview import PlanPreview
@@ -29,6 +29,14 @@ class EnvironmentPanels:
         self.what_label.setTextFormat(Qt.TextFormat.RichText)
         self.what_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.what_label)
+        self.last_build_button = QPushButton()  # the last run's build, offered (never chosen silently)
+        self.last_build_button.setObjectName("lastBuildButton")
+        self.last_build_button.clicked.connect(self.use_last_build)
+        self.last_build_button.hide()
+        row = QHBoxLayout()
+        row.addWidget(self.last_build_button)
+        row.addStretch(1)
+        layout.addLayout(row)
 
         # the parts that hold their own state and say what changed (signals)
         self.chooser = TargetChooser(lambda: self.session, self.store, self.current_lang)

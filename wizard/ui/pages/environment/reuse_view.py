@@ -1,10 +1,10 @@
 """The Environment page on a re-run: the environment the last run verified is offered first, the
-mirror and the build chosen last time are filled in again, and an install that starts is
-remembered for the next run (the answers are :mod:`wizard.app.reuse`'s)."""
+mirror of last time is filled in again (and said, with its address), the build of last time is
+offered with a button but never replaces the recommendation by itself, and an install that starts
+is remembered for the next run (the answers are :mod:`wizard.app.reuse`'s)."""
 
 from __future__ import annotations
 
-from wizard.app import recommend as app_recommend
 from wizard.app import reuse
 from wizard.core.base.i18n import t
 from wizard.ui.pages.environment.common import GREEN
@@ -19,7 +19,7 @@ class EnvironmentReuse:
     reuse_offer: reuse.ReuseOffer | None = None
     reuse_applied = False  # once per page: Back and Next again keep the student's own changes
     remembered_settings = False  # the mirror/proxy came back from the last run
-    remembered_choice = False  # the build came back from the last run
+    last_build = None  # the build of the last run, offered (one click) when it is not this run's
 
     def apply_last_run(self) -> None:
         """First show: fill in what the last run set, and offer its verified environment."""
@@ -43,11 +43,30 @@ class EnvironmentReuse:
             s.mirror, s.python_mirror, s.proxy = remembered.mirror, remembered.python_mirror, remembered.proxy
             self.settings_panel.show_values()
             self.remembered_settings = bool(remembered.mirror or remembered.python_mirror or remembered.proxy)
-        build = reuse.remembered_build(self.session, remembered)
+        # the recommendation's build stays the choice: last time's is offered, never put in silently
+        self.last_build = reuse.remembered_build(self.session, remembered)
+        self._offer_last_build()
+
+    def last_build_offered(self):
+        """The last run's build while it is not the current choice (else None)."""
+        build, c = self.last_build, self.candidate()
+        if build is None or (c is not None and (build.torch, build.variant) == (c.torch, c.variant)):
+            return None
+        return build
+
+    def _offer_last_build(self) -> None:
+        build = self.last_build_offered()
+        self.last_build_button.setVisible(build is not None)
         if build is not None:
-            app_recommend.choose_build(self.session, build.torch, build.variant, build)
-            self.remembered_choice = True
-            self._fill_python_combo()  # the default folder follows the build
+            self.last_build_button.setText(t("environment.reuse.last_build.use", self.lang, torch=build.torch,
+                                             variant=build.variant))
+
+    def use_last_build(self) -> None:
+        """The button under the "what" line: the last run's build becomes the choice."""
+        build = self.last_build
+        if build is not None:
+            self.use_build(build)
+        self._offer_last_build()
 
     def remember_this_install(self) -> None:
         """An install starts: its mirror, proxy, installer and build are what the next run fills in."""
@@ -65,14 +84,15 @@ class EnvironmentReuse:
         return f'<span style="color:{GREEN}">✓ {_esc(head)}</span><br>{_esc(note)}'
 
     def remembered_note(self) -> str:
-        if self.remembered_settings and self.remembered_choice:
-            key = "environment.reuse.remembered.both"
-        elif self.remembered_settings or self.remembered_choice:
-            key = "environment.reuse.remembered.mirror" if self.remembered_settings else "environment.reuse.remembered.build"
-        else:
-            return ""
-        c = self.candidate()
-        return _esc(t(key, self.lang, torch=getattr(c, "torch", "?"), variant=getattr(c, "variant", "?")))
+        """What came from the last run, said under the "what" line: the mirror with its address,
+        the build of last time when it is not this run's (the button offers it)."""
+        lines = []
+        if self.remembered_settings and self.settings.mirror:
+            lines.append(t("environment.reuse.remembered.mirror", self.lang, url=self.settings.mirror))
+        build = self.last_build_offered()
+        if build is not None:
+            lines.append(t("environment.reuse.remembered.build", self.lang, torch=build.torch, variant=build.variant))
+        return "<br>".join(_esc(line) for line in lines)
 
 
 __all__ = ["EnvironmentReuse"]
