@@ -96,7 +96,7 @@ def test_windows11_23h2_korean_laptop():
     assert info.cpu_model == "13th Gen Intel(R) Core(TM) i7-13700H"
     assert (info.cpu_logical_cores, info.cpu_physical_cores) == (20, 14)
     assert (info.ram_total_bytes, info.ram_available_bytes) == (32 * GIB, 20 * GIB)
-    assert info.disk_path == "C:\\Users\\김철수\\GPU-Setup-Wizard\\envs"
+    assert info.disk_path == "C:\\GPU-Setup-Wizard\\envs"  # a Hangul home: the ASCII root (ascii_root.py)
     assert (info.disk_free_bytes, info.disk_total_bytes) == (123 * GIB, 476 * GIB)
     assert info.locale == "ko-KR"
     assert info.is_admin is False
@@ -488,8 +488,8 @@ def test_macos_falls_back_to_platform_version():
 
 
 def test_default_env_root_uses_host_path_rules():
-    assert default_env_root(RecordedHost(os_name="windows", home_dir="C:\\Users\\김철수")) == \
-        "C:\\Users\\김철수\\GPU-Setup-Wizard\\envs"
+    assert default_env_root(RecordedHost(os_name="windows", home_dir="C:\\Users\\kim")) == \
+        "C:\\Users\\kim\\GPU-Setup-Wizard\\envs"
     assert default_env_root(RecordedHost(os_name="linux", home_dir="/home/a b")) == "/home/a b/GPU-Setup-Wizard/envs"
 
 

@@ -270,6 +270,17 @@ def python_options(detection: Any, recommendation: Any, candidate: Any) -> list[
     return out
 
 
+def env_root_note(host: Any) -> Message | None:
+    """Why new environments go under an ASCII root instead of the home (a Windows user name in
+    Hangul: the tools that break on such a path are named in wizard/core/base/ascii_root.py), with
+    where; None when they go under the home as usual."""
+    from wizard.core.base.ascii_root import ascii_env_root
+
+    home = host.home()
+    root = ascii_env_root(host.os_name, home, host.getenv("SystemDrive"))
+    return msg("environment.venv.ascii_root", root=root, home=home) if root else None
+
+
 def existing_environments(detection: Any, host: Any, offer: Any = None) -> list[EnvTarget]:
     """Existing venvs the detection saw or the wizard made (with the last run's, wherever it is),
     then interpreters themselves."""
@@ -334,5 +345,5 @@ def remove_environment(state: Any, host: Any, store: Any, plan: Any = None) -> R
 
 __all__ = ["MODES", "MODE_EXISTING", "MODE_EXISTING_CONDA", "MODE_NEW_CONDA", "MODE_NEW_VENV", "MODE_RESUME",
            "MODE_SKIP", "PythonOption", "RemoveOutcome", "TargetAnswer", "TargetChoice", "conda_facts",
-           "existing_environments", "existing_venv_at", "find_conda_installs", "is_bare_python", "is_version", "minor", "python_options",
+           "env_root_note", "existing_environments", "existing_venv_at", "find_conda_installs", "is_bare_python", "is_version", "minor", "python_options",
            "recommended_python", "remove_environment", "resolve_target", "usable_condas", "venv_mode"]

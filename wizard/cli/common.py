@@ -55,7 +55,14 @@ def error(message: str, status: ExitStatus = ExitStatus.BAD_INPUT) -> ExitStatus
 
 
 def print_json(doc: Any) -> None:
-    print(json.dumps(doc, ensure_ascii=False, indent=2))
+    """``--json`` output: readable UTF-8 where stdout is UTF-8; elsewhere (a redirected stream on
+    Korean Windows is cp949) every non-ASCII character as a JSON escape. Why: JSON is UTF-8 (RFC
+    8259), and pure-ASCII JSON is at once UTF-8 and cp949, so ``> out.json`` from cmd, a Python or
+    jq reader, and PowerShell 5.1 (which decodes a program's output with the console's code page
+    before ``ConvertFrom-Json`` or ``> file``) all read the same values; raw UTF-8 bytes would be
+    garbled by PowerShell 5.1, raw cp949 bytes by every UTF-8 reader."""
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+    print(json.dumps(doc, ensure_ascii=encoding not in ("utf8", "utf8sig"), indent=2))
 
 
 def read_input(path: str, lang: str | None = None) -> str:

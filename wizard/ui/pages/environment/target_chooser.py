@@ -282,6 +282,8 @@ class TargetChooser(QGroupBox):
             self.auto_path = self.default_venv_path()
             self.venv_path.blockSignals(True)
             self.venv_path.setText(self.auto_path)
+            note = app_env.env_root_note(self.session.host)  # a Hangul Windows home: why not under it
+            self.venv_path.setToolTip(note.text(self.lang) if note is not None else "")
             self.venv_path.blockSignals(False)
 
     def fill_existing(self) -> None:
