@@ -76,8 +76,13 @@ def host_paths(host: Host) -> ModuleType:
 
 
 def default_env_root(host: Host) -> str:
-    """Where the wizard creates environments by default: ``<home>/GPU-Setup-Wizard/envs``."""
-    return host_paths(host).join(host.home(), PRODUCT_DIR_NAME, "envs")
+    """Where the wizard creates environments by default: ``<home>/GPU-Setup-Wizard/envs``, or on
+    Windows with a non-ASCII home ``<system drive>\\GPU-Setup-Wizard\\envs`` (why: wizard/core/base/ascii_root.py)."""
+    from wizard.core.base.ascii_root import ascii_env_root
+
+    home = host.home()
+    return ascii_env_root(host.os_name, home, host.getenv("SystemDrive")) or \
+        host_paths(host).join(home, PRODUCT_DIR_NAME, "envs")
 
 
 # --------------------------------------------------------------------------- pure parsers
