@@ -31,7 +31,16 @@ from wizard.core.install.recovery import OPTION_REMOVE, OPTION_RESTORE, OPTION_R
 from wizard.core.install.runner import InstallJob, Progress, run_steps
 
 if TYPE_CHECKING:
+    import threading
+
+    from wizard.app.session import Session
+    from wizard.core.base.host import Host
+    from wizard.core.base.i18n import Message
+    from wizard.core.install.job import Step
+    from wizard.core.install.recovery import EnvState, StateStore
     from wizard.core.install.summary import InstallSummary
+    from wizard.core.machine.models import PythonInterpreter
+    from wizard.core.recommend.recommender import Candidate
 
 # The value types and constants the faces read (they import this layer, never an engine stage)
 VALUE_TYPES = (EnvTarget, FailureKind, InstallJob, InstallOptions, InstallPlan, PlanError, Progress)
@@ -86,7 +95,7 @@ class CheckOutcome:
     free_env: tuple[int, int] | None = None
     free_cache: tuple[int, int] | None = None
     cached_bytes: int = 0
-    interpreter: Any = None
+    interpreter: PythonInterpreter | None = None
 
 
 @dataclass
@@ -98,7 +107,7 @@ class PlanOutcome:
 
 
 # --- what to install -----------------------------------------------------------------------------
-def install_source(candidate: Any, mirror: str | None = None) -> tuple[list[str], str | None]:
+def install_source(candidate: Candidate, mirror: str | None = None) -> tuple[list[str], str | None]:
     """(requirements, index URL) for the chosen build; a mirror replaces the index.
 
     A mirror of PyPI is used as it is for a build from PyPI; a mirror of
@@ -115,7 +124,7 @@ def install_source(candidate: Any, mirror: str | None = None) -> tuple[list[str]
     return reqs, index
 
 
-def install_options(candidate: Any, settings: InstallSettings, *, cache_dir: str | None = None,
+def install_options(candidate: Candidate, settings: InstallSettings, *, cache_dir: str | None = None,
                     state_dir: str | None = None, confirmed: set[str] | None = None,
                     plan: InstallPlan | None = None, parallel: int | None = None) -> InstallOptions:
     """The job's options for ``candidate`` under ``settings`` (the mirror, proxy and installer)."""
@@ -129,7 +138,7 @@ def install_options(candidate: Any, settings: InstallSettings, *, cache_dir: str
                           expected_download_bytes=plan.total_bytes if plan is not None else 0, **extra)
 
 
-def options_for(session: Any, candidate: Any, settings: InstallSettings, **kwargs: Any) -> InstallOptions:
+def options_for(session: Session, candidate: Candidate, settings: InstallSettings, **kwargs: Any) -> InstallOptions:
     """:func:`install_options` with the session's course extras added, so the plan preview, the
     "what" line and the install all ask for the same packages from the same indexes (a preview
     without ``transformers`` said "Ready" for an install that then failed on it)."""
@@ -149,7 +158,7 @@ def asking_again(options: InstallOptions) -> InstallOptions:
     return replace(options, refresh_index=True)
 
 
-def python_version(session: Any) -> str | None:
+def python_version(session: Session) -> str | None:
     """The Python version the install is for: the recommendation's, else the chosen build's."""
     return getattr(session.recommendation, "version", None) or getattr(session.candidate, "python", None)
 
@@ -160,7 +169,7 @@ def plan_blocks(error: PlanError | None) -> bool:
     return error is not None and error.kind in PLAN_BLOCKING_REASONS
 
 
-def failure_kind(reason: Any) -> FailureKind:
+def failure_kind(reason: object) -> FailureKind:
     """The kind the faces word, for an engine reason (a saved install state's ``error_kind``)."""
     return FailureKind.of(reason)
 
@@ -171,14 +180,14 @@ def sources_text(options: InstallOptions) -> str:
 
 
 # --- where it goes -------------------------------------------------------------------------------
-def state_store(state_dir: str | None = None) -> Any:
+def state_store(state_dir: str | None = None) -> StateStore:
     """The store of install states (``None``: the user's state folder)."""
     from wizard.core.install.recovery import StateStore
 
     return StateStore(state_dir)
 
 
-def unfinished_at(store: Any, path: str) -> Any:
+def unfinished_at(store: StateStore, path: str) -> EnvState | None:
     """The wizard's own unfinished install at ``path`` (installing there resumes it), or None.
 
     Only an install the wizard created and did not complete counts, and only while the folder
@@ -193,7 +202,7 @@ def unfinished_at(store: Any, path: str) -> Any:
     return state
 
 
-def default_venv_path(host: Any, candidate: Any, store: Any) -> str:
+def default_venv_path(host: Host, candidate: Candidate | None, store: StateStore) -> str:
     """``<home>/GPU-Setup-Wizard/envs/torch-<variant>``, numbered (``-2``, ``-3``) while that
     folder is taken by something that is not our own unfinished install."""
     name = f"torch-{candidate.variant}" if candidate is not None else "pytorch"
@@ -216,7 +225,7 @@ def new_venv_target(path: str, python: str, *, uv_exe: str | None = None, instal
     return new_venv(path, python)
 
 
-def venv_target_at(path: str, python: str, store: Any, **kwargs: Any) -> tuple[EnvTarget, Any]:
+def venv_target_at(path: str, python: str, store: StateStore, **kwargs: Any) -> tuple[EnvTarget, EnvState | None]:
     """(target, resumed state): the unfinished install at ``path`` when there is one, else a new venv."""
     path = os.path.abspath(os.path.expanduser(path))
     state = unfinished_at(store, path)
@@ -225,7 +234,7 @@ def venv_target_at(path: str, python: str, store: Any, **kwargs: Any) -> tuple[E
     return new_venv_target(path, python, **kwargs), None
 
 
-def resume_request(state: Any, settings: InstallSettings | None = None, *, cache_dir: str | None = None,
+def resume_request(state: EnvState, settings: InstallSettings | None = None, *, cache_dir: str | None = None,
                    state_dir: str | None = None, confirmed: set[str] | None = None) -> InstallRequest:
     """Resume an unfinished install exactly as it ran: the same requirements and index (the
     mirror it used), the same installer, so the saved plan -- the exact versions in
@@ -245,7 +254,7 @@ def resume_request(state: Any, settings: InstallSettings | None = None, *, cache
 
 
 # --- plan and checks (slow: worker thread or the command's own) ---------------------------------
-def plan_install(target: EnvTarget, options: InstallOptions, host: Any) -> PlanOutcome:
+def plan_install(target: EnvTarget, options: InstallOptions, host: Host) -> PlanOutcome:
     """Resolve the exact files against the index, without installing anything."""
     from wizard.core.install.runner import preview_plan
 
@@ -263,7 +272,7 @@ def default_cache_dir(cache_dir: str | None = None) -> str:
     return str(default_cache_root())
 
 
-def run_checks(target: EnvTarget, host: Any, plan: InstallPlan | None, cache_dir: str,
+def run_checks(target: EnvTarget, host: Host, plan: InstallPlan | None, cache_dir: str,
                confirmed: set[str], conda_names: list[str] | None = None, conda_base: str | None = None,
                resumable: bool = False) -> CheckOutcome:
     """Pre-flight for ``target``: the interpreter is asked about itself (PEP 668, its prefix),
@@ -311,7 +320,7 @@ class InstallOutcome:
     summary: dict[str, Any] = field(default_factory=dict)
 
 
-def new_job(session: Any, request: InstallRequest, *, on_log: Callable[[str], None] | None = None) -> InstallJob:
+def new_job(session: Session, request: InstallRequest, *, on_log: Callable[[str], None] | None = None) -> InstallJob:
     """The install job for ``request`` on the session's host (the window runs it through its
     step runner, the CLI with :func:`run_install`). A course profile in the session adds its
     extra packages to the request (once; the command line has added them already)."""
@@ -324,8 +333,8 @@ def new_job(session: Any, request: InstallRequest, *, on_log: Callable[[str], No
     return InstallJob(request.target, request.options, session.host, on_log=on_log)
 
 
-def run_install(session: Any, job: InstallJob, *, on_progress: Callable[[Any], None] | None = None,
-                cancel: Any = None) -> InstallOutcome:
+def run_install(session: Session, job: InstallJob, *, on_progress: Callable[[Progress], None] | None = None,
+                cancel: threading.Event | None = None) -> InstallOutcome:
     """Run ``job`` on this thread and record a finished install's summary in the session."""
     ok = run_steps(job, on_progress=on_progress, cancel=cancel)
     outcome = InstallOutcome(ok, job, job.summary())
@@ -334,15 +343,15 @@ def run_install(session: Any, job: InstallJob, *, on_progress: Callable[[Any], N
     return outcome
 
 
-def restore_run(job: InstallJob) -> list[Any]:
+def restore_run(job: InstallJob) -> list[Step]:
     """The steps that put an existing environment's previous packages back (after a failure)."""
     from wizard.core.install.runner import restore_steps
 
     return restore_steps(job)
 
 
-def restore_job(state: Any, host: Any, store: Any = None, *, cache_dir: str | None = None,
-                on_progress: Callable[[Any], None] | None = None) -> InstallOutcome:
+def restore_job(state: EnvState, host: Host, store: StateStore | None = None, *, cache_dir: str | None = None,
+                on_progress: Callable[[Progress], None] | None = None) -> InstallOutcome:
     """Put back the packages an existing environment had before the install in ``state``
     changed it (its saved ``pip freeze``), on this thread."""
     job = InstallJob(state.env_target(), InstallOptions(state.requirements, state.index_url, cache_dir=cache_dir),
@@ -358,12 +367,12 @@ def index_url_problem(url: str) -> str | None:
     return problem(url)
 
 
-def conda_name_problem(name: str, existing: list[str]) -> Any:
+def conda_name_problem(name: str, existing: list[str]) -> Message | None:
     """Why ``name`` cannot be a new conda env (conda's own rules), or None."""
     return preflight.conda_name_problem(name, existing)
 
 
-def describe_uv_python(host: Any, uv: str, version: str, mirror: str | None, lang: str) -> str:
+def describe_uv_python(host: Host, uv: str, version: str, mirror: str | None, lang: str) -> str:
     """One sentence: what uv will download for Python ``version`` and where (blocking: a worker's)."""
     from wizard.core.base.i18n import t
     from wizard.core.install.env_commands import (
@@ -383,7 +392,7 @@ def describe_uv_python(host: Any, uv: str, version: str, mirror: str | None, lan
              folder=folder or t("common.na", lang))
 
 
-def record_install(session: Any, summary: Mapping[str, Any] | InstallSummary) -> InstallSummary:
+def record_install(session: Session, summary: Mapping[str, Any] | InstallSummary) -> InstallSummary:
     """A finished install: its summary (the job's document, typed here once), and its Python
     becomes the one Verify checks."""
     from wizard.core.install.summary import InstallSummary

@@ -20,19 +20,26 @@ import json
 import os
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wizard.app.install import FailureKind
 from wizard.cli.common import error, lang_of, say
 from wizard.cli.exit_status import ExitStatus
 from wizard.core.base.i18n import t
 
+if TYPE_CHECKING:
+    from wizard.app.environments import TargetAnswer, TargetChoice
+    from wizard.app.install import InstallJob, InstallOptions, InstallPlan, InstallRequest, Progress
+    from wizard.app.recommend import PythonChoice
+    from wizard.app.session import Session
+    from wizard.core.base.host import Host
+
 
 class UsageError(Exception):
     """The command line names a target or interpreter that cannot be used; the message says why."""
 
 
-def _target_choice(args: argparse.Namespace, condas: list[Any]) -> Any:
+def _target_choice(args: argparse.Namespace, condas: list[Any]) -> TargetChoice:
     """The command line's target as the app layer's :class:`~wizard.app.environments.TargetChoice`:
     ``--venv`` names the environment there or a new one; ``--conda-env`` an existing env (by name
     or prefix) or a new one of that name. The rule itself is the window's."""
@@ -47,7 +54,7 @@ def _target_choice(args: argparse.Namespace, condas: list[Any]) -> Any:
                                 check_python=True)
 
 
-def _resolve_target(args: argparse.Namespace, host: Any, lang: str, session: Any = None) -> Any:
+def _resolve_target(args: argparse.Namespace, host: Host, lang: str, session: Session | None = None) -> TargetAnswer:
     """The app layer's answer for the command line's target; ``session`` holds the recommendation
     once it is made (before: what depends on it is left open). Raises UsageError with the reason."""
     from wizard.app import environments as app_env
@@ -84,7 +91,7 @@ def _resume_state(args: argparse.Namespace):
     return unfinished_at(state_store(), os.path.abspath(os.path.expanduser(args.venv)))
 
 
-def _recommend(args: argparse.Namespace, host: Any, python_version: str | None, session: Any) -> Any:
+def _recommend(args: argparse.Namespace, host: Host, python_version: str | None, session: Session) -> PythonChoice:
     """The app layer's recommendation for this machine (``recommend_for``, as the window's and the
     ``recommend`` command's), for the target's Python when it has one. ``session`` holds
     ``--course``'s profile; the choice is recorded in it."""
@@ -98,7 +105,7 @@ def _recommend(args: argparse.Namespace, host: Any, python_version: str | None, 
     return app_recommend.recommend_for(session, wishes, explicit_version=python_version)
 
 
-def _print_plan(plan: Any, lang: str) -> None:
+def _print_plan(plan: InstallPlan, lang: str) -> None:
     for line in plan.summary_lines(lang):
         say(line)
 
@@ -108,11 +115,11 @@ class _ProgressPrinter:
 
     def __init__(self, lang: str) -> None:
         self.lang = lang
-        self.last_step = None
+        self.last_step: str | None = None
         self.last_time = 0.0
         self.last_line = ""
 
-    def __call__(self, p: Any) -> None:
+    def __call__(self, p: Progress) -> None:
         from wizard.core.base.i18n import msg
 
         now = time.monotonic()
@@ -206,11 +213,12 @@ def run(args: argparse.Namespace) -> int:
         elif answer.target is not None and answer.target.creates_env and answer.target.python_version:
             say(t("install.cli.python_managed", lang, version=answer.target.python_version))
     target = answer.target
+    assert target is not None  # with the recommendation made, resolve_target answers a target or a problem
     settings = app_install.InstallSettings(mirror=args.index_url or "", python_mirror=args.python_mirror or "",
                                            installer=_installer(args))
     options = app_install.install_options(candidate, settings, cache_dir=args.cache_dir, parallel=args.parallel,
                                           confirmed=set(CONFIRMABLE) if args.yes else set())
-    _add_course(session, rec, options, lang)
+    _add_course(session, choice, options, lang)
     say(t("install.cli.what", lang, reqs=" ".join(options.requirements), index=app_install.sources_text(options),
           target=target.label(lang)))
     request = app_install.InstallRequest(target, options)
@@ -219,18 +227,18 @@ def run(args: argparse.Namespace) -> int:
     return _run_request(request, host, args, lang)
 
 
-def _add_course(course: Any, rec: Any, options: Any, lang: str) -> None:
+def _add_course(course: Session, choice: PythonChoice, options: InstallOptions, lang: str) -> None:
     """The course's pin notes on stderr and its extras in the request (the app layer's, as the window's)."""
     if course.course is None:
         return
     from wizard.app.course import add_extras, pin_notes
 
-    for line in pin_notes(course, rec):
+    for line in pin_notes(course, choice.recommendation):
         say(line)
     add_extras(course, options)
 
 
-def _run_request(request: Any, host: Any, args: argparse.Namespace, lang: str) -> int:
+def _run_request(request: InstallRequest, host: Host, args: argparse.Namespace, lang: str) -> int:
     """Run the install on this thread; the summary and the exit status."""
     from wizard.app import install as app_install
     from wizard.app.session import Session
@@ -262,7 +270,7 @@ def _run_request(request: Any, host: Any, args: argparse.Namespace, lang: str) -
     return ExitStatus.FAILED
 
 
-def _finish_output(job: Any, args: argparse.Namespace, lang: str) -> None:
+def _finish_output(job: InstallJob, args: argparse.Namespace, lang: str) -> None:
     summary = job.summary()
     if job.failure is not None:
         say(t("install.cli.failed", lang, step=job.failure.step_id, message=job.failure.message.text(lang)))
@@ -283,7 +291,8 @@ def _finish_output(job: Any, args: argparse.Namespace, lang: str) -> None:
             print(f"  {item['name']} {item['version']}")
 
 
-def _plan_only(request: Any, host: Any, args: argparse.Namespace, lang: str, session: Any = None) -> int:
+def _plan_only(request: InstallRequest, host: Host, args: argparse.Namespace, lang: str,
+               session: Session | None = None) -> int:
     """Plan and check without installing: the app layer's plan and pre-flight, as the window's;
     an index that lacks the build names the builds it has (the window's one-click offer)."""
     from wizard.app import install as app_install
@@ -319,7 +328,7 @@ def _plan_only(request: Any, host: Any, args: argparse.Namespace, lang: str, ses
     return ExitStatus.FAILED
 
 
-def _say_alternatives(session: Any, args: argparse.Namespace, lang: str) -> None:
+def _say_alternatives(session: Session, args: argparse.Namespace, lang: str) -> None:
     """The builds the index has instead (the app layer's answer, as the window's buttons)."""
     from wizard.app.alternatives import alternatives_for
     from wizard.app.install import InstallSettings
@@ -334,7 +343,7 @@ def _say_alternatives(session: Any, args: argparse.Namespace, lang: str) -> None
             say(f"  --torch {c.torch} --variant {c.variant}")
 
 
-def _remove_or_restore(args: argparse.Namespace, host: Any, lang: str) -> int:
+def _remove_or_restore(args: argparse.Namespace, host: Host, lang: str) -> int:
     from wizard.app import environments as app_env
     from wizard.app import install as app_install
 
@@ -368,7 +377,7 @@ def _remove_or_restore(args: argparse.Namespace, host: Any, lang: str) -> int:
     return ExitStatus.SUCCESS if ok else ExitStatus.FAILED
 
 
-def _conda_prefix(name: str, host: Any) -> str | None:
+def _conda_prefix(name: str, host: Host) -> str | None:
     from wizard.app.environments import find_conda_installs
 
     for conda in find_conda_installs(host):
