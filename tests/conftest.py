@@ -23,6 +23,10 @@ from tests.xvfb import xvfb_display  # noqa: F401  (a shared module fixture)
 REPO = Path(__file__).resolve().parents[1]
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# The shipped update address and the package indexes are real places on the internet: a test
+# reaches them only through an UpdateConfig (or environment) of its own, pointed at 127.0.0.1.
+os.environ.setdefault("GSW_COMPAT_UPDATE_URL", "")
+os.environ.setdefault("GSW_INDEX_CHECK", "0")
 
 
 GUI_DIR = REPO / "tests" / "gui"

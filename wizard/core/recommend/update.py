@@ -13,7 +13,16 @@ its date equal to the manifest's and newer than the table in use. Anything else 
 one-line reason and the built-in table stays in use. The cached copy is checked again (signature
 and hash) each time it is loaded, so a file changed on disk after download is refused too.
 
-Off with one setting (``UpdateConfig.enabled``), in offline mode, and with ``GSW_COMPAT_UPDATE=0``.
+Every manifest carries an ``expires`` date (signed with the rest): a frozen old manifest -- a
+mirror that stopped syncing, or someone replaying the last good one to hold back a newer table --
+is noticed, said ("the signed data expired on DATE") and the shipped table is used instead.
+
+The same daily check reads what the package indexes say about the newest releases
+(:mod:`wizard.core.recommend.live_index`); :func:`load_active` lays those facts over the table in use
+and :class:`DataSource` names all three: the table's date, signed or not, and the index day.
+
+Off with one setting (``UpdateConfig.enabled``), in offline mode, and with ``GSW_COMPAT_UPDATE=0``
+(the index reading alone with ``GSW_INDEX_CHECK=0``).
 Nothing here imports Qt; the GUI runs :func:`check_for_update` on a worker thread.
 """
 
@@ -36,6 +45,8 @@ MANIFEST_SCHEMA = "gsw-compat-manifest/1"
 ENV_SWITCH = "GSW_COMPAT_UPDATE"  # "0"/"off": neither check nor use an update
 ENV_URL = "GSW_COMPAT_UPDATE_URL"
 ENV_CACHE = "GSW_COMPAT_CACHE_DIR"
+ENV_INDEX = "GSW_INDEX_CHECK"  # "0": do not read the package indexes at run time
+VALID_DAYS = 120  # a manifest's life: the release workflow signs a new one with every release
 MAX_MANIFEST = 16 * 1024
 MAX_FILE = 4 * 1024 * 1024
 KEY_DIR = Path(__file__).resolve().parents[2] / "resources" / "keys"
@@ -67,18 +78,24 @@ class UpdateConfig:
     cache_dir: Path | None = None
     public_keys: tuple[bytes, ...] | None = None  # None: the keys in resources/keys
     allow_loopback_http: bool = False  # tests' 127.0.0.1 server only
+    index_check: bool = False  # read the package indexes too (on in from_env)
+    pypi_json: str = ""  # "": PyPI's JSON API (live_index.PYPI_JSON); a test server's otherwise
+    pytorch_page: str = ""  # "": download.pytorch.org's variant pages (live_index.PYTORCH_PAGE)
 
     @classmethod
     def from_env(cls, **overrides: Any) -> "UpdateConfig":
-        """The address from ``GSW_COMPAT_UPDATE_URL``, the user's setting or resources/keys/update.json;
+        """The address from ``GSW_COMPAT_UPDATE_URL`` (empty: none), the user's setting or resources/keys/update.json;
         off by ``GSW_COMPAT_UPDATE=0``, ``GSW_OFFLINE=1`` or ``"enabled": false`` in the setting."""
         env = os.environ
         setting = user_setting()
         off = env.get(ENV_SWITCH, "1").strip().lower() in ("0", "off", "no", "false")
-        base = cls(url=env.get(ENV_URL) or str(setting.get("manifest_url") or "") or shipped_url(),
+        # GSW_COMPAT_UPDATE_URL set but empty: no address (a classroom's own policy, the test suite)
+        url = env[ENV_URL] if ENV_URL in env else str(setting.get("manifest_url") or "") or shipped_url()
+        base = cls(url=url.strip(),
                    enabled=not off and setting.get("enabled", True) is not False,
                    offline=env.get("GSW_OFFLINE", "").strip().lower() in ("1", "yes", "on", "true"),
-                   cache_dir=Path(env[ENV_CACHE]) if env.get(ENV_CACHE) else None)
+                   cache_dir=Path(env[ENV_CACHE]) if env.get(ENV_CACHE) else None,
+                   index_check=env.get(ENV_INDEX, "1").strip().lower() not in ("0", "off", "no", "false"))
         return _replace(base, **overrides)
 
     @property
@@ -132,23 +149,46 @@ class Manifest:
     size: int
     reviewed_on: str
     created: str
+    expires: str
 
 
 @dataclass(frozen=True)
 class DataSource:
-    """Which table the recommender used: 'built-in' or 'updated', its date, and why not updated."""
+    """Which table the recommender used: 'built-in' or 'updated', its date, and why not updated;
+    and the day the package indexes last confirmed the newest releases (None: not read)."""
 
     kind: str
     reviewed_on: str
     refused: Message | None = None
+    index_on: str | None = None
+    index_newest: tuple[tuple[str, str], ...] = ()  # (project, newest version on PyPI)
+    index_added: tuple[str, ...] = ()  # releases the indexes added to the table ("torch 2.16.0")
+    index_notes: tuple[Message, ...] = ()  # what the last reading of the indexes could not read
 
     def text(self, lang: str | None) -> str:
-        return Message.of(f"recommend.compat.source.{self.kind.replace('-', '_')}", date=self.reviewed_on).text(lang)
+        line = Message.of(f"recommend.compat.source.{self.kind.replace('-', '_')}", date=self.reviewed_on).text(lang)
+        if self.index_on:
+            line += "" if line.endswith(".") else "."
+            newest = ", ".join(f"{name} {ver}" for name, ver in self.index_newest)
+            line += " " + Message.of("recommend.compat.source.index", date=self.index_on, newest=newest).text(lang)
+            if self.index_added:
+                line += " " + Message.of("recommend.compat.source.index_added", date=self.index_on,
+                                         releases=", ".join(self.index_added)).text(lang)
+        for note in self.index_notes:
+            line += " " + note.text(lang)
+        return line
 
     def to_json(self, lang: str | None) -> dict[str, Any]:
         doc: dict[str, Any] = {"kind": self.kind, "reviewed_on": self.reviewed_on}
         if self.refused is not None:
             doc["refused"] = self.refused.text(lang)
+        doc["index_confirmed_on"] = self.index_on
+        if self.index_on:
+            doc["index_newest"] = dict(self.index_newest)
+            doc["index_added"] = list(self.index_added)
+        if self.index_notes:
+            doc["index_notes"] = [n.text(lang) for n in self.index_notes]
+        doc["text"] = self.text(lang)
         return doc
 
 
@@ -189,22 +229,29 @@ def public_key_of(seed: bytes) -> bytes:
     return bytes(SigningKey(seed).verify_key)
 
 
-def sign_manifest(data: bytes, file_url: str, seed: bytes, *, created: str | None = None) -> bytes:
-    """The signed manifest for ``data`` served at ``file_url`` (the refresh command's output)."""
+def sign_manifest(data: bytes, file_url: str, seed: bytes, *, created: str | None = None,
+                  expires: str | None = None, valid_days: int = VALID_DAYS) -> bytes:
+    """The signed manifest for ``data`` served at ``file_url`` (the refresh command's and the
+    release workflow's output), good until ``expires`` (default: ``valid_days`` from today)."""
+    from datetime import timedelta
+
     from nacl.signing import SigningKey
 
     table = json.loads(data)
+    now = datetime.now(timezone.utc)
     payload = json.dumps({"schema": MANIFEST_SCHEMA, "url": file_url, "sha256": hashlib.sha256(data).hexdigest(),
                           "size": len(data), "reviewed_on": table["reviewed_on"],
-                          "created": created or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")},
+                          "created": created or now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                          "expires": expires or (now.date() + timedelta(days=valid_days)).isoformat()},
                          sort_keys=True)
     sig = SigningKey(seed).sign(payload.encode("utf-8")).signature
     doc = {"payload": payload, "signature": base64.b64encode(sig).decode("ascii"), "alg": "ed25519"}
     return (json.dumps(doc, indent=1) + "\n").encode("utf-8")
 
 
-def verify_manifest(raw: bytes, keys: tuple[bytes, ...]) -> Manifest:
-    """The manifest, if its signature is good under one of ``keys``; else UpdateRefused."""
+def verify_manifest(raw: bytes, keys: tuple[bytes, ...], *, today: str | None = None) -> Manifest:
+    """The manifest, if its signature is good under one of ``keys`` and it has not expired by
+    ``today`` (the clock's day); else UpdateRefused."""
     from nacl.exceptions import BadSignatureError
     from nacl.signing import VerifyKey
 
@@ -229,7 +276,10 @@ def verify_manifest(raw: bytes, keys: tuple[bytes, ...]) -> Manifest:
             continue
     else:
         raise UpdateRefused("bad_signature")
-    return _manifest_fields(payload)
+    manifest = _manifest_fields(payload)
+    if manifest.expires < (today or date.today().isoformat()):
+        raise UpdateRefused("expired", date=manifest.expires)
+    return manifest
 
 
 def _manifest_fields(payload: bytes) -> Manifest:
@@ -238,10 +288,12 @@ def _manifest_fields(payload: bytes) -> Manifest:
         if body.get("schema") != MANIFEST_SCHEMA:
             raise UpdateRefused("schema", schema=str(body.get("schema")))
         date.fromisoformat(str(body["reviewed_on"]))
+        expires = date.fromisoformat(str(body["expires"])).isoformat()  # required: a manifest without one never expires
         sha = str(body["sha256"]).lower()
         if len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
             raise UpdateRefused("malformed")
-        return Manifest(str(body["url"]), sha, int(body["size"]), str(body["reviewed_on"]), str(body.get("created", "")))
+        return Manifest(str(body["url"]), sha, int(body["size"]), str(body["reviewed_on"]), str(body.get("created", "")),
+                        expires)
     except UpdateRefused:
         raise
     except (ValueError, KeyError, TypeError, AttributeError):
@@ -282,8 +334,9 @@ def _check_url(url: str, cfg: UpdateConfig) -> None:
 
 def check_for_update(cfg: UpdateConfig, *, fetch: Fetch | None = None, today: str | None = None,
                      force: bool = False) -> UpdateResult:
-    """Look for a newer signed table once a day; cache and report it. Never raises for bad data."""
-    if not cfg.active:
+    """Look for a newer signed table once a day, and read the package indexes (when
+    ``cfg.index_check``); cache and report both. Never raises for bad data."""
+    if not cfg.enabled or cfg.offline or not (cfg.url or cfg.index_check):
         return UpdateResult("off")
     today = today or date.today().isoformat()
     folder = cfg.folder()
@@ -293,11 +346,13 @@ def check_for_update(cfg: UpdateConfig, *, fetch: Fetch | None = None, today: st
     fetch = fetch or http_fetch
     current = active_source(cfg).reviewed_on
     try:
-        result = _fetch_and_check(cfg, fetch, current)
+        result = _fetch_and_check(cfg, fetch, current) if cfg.url else UpdateResult("off")
     except UpdateRefused as exc:
         result = UpdateResult("refused", exc.message)
     except (OSError, ValueError) as exc:  # network, timeout, HTTP status (requests' errors are OSErrors)
         result = UpdateResult("failed", Message.of("recommend.compat.update.refused.network", error=type(exc).__name__))
+    if cfg.index_check:
+        result.extra["index"] = check_indexes(cfg, today)
     from wizard.core.base.files import write_atomic
 
     try:
@@ -305,6 +360,21 @@ def check_for_update(cfg: UpdateConfig, *, fetch: Fetch | None = None, today: st
     except OSError:
         pass  # no stamp: the next start checks again, which is harmless
     return result
+
+
+def check_indexes(cfg: UpdateConfig, today: str) -> dict[str, Any]:
+    """Read the package indexes (:func:`live_index.read_indexes`) for the variants of the newest
+    release in use; the facts are saved beside the signed table and used from the next load."""
+    from wizard.core.recommend import live_index
+
+    db, _ = load_active(cfg)
+    newest = db.releases[0]
+    variants = sorted({v for names in newest.variants.values() for v in names} - {"mps"})
+    got = live_index.read_indexes(cfg.folder(), variants, today, pypi_json=cfg.pypi_json or live_index.PYPI_JSON,
+                                  pytorch_page=cfg.pytorch_page or live_index.PYTORCH_PAGE, timeout=cfg.timeout,
+                                  allow_loopback_http=cfg.allow_loopback_http)
+    reset()
+    return {"read": got.facts is not None, "checked_on": (got.facts or {}).get("checked_on"), "notes": got.notes}
 
 
 def _fetch_and_check(cfg: UpdateConfig, fetch: Fetch, current: str) -> UpdateResult:
@@ -364,8 +434,9 @@ def reset() -> None:
 
 
 def load_active(cfg: UpdateConfig | None = None) -> tuple[Any, DataSource]:
-    """(CompatDB, DataSource): the cached update when it passes every check again and is newer
-    than the built-in table; else the built-in one (with the reason the update was refused)."""
+    """(CompatDB, DataSource): the cached update when it passes every check again (its expiry
+    too) and is newer than the built-in table; else the built-in one (with the reason the update
+    was refused). Either way, with what the package indexes confirmed laid over it."""
     if "db" in _ACTIVE and cfg is None:
         return _ACTIVE["db"], _ACTIVE["source"]
     use = cfg or UpdateConfig.from_env()
@@ -382,9 +453,33 @@ def load_active(cfg: UpdateConfig | None = None) -> tuple[Any, DataSource]:
                     db, source = cached, DataSource("updated", cached.reviewed_on)
             except UpdateRefused as exc:
                 source = DataSource("built-in", builtin.reviewed_on, exc.message)
+        if use.index_check and not use.offline:
+            db, source = _with_index_facts(db, source, use.folder())
     if cfg is None:
         _ACTIVE.update(db=db, source=source)
     return db, source
+
+
+def _with_index_facts(db: Any, source: DataSource, folder: Path) -> tuple[Any, DataSource]:
+    """``db`` with the saved index facts laid over it; unchanged when there are none or they do
+    not make a valid table (said nowhere: the table in use is still a good one)."""
+    from dataclasses import replace
+
+    from wizard.core.recommend import live_index
+    from wizard.core.recommend.compat_model import CompatDataError
+
+    facts = live_index.saved_facts(folder)
+    source = replace(source, index_notes=tuple(live_index.saved_notes(folder)))
+    if facts is None:
+        return db, source
+    try:
+        applied = live_index.apply(db.raw, facts)
+        new_db = _compat.parse(applied.data) if applied.added else db
+    except (CompatDataError, KeyError, TypeError, ValueError, AttributeError):
+        return db, source
+    newest = tuple((name, applied.newest[name]) for name in live_index.PACKAGES if name in applied.newest)
+    return new_db, replace(source, index_on=str(facts["checked_on"]), index_newest=newest,
+                           index_added=tuple(applied.added))
 
 
 def active_source(cfg: UpdateConfig | None = None) -> DataSource:
@@ -401,5 +496,5 @@ def _read_bytes(path: Path) -> bytes | None:
 
 _compat.register_active_loader(lambda: load_active()[0])
 
-__all__ = ["UpdateConfig", "UpdateResult", "UpdateRefused", "DataSource", "Manifest", "check_for_update",
+__all__ = ["UpdateConfig", "UpdateResult", "UpdateRefused", "DataSource", "Manifest", "check_for_update", "check_indexes",
            "load_active", "active_source", "sign_manifest", "verify_manifest", "read_private_key", "reset"]
