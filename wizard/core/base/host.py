@@ -12,7 +12,8 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypedDict
 
 if TYPE_CHECKING:
     from wizard.core.base.process import ProcessResult
@@ -36,6 +37,16 @@ def __getattr__(name: str) -> Any:
 
         return getattr(process, _FROM_PROCESS[name])
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class MachineResources(TypedDict, total=False):
+    """What :meth:`Host.resources` counts: logical and physical CPUs (None when unknown), and
+    the total and available memory in bytes; a key a host could not read is missing."""
+
+    cpu_logical: int | None
+    cpu_physical: int | None
+    ram_total: int
+    ram_available: int
 
 
 def decode_output(data: bytes) -> str:
@@ -79,7 +90,7 @@ class Host:
         """What the ``platform``/``sys`` modules say (machine, release, version, python)."""
         raise NotImplementedError
 
-    def resources(self) -> dict[str, Any]:
+    def resources(self) -> MachineResources:
         """CPU/RAM counts (psutil): cpu_logical, cpu_physical, ram_total, ram_available."""
         raise NotImplementedError
 
@@ -93,7 +104,7 @@ class Host:
     def home(self) -> str:
         raise NotImplementedError
 
-    def nvml(self) -> Any:
+    def nvml(self) -> ModuleType:
         """The NVML bindings module (``pynvml`` from nvidia-ml-py), or raise ImportError."""
         raise NotImplementedError
 
@@ -172,7 +183,7 @@ class RealHost(Host):
             facts["mac_ver"] = platform.mac_ver()[0]
         return facts
 
-    def resources(self) -> dict[str, Any]:
+    def resources(self) -> MachineResources:
         if self.os_name in ("linux", "wsl"):
             from wizard.core.base import linux_facts
 
@@ -214,7 +225,8 @@ class RealHost(Host):
     def home(self) -> str:
         return str(Path.home())
 
-    def nvml(self) -> Any:
+    def nvml(self) -> ModuleType:
         import pynvml  # nvidia-ml-py
 
-        return pynvml
+        module: ModuleType = pynvml
+        return module

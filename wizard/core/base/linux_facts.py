@@ -14,7 +14,10 @@ has a fallback for each of those cases; every other system always asks psutil.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from wizard.core.base.host import MachineResources
 
 SYS_CPU = "/sys/devices/system/cpu"
 MEMINFO = "/proc/meminfo"
@@ -55,7 +58,7 @@ def physical_cores(root: str = SYS_CPU) -> int | None:
     return None
 
 
-def resources() -> dict[str, Any] | None:
+def resources() -> MachineResources | None:
     """``cpu_logical``, ``cpu_physical``, ``ram_total``, ``ram_available``; None if any is unknown."""
     memory = meminfo()
     cores = physical_cores()
