@@ -195,6 +195,8 @@ class SystemInfo:
     is_admin: bool = False
     hostname: str | None = None
     display_adapters: list[DisplayAdapter] = field(default_factory=list)
+    jetson_l4t: str | None = None  # an NVIDIA Jetson's L4T release ("36.4.3"), see machine/jetson.py
+    jetson_model: str | None = None  # its device-tree model; "" when a Jetson of unknown model
 
 
 @dataclass

@@ -273,6 +273,12 @@ def _linux_os(host: Host, facts: dict, info: SystemInfo) -> None:
         wsl = 2  # the GPU paravirtualization device exists only in WSL2
     info.is_wsl = wsl is not None
     info.wsl_version = wsl
+    from wizard.core.machine.jetson import detect_jetson
+
+    board = None if info.is_wsl else detect_jetson(host, kernel)
+    if board is not None:  # its driver comes with the L4T image: the recommender must know
+        info.jetson_l4t = board.l4t
+        info.jetson_model = board.model or ""
 
 
 def _macos_os(host: Host, facts: dict, info: SystemInfo) -> None:

@@ -81,5 +81,16 @@ def choose_python(detection: Detection, wishes: Wishes | None = None,
             best = (key, PythonChoice(_minor(p.version or ""), p, rec))
     if best is not None:
         return best[1]
-    facts = MachineFacts.from_detection(detection, FALLBACK_PYTHON)
-    return PythonChoice(FALLBACK_PYTHON, None, recommend(facts, wishes))
+    fallback = _board_python(detection) or FALLBACK_PYTHON
+    facts = MachineFacts.from_detection(detection, fallback)
+    return PythonChoice(fallback, None, recommend(facts, wishes))
+
+
+def _board_python(detection: Detection) -> str | None:
+    """On a Jetson, the one Python NVIDIA's wheels for its JetPack are built for."""
+    l4t = getattr(detection.system, "jetson_l4t", None)
+    if not l4t:
+        return None
+    from wizard.core.recommend.jetson import wheel_python
+
+    return wheel_python(l4t)

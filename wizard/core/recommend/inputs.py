@@ -57,6 +57,8 @@ class MachineFacts:
     cc_unknown: bool = False  # an NVIDIA GPU whose compute capability could not be read
     distro_id: str | None = None  # os-release ID ("ubuntu"), for the driver commands
     os_version: str | None = None  # macOS version, for torch >= 2.12 (macOS 14+)
+    jetson_l4t: str | None = None  # an NVIDIA Jetson's L4T release ("36.4.3"), see recommend/jetson.py
+    jetson_model: str | None = None  # its device-tree model ("" when a Jetson of unknown model)
 
     def __post_init__(self) -> None:
         self.os = self.os.strip().lower()
@@ -82,6 +84,20 @@ class MachineFacts:
     def has_nvidia(self) -> bool:
         return bool(self.gpu_ccs or self.driver_version or self.cuda_driver or self.nvidia_without_driver
                     or self.gpu_names or self.cc_unknown)
+
+    @property
+    def is_jetson(self) -> bool:
+        """An NVIDIA Jetson: detected as one (L4T or model), or typed in as Linux on aarch64 with
+        the compute capability only Jetson's integrated GPUs have (5.3 Nano/TX1, 6.2 TX2, 7.2
+        Xavier, 8.7 Orin: resources/jetson.json)."""
+        if self.jetson_l4t is not None or self.jetson_model is not None:
+            return True
+        if self.os != "linux" or self.arch != "aarch64" or self.is_wsl:
+            return False
+        from wizard.core.base.resources import load_json
+
+        integrated = set(load_json("jetson.json")["detection"]["integrated_ccs"])
+        return any(cc in integrated for cc in self.gpu_ccs)
 
     def ccs(self) -> list[tuple[int, int]]:
         return sorted({parse_cc(c) for c in self.gpu_ccs})
@@ -118,6 +134,7 @@ class MachineFacts:
             other_gpu_names=[a.name for a in others if a.name], cc_unknown=cc_unknown,
             nvidia_without_driver=nvidia_adapter and not nvidia.driver_version and not nvidia.gpus,
             distro_id=system.distro_id, os_version=system.os_version if system.os == "macos" else None,
+            jetson_l4t=getattr(system, "jetson_l4t", None), jetson_model=getattr(system, "jetson_model", None),
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -175,6 +175,11 @@ def recommend(facts: MachineFacts, wishes: Wishes | None = None, kb: CompatDB | 
 
         kb, source = load_active()
     wishes = wishes or Wishes()
+    if facts.is_jetson:  # NVIDIA's JetPack wheels; the board's driver is never touched
+        from wizard.core.recommend.jetson import for_jetson
+
+        jetson_candidates, jetson_advice = for_jetson(facts, wishes, kb.advice["colab"]["gpu"])
+        return Recommendation(facts, wishes, jetson_candidates, [], jetson_advice, kb.schema, kb.reviewed_on, source)
     releases = releases_for(wishes, kb)
     kinds = build_families(facts, wishes, kb)
     passed, failed = judge(facts, wishes, kb, kinds, releases)
