@@ -50,6 +50,19 @@ if sys.platform == "win32":
         out["acp"] = int(ctypes.windll.kernel32.GetACP())
     except (ImportError, AttributeError, OSError):  # no ctypes, or no kernel32 (not real Windows)
         out["acp"] = None
+    try:  # the commit limit is RAM plus the page files: what WinError 1455 runs out of
+        import ctypes
+        class MEMORYSTATUSEX(ctypes.Structure):
+            _fields_ = [("length", ctypes.c_ulong), ("load", ctypes.c_ulong)] + [
+                (name, ctypes.c_ulonglong) for name in ("ram", "ram_free", "commit_limit", "commit_free",
+                                                       "virtual", "virtual_free", "extended")]
+        status = MEMORYSTATUSEX()
+        status.length = ctypes.sizeof(MEMORYSTATUSEX)
+        if ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(status)):
+            out["memory"] = {"ram": status.ram, "commit_limit": status.commit_limit,
+                             "commit_free": status.commit_free}
+    except (ImportError, AttributeError, OSError):
+        out["memory"] = None
 elif sys.platform.startswith("linux"):
     import os, platform
     release = platform.release().lower()
@@ -76,6 +89,9 @@ class ExplainContext:
     wsl_version: int | None = None  # 1 or 2 inside WSL, None elsewhere
     wsl_libcuda: bool | None = None  # /usr/lib/wsl/lib/libcuda.so.1 (the Windows driver's) is there
     pythonutf8: str | None = None  # the terminal's PYTHONUTF8, as the wizard was started with it
+    ram: int | None = None  # Windows: physical memory, bytes
+    commit_limit: int | None = None  # Windows: RAM plus the page files, bytes (what error 1455 exhausts)
+    commit_free: int | None = None  # Windows: of that limit, what is not committed yet, bytes
 
     def version(self, name: str) -> str | None:
         return self.packages.get(name)
@@ -83,6 +99,13 @@ class ExplainContext:
     @property
     def triton(self) -> str | None:
         return self.version("triton") or self.version("triton-windows")
+
+    @property
+    def pagefile(self) -> int | None:
+        """The page files' total size in bytes (the commit limit less the RAM), None when unknown."""
+        if self.commit_limit is None or self.ram is None:
+            return None
+        return max(self.commit_limit - self.ram, 0)
 
     def evidence(self, *names: str) -> str:
         """One line naming the interpreter and the versions asked for ('-' for absent)."""
@@ -117,11 +140,17 @@ def parse_context(stdout: str, executable: str, pythonutf8: str | None = None) -
     packages: dict[Any, Any] = doc["packages"] if isinstance(doc.get("packages"), dict) else {}
     acp = doc.get("acp")
     wsl: dict[str, Any] = doc["wsl"] if isinstance(doc.get("wsl"), dict) else {}
+    memory: dict[str, Any] = doc["memory"] if isinstance(doc.get("memory"), dict) else {}
+
+    def size(name: str) -> int | None:
+        value = memory.get(name)
+        return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
     return ExplainContext(executable=str(doc.get("executable") or executable), python=doc.get("python"),
                           os=os_name, packages={str(k): (str(v) if v else None) for k, v in packages.items()},
                           acp=acp if isinstance(acp, int) else None, pythonutf8=pythonutf8,
                           wsl_version=wsl.get("version") if wsl.get("version") in (1, 2) else None,
-                          wsl_libcuda=wsl.get("libcuda") if isinstance(wsl.get("libcuda"), bool) else None)
+                          wsl_libcuda=wsl.get("libcuda") if isinstance(wsl.get("libcuda"), bool) else None,
+                          ram=size("ram"), commit_limit=size("commit_limit"), commit_free=size("commit_free"))
 
 
 def gather_explain_context(host: Host, path: str) -> ExplainContext:
@@ -199,7 +228,32 @@ def _driver_library(f: Diagnosis, ctx: ExplainContext) -> Diagnosis:
     return _with(f, f.variant, line)
 
 
+GIB = 1024 ** 3
+SMALL_PAGEFILE = 16 * GIB  # below this, torch's CUDA DLLs in a few DataLoader workers outgrow it
+
+
+def _gib(n: int) -> str:
+    return f"{n / GIB:.1f}".rstrip("0").rstrip(".")
+
+
+def _pagefile(f: Diagnosis, ctx: ExplainContext) -> Diagnosis:
+    """WinError 1455 seen with the machine's memory: a page file that is off or small is the cause
+    to fix; a large one means the committed memory is used up (too many workers, other programs)."""
+    pagefile, ram, limit = ctx.pagefile, ctx.ram, ctx.commit_limit
+    if ctx.os != "windows" or pagefile is None or ram is None or limit is None:
+        return f
+    free = f"; committed memory free: {_gib(ctx.commit_free)} GB" if ctx.commit_free is not None else ""
+    line = f"RAM {_gib(ram)} GB; page file about {_gib(pagefile)} GB; commit limit {_gib(limit)} GB{free}"
+    params = {"ram": _gib(ram), "pagefile": _gib(pagefile), "limit": _gib(limit)}
+    if pagefile < GIB:
+        return _with(f, "ctx-pagefile-off", line, **params)
+    if pagefile < SMALL_PAGEFILE:
+        return _with(f, "ctx-pagefile-small", line, **params)
+    return _with(f, "ctx-pagefile-large", line, **params)
+
+
 _USES = {
+    "windows-pagefile-too-small": _pagefile,
     "libcuda-not-found": _driver_library,
     "wsl2-gpu-setup": _driver_library,
     "numpy-abi-mismatch": _numpy,
