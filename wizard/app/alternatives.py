@@ -9,13 +9,19 @@ the index really carries for the target Python. Blocking (network): a worker's, 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from wizard.app.install import InstallSettings
+    from wizard.app.session import Session
+    from wizard.core.recommend.inputs import MachineFacts
+    from wizard.core.recommend.recommender import Candidate
 
 MAX_OFFERED = 4
 
 
-def builds_on_index(facts: Any, current: Any, python: str, settings: Any, *,
-                    cache_dir: str | None = None) -> list[Any]:
+def builds_on_index(facts: MachineFacts, current: Candidate | None, python: str, settings: InstallSettings, *,
+                    cache_dir: str | None = None) -> list[Candidate]:
     """Up to ``MAX_OFFERED`` candidates other than ``current`` that fit ``facts`` and that the
     index ``settings`` point at has for CPython ``python`` (each build's own variant folder of a
     mirror): the same variant first, newest first."""
@@ -45,8 +51,8 @@ def builds_on_index(facts: Any, current: Any, python: str, settings: Any, *,
     return found[:MAX_OFFERED]
 
 
-def alternatives_for(session: Any, settings: Any, python: str | None = None, *,
-                     cache_dir: str | None = None) -> list[Any]:
+def alternatives_for(session: Session, settings: InstallSettings, python: str | None = None, *,
+                     cache_dir: str | None = None) -> list[Candidate]:
     """The builds the index has instead of the session's chosen one, for the session's machine
     and ``python`` (default: the recommendation's)."""
     choice = session.recommendation

@@ -15,7 +15,7 @@ import os
 import sys
 import tempfile
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from wizard.core.base.i18n import Message, msg
 from wizard.core.base.lazy import lazy_exports
@@ -23,6 +23,17 @@ from wizard.core.base.lazy import lazy_exports
 if TYPE_CHECKING:  # what the faces catch and parse, re-exported: they import nothing else of the engine
     from wizard.core.install.bundle import BundleError as BundleError
     from wizard.core.install.bundle_variants import parse_variants as parse_variants
+
+if TYPE_CHECKING:
+    from wizard.core.base.host import Host
+    from wizard.core.install.bundle import Manifest
+    from wizard.core.install.bundle_variants import VariantFile
+    from wizard.core.install.plan import PlannedFile
+    from wizard.core.install.runner import InstallJob
+    from wizard.core.machine.models import Detection
+
+    # a wheel to copy into the bundle: where the cache holds it, and the file the plan (or a variant) names
+    BundleSource = tuple[str | os.PathLike[str], PlannedFile | VariantFile]
 
 __getattr__ = lazy_exports(__name__, {"BundleError": "wizard.core.install.bundle",
                                       "parse_variants": "wizard.core.install.bundle_variants"})
@@ -34,7 +45,7 @@ _TAGS_PROBE = ("import json\n"
                "print(json.dumps([str(t) for t in tags.sys_tags()]))\n")
 
 
-def export_from_job(job: Any, dest: str, variants: list[str] | None = None) -> Any:
+def export_from_job(job: InstallJob, dest: str, variants: list[str] | None = None) -> Manifest:
     """The finished ``job``'s wheels (from the download cache) and a manifest, written to ``dest``;
     with ``variants``, the torch-family wheels of each of those builds too (:func:`variant_sets`)."""
     from wizard.core.install.bundle import BundleError, export_bundle
@@ -42,7 +53,7 @@ def export_from_job(job: Any, dest: str, variants: list[str] | None = None) -> A
     plan = job.plan
     if plan is None or not plan.files:
         raise BundleError(msg("bundle.nothing", folder=dest))
-    pairs = []
+    pairs: list[BundleSource] = []
     for f in plan.files:
         path = job.cache.verified(f)
         if path is None:
@@ -61,8 +72,8 @@ def export_from_job(job: Any, dest: str, variants: list[str] | None = None) -> A
                          variant_sets=sets, variant_dependencies=SHARED_DEPENDENCIES if sets else "")
 
 
-def variant_sets(job: Any, planned: list[Any], requirements: list[str],
-                 variants: list[str]) -> tuple[list[tuple[Any, Any]], dict[str, dict[str, list[str]]]]:
+def variant_sets(job: InstallJob, planned: list[PlannedFile], requirements: list[str],
+                 variants: list[str]) -> tuple[list[BundleSource], dict[str, dict[str, list[str]]]]:
     """For each variant: the installed family's versions with that variant's label, from that
     variant's folder of the install's index (a mirror included), downloaded and hash-checked by
     the engine's downloader into the cache. Returns the (path, file) pairs to copy and the
@@ -85,7 +96,7 @@ def variant_sets(job: Any, planned: list[Any], requirements: list[str],
         raise BundleError(msg("bundle.variant_no_family"))
     own = local_label(family[0].version)
     index = WheelIndex(proxy=job.options.proxies)  # the proxy the install uses
-    pairs: list[tuple[Any, Any]] = []
+    pairs: list[BundleSource] = []
     sets: dict[str, dict[str, list[str]]] = {}
     family_names = {f.name for f in family}
     for variant in variants:
@@ -110,7 +121,7 @@ def variant_sets(job: Any, planned: list[Any], requirements: list[str],
     return pairs, sets
 
 
-def interpreter_tags(host: Any, python_exe: str) -> list[str]:
+def interpreter_tags(host: Host, python_exe: str) -> list[str]:
     """The wheel tags ``python_exe`` accepts (asked of it: its own packaging or pip's)."""
     result = host.run([python_exe, "-c", _TAGS_PROBE], timeout=60)
     try:
@@ -131,7 +142,7 @@ class BundleInstall:
     variant: str | None = None  # the build chosen from a bundle of several
 
 
-def serves_text(manifest: Any) -> Message:
+def serves_text(manifest: Manifest) -> Message:
     """Which machines the bundle serves, from its wheels' tags."""
     from wizard.core.install.bundle import platforms_served, pythons_served
 
@@ -145,7 +156,7 @@ def venv_python(path: str) -> str:
     return os.path.join(path, "Scripts", "python.exe") if os.name == "nt" else os.path.join(path, "bin", "python")
 
 
-def choose_variant_for(manifest: Any, detection: Any, requested: str | None = None) -> str | None:
+def choose_variant_for(manifest: Manifest, detection: Detection | None, requested: str | None = None) -> str | None:
     """Which of the bundle's builds to install: ``requested`` (``--variant``) when the bundle has
     it, else the CPU build without an NVIDIA GPU, else the newest CUDA build this driver runs
     (the recommender's driver bar). None for a bundle of one build. BundleError when none fits."""
@@ -171,8 +182,8 @@ def choose_variant_for(manifest: Any, detection: Any, requested: str | None = No
         raise BundleError(exc.message) from exc
 
 
-def install_from_bundle(host: Any, folder: str, venv_path: str, base_python: str | None = None,
-                        variant: str | None = None, detection: Any = None) -> BundleInstall:
+def install_from_bundle(host: Host, folder: str, venv_path: str, base_python: str | None = None,
+                        variant: str | None = None, detection: Detection | None = None) -> BundleInstall:
     """Check the bundle, make ``venv_path`` (``base_python -m venv``; an existing venv is used as
     it is) and install exactly the bundle's hash-checked files (for a bundle of several builds,
     those of the one :func:`choose_variant_for` picks). BundleError (raised

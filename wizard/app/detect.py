@@ -7,7 +7,7 @@ worker is done); :func:`detect_machine` does both, for the command line.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from wizard.app.session import Session
 from wizard.core.base.lazy import lazy_exports
@@ -35,13 +35,13 @@ __getattr__ = lazy_exports(__name__, {
 })
 
 
-def compute(host: Host, **kwargs: Any) -> Detection:
-    """Detect with ``host`` (``kwargs`` as :func:`wizard.core.machine.detect.detect` takes them).
+def compute(host: Host, env_dir: str | None = None, *, pythons: bool = True, conda: bool = True) -> Detection:
+    """Detect with ``host`` (the arguments as :func:`wizard.core.machine.detect.detect` takes them).
     Touches no session: safe on a worker thread. The import happens here too, so loading the
     machine package never stalls the window's GUI thread."""
     from wizard.core.machine.detect import detect
 
-    return detect(host, **kwargs)
+    return detect(host, env_dir, pythons=pythons, conda=conda)
 
 
 def record(session: Session, detection: Detection) -> None:
@@ -50,10 +50,11 @@ def record(session: Session, detection: Detection) -> None:
     session.detection_error = None
 
 
-def detect_machine(session: Session, **kwargs: Any) -> Detection:
+def detect_machine(session: Session, env_dir: str | None = None, *, pythons: bool = True,
+                   conda: bool = True) -> Detection:
     """Compute and record with the session's host; a failure propagates, the caller records it
     with :func:`record_failure` so the report says why the machine part is empty."""
-    detection = compute(session.host, **kwargs)
+    detection = compute(session.host, env_dir, pythons=pythons, conda=conda)
     record(session, detection)
     return detection
 

@@ -16,6 +16,7 @@ from wizard.core.base.i18n import t
 from wizard.core.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from wizard.core.base.process import CancelLike
     from wizard.core.verify.checklist import VerifyReport as VerifyReport
     from wizard.core.verify.kernel_install import RegisterResult, SettingsResult
     from wizard.core.verify.kernel_install import SettingsRefused as SettingsRefused
@@ -53,7 +54,7 @@ def display_name(env: EnvFacts, lang: str) -> str:
 
 
 def register(session: Session, python_exe: str, *, name: str | None = None, consent: bool = False,
-             on_line: Callable[[str], None] | None = None, cancel: Any = None, replace: bool = False) -> RegisterResult:
+             on_line: Callable[[str], None] | None = None, cancel: CancelLike = None, replace: bool = False) -> RegisterResult:
     """Register ``python_exe`` as a ``--user`` kernel (installing ipykernel only with consent). A
     kernel of the same name that runs another interpreter is replaced only with ``replace``."""
     from wizard.core.verify.kernel_install import register_kernel
@@ -78,7 +79,7 @@ def find_kernel(session: Session, name: str) -> KernelInfo | None:
 
 
 def verify_in_kernel(session: Session, name: str, *, on_event: Callable[[dict[str, Any]], None] | None = None,
-                     cancel: Any = None, interpreter: str | None = None) -> VerifyReport:
+                     cancel: CancelLike = None, interpreter: str | None = None) -> VerifyReport:
     """The verification checklist run inside kernel ``name`` (started, probed, shut down)."""
     from wizard.core.verify.kernel_verify import run_verify_in_kernel
 

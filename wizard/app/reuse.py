@@ -19,7 +19,14 @@ import json
 import os
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from wizard.app.install import InstallSettings
+    from wizard.app.session import Session
+    from wizard.core.history.store import HistoryStore
+    from wizard.core.install.recovery import StateStore
+    from wizard.core.recommend.recommender import Candidate
 
 APP_NAME = "gpu-setup-wizard"
 REMEMBERED_FILE = "remembered.json"
@@ -45,7 +52,7 @@ def env_python(env_path: str) -> str:
                                                                                                  "python")
 
 
-def last_verified_env(history: Any = None, states: Any = None) -> ReuseOffer | None:
+def last_verified_env(history: HistoryStore | None = None, states: StateStore | None = None) -> ReuseOffer | None:
     """The environment of the newest saved run whose torch imported (and, when it was checked, ran
     a kernel), if its Python still exists; else the newest complete install the wizard made.
     ``history``: a HistoryStore; ``states``: a StateStore (defaults: the user's)."""
@@ -65,14 +72,14 @@ def last_verified_env(history: Any = None, states: Any = None) -> ReuseOffer | N
     return last_complete_install(states)
 
 
-def offer_for(history_dir: str | None, states: Any) -> ReuseOffer | None:
+def offer_for(history_dir: str | None, states: StateStore | None) -> ReuseOffer | None:
     """:func:`last_verified_env` over the history in ``history_dir`` (None: the user's)."""
     from wizard.core.history.store import HistoryStore
 
     return last_verified_env(HistoryStore(history_dir), states)
 
 
-def last_complete_install(states: Any = None) -> ReuseOffer | None:
+def last_complete_install(states: StateStore | None = None) -> ReuseOffer | None:
     """The newest install the wizard made and finished, whose Python is still there."""
     from wizard.core.install.recovery import STATUS_COMPLETE, StateStore
 
@@ -159,7 +166,7 @@ def without_credentials(url: str) -> str:
     return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
 
 
-def remember_install(settings: Any, candidate: Any, folder: str | os.PathLike[str] | None = None) -> Path | None:
+def remember_install(settings: InstallSettings, candidate: Candidate | None, folder: str | os.PathLike[str] | None = None) -> Path | None:
     """The settings (mirror, proxy, installer) and the build of an install that is starting."""
     return save_remembered(Remembered(without_credentials(settings.mirror), without_credentials(settings.python_mirror),
                                       without_credentials(settings.proxy), settings.installer or "",
@@ -167,7 +174,7 @@ def remember_install(settings: Any, candidate: Any, folder: str | os.PathLike[st
                            folder)
 
 
-def remembered_build(session: Any, remembered: Remembered) -> Any:
+def remembered_build(session: Session, remembered: Remembered) -> Candidate | None:
     """The build the student chose last time, when it still fits this machine (one of the
     recommender's candidates) and this run has not picked another; else None."""
     choice = session.recommendation

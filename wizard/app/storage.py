@@ -13,7 +13,7 @@ import os
 import sys
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from wizard.core.base.host import Host, RealHost
 from wizard.core.base.i18n import t
@@ -35,6 +35,10 @@ from wizard.core.storage.locations import (
 from wizard.core.storage.locations import is_environment as is_environment  # re-exported for the faces
 from wizard.core.storage.measure import Usage, measure
 from wizard.core.storage.measure import human_size as human_size  # re-exported for the faces
+
+if TYPE_CHECKING:
+    from wizard.core.history.store import HistoryStore
+    from wizard.core.install.recovery import StateStore
 
 SCHEMA = "gpu-setup-wizard/storage@1.0"
 KIND_ORDER = (KIND_ENV, KIND_WIZARD_CACHE, KIND_PIP, KIND_UV, KIND_HF)
@@ -73,22 +77,30 @@ class StorageReport:
         return {"schema": SCHEMA, "total_bytes": self.total, "entries": [e.to_json(lang) for e in self.entries]}
 
 
+def _state_store() -> StateStore:
+    from wizard.core.install.recovery import StateStore
+
+    return StateStore()
+
+
+def _history_store() -> HistoryStore:
+    from wizard.core.history.store import HistoryStore
+
+    return HistoryStore()
+
+
 @dataclass
 class Stores:
     """Where the wizard keeps its records (the defaults; tests point them elsewhere through
     the environment, as a student's HOME/XDG would)."""
 
-    state: Any = None
-    history: Any = None
+    state: StateStore = field(default_factory=_state_store)  # the user's unless given
+    history: HistoryStore = field(default_factory=_history_store)
     cache_root: str | None = None
 
     def __post_init__(self) -> None:
-        from wizard.core.history.store import HistoryStore
         from wizard.core.install.cache import default_cache_root
-        from wizard.core.install.recovery import StateStore
 
-        self.state = self.state or StateStore()
-        self.history = self.history or HistoryStore()
         self.cache_root = self.cache_root or str(default_cache_root())
 
 
@@ -104,7 +116,7 @@ def _pip_python(envs: Sequence[Location]) -> str | None:
     return None
 
 
-def _history_paths(history: Any) -> list[str]:
+def _history_paths(history: HistoryStore) -> list[str]:
     try:
         entries = history.entries()
     except OSError:

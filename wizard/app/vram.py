@@ -11,7 +11,7 @@ the report reads. The value types the faces need are re-exported here, so a face
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from wizard.app.session import Session
 from wizard.core.base.i18n import t
@@ -41,6 +41,12 @@ from wizard.core.vram.workloads import (
     judge_workloads,
     targets,
 )
+
+if TYPE_CHECKING:
+    from wizard.core.base.host import Host
+    from wizard.core.base.process import CancelLike
+    from wizard.core.machine.models import Detection
+    from wizard.core.verify.probe_runner import ProbeOutcome
 
 MEASURE_PROBE = "vram_measure.py"
 MEASURE_TIMEOUT_S = 300  # building a multi-billion-parameter model on meta takes seconds; an import may take more
@@ -73,7 +79,7 @@ class VramResult:
 
 
 # ------------------------------------------------------------------------------ the GPU
-def detected_gpus(detection: Any) -> list[GpuMemory]:
+def detected_gpus(detection: Detection | None) -> list[GpuMemory]:
     """This machine's NVIDIA GPUs with a known memory size, from a detection (none when there is none)."""
     from wizard.core.machine.models import STATUS_OK
     from wizard.core.vram.units import vram_from_gpu
@@ -88,7 +94,7 @@ def detected_gpus(detection: Any) -> list[GpuMemory]:
     return out
 
 
-def this_machine_gpu(host: Any = None) -> GpuMemory | None:
+def this_machine_gpu(host: Host | None = None) -> GpuMemory | None:
     """This machine's largest NVIDIA GPU (runs nvidia-smi / NVML: off the GUI thread), or None."""
     from wizard.core.base.host import RealHost
     from wizard.core.machine.nvidia import detect_nvidia
@@ -102,7 +108,7 @@ def this_machine_gpu(host: Any = None) -> GpuMemory | None:
     return GpuMemory(gpu.name, total or 0, used)
 
 
-def ram_total_bytes(host: Any = None) -> int | None:
+def ram_total_bytes(host: Host | None = None) -> int | None:
     from wizard.core.base.host import RealHost
 
     ram = ((host or RealHost()).resources() or {}).get("ram_total")
@@ -185,13 +191,13 @@ def measure_request(spec: str, *, batch: int = 1, mode: str = "train", dtype: st
 
 
 def measure(python_exe: str, request: MeasureRequest, gpu: GpuMemory | None = None, *,
-            on_event: Callable[[dict[str, Any]], None] | None = None, cancel: Any = None) -> Measurement:
+            on_event: Callable[[dict[str, Any]], None] | None = None, cancel: CancelLike = None) -> Measurement:
     """Run the measuring probe in ``python_exe`` on this thread (a worker's) and read its answer."""
     return _measured_on(run_measure(python_exe, request, gpu.total_bytes if gpu else None,
                                     gpu.used_bytes if gpu else 0, on_event=on_event, cancel=cancel), gpu)
 
 
-def measurement_from_outcome(request: MeasureRequest, outcome: Any, gpu: GpuMemory | None = None) -> Measurement:
+def measurement_from_outcome(request: MeasureRequest, outcome: ProbeOutcome, gpu: GpuMemory | None = None) -> Measurement:
     """The answer of a probe run the window ran itself (``ProbeProcess``)."""
     return _measured_on(from_outcome(request, outcome, gpu.total_bytes if gpu else None,
                                      gpu.used_bytes if gpu else 0), gpu)
