@@ -8,6 +8,7 @@ adds a made-up torch 2.99 that the recommender would pick, so any accepted file 
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 import socket
@@ -104,10 +105,12 @@ def config(tmp_path: Path, url: str, key: SigningKey, **kw) -> update.UpdateConf
                                allow_loopback_http=True, timeout=kw.pop("timeout", 3.0), **kw)
 
 
-def publish(server: Server, name: str, data: bytes, key: SigningKey, *, served: bytes | None = None) -> str:
+def publish(server: Server, name: str, data: bytes, key: SigningKey, *, served: bytes | None = None,
+            expires: str | None = None) -> str:
     """Serve ``served`` (default ``data``) at /name.json with a manifest for ``data`` signed by ``key``."""
     server.routes[f"/{name}.json"] = served if served is not None else data
-    server.routes[f"/{name}.manifest"] = update.sign_manifest(data, server.url(f"/{name}.json"), bytes(key))
+    server.routes[f"/{name}.manifest"] = update.sign_manifest(data, server.url(f"/{name}.json"), bytes(key),
+                                                              expires=expires)
     return server.url(f"/{name}.manifest")
 
 
@@ -139,6 +142,8 @@ def test_good_update_is_cached_used_and_named(server, key, tmp_path):
     ("unsigned", "unsigned"),
     ("malformed", "malformed"),
     ("older", "older"),
+    ("expired", "expired"),  # a frozen old manifest, still served (or replayed) after its life
+    ("no_expiry", "malformed"),  # signed, but with no end: refused, or it could be replayed forever
 ])
 def test_bad_updates_are_refused_and_change_nothing(server, key, tmp_path, case, code):
     good = newer_table()
@@ -154,6 +159,16 @@ def test_bad_updates_are_refused_and_change_nothing(server, key, tmp_path, case,
     elif case == "malformed":
         server.routes["/malformed.manifest"] = b"{not json"
         url = server.url("/malformed.manifest")
+    elif case == "expired":
+        url = publish(server, case, good, key, expires="2026-01-31")
+    elif case == "no_expiry":
+        url = publish(server, case, good, key)
+        doc = json.loads(server.routes["/no_expiry.manifest"])
+        payload = json.loads(doc["payload"])
+        payload.pop("expires")
+        doc["payload"] = json.dumps(payload, sort_keys=True)
+        doc["signature"] = base64.b64encode(key.sign(doc["payload"].encode()).signature).decode()
+        server.routes["/no_expiry.manifest"] = json.dumps(doc).encode()
     else:
         url = publish(server, case, newer_table("2000-01-01"), key)
     cfg = config(tmp_path, url, key)
@@ -229,3 +244,36 @@ def test_nothing_listens_is_a_failure_not_a_traceback(key, tmp_path):
     sock.close()
     result = update.check_for_update(config(tmp_path, f"http://127.0.0.1:{port}/m", key), today="2099-01-02")
     assert result.status == "failed" and "(" in result.text("ko")
+
+
+def test_a_cached_update_that_expired_is_said_stale_and_the_built_in_table_is_used(server, key, tmp_path):
+    """The update was good when it came; months later no newer one could be read: the wizard
+    notices, says so in both languages, and recommends from the shipped table."""
+    data = newer_table()
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / update.FILE_NAME).write_bytes(data)
+    signed = update.sign_manifest(data, "https://example.org/c.json", bytes(key), expires="2026-02-01")
+    (cache / update.MANIFEST_NAME).write_bytes(signed)
+    cfg = config(tmp_path, "", key)
+    source = update.active_source(cfg)
+    assert source.kind == "built-in" and source.refused is not None
+    assert source.refused.key == "recommend.compat.update.refused.expired"
+    assert "2026-02-01" in source.refused.text("en") and "expired" in source.refused.text("en")
+    assert "만료" in source.refused.text("ko")
+    assert best_torch(cfg) != "2.99.0"
+    # the same file with a manifest still in its life is used
+    (cache / update.MANIFEST_NAME).write_bytes(update.sign_manifest(data, "https://example.org/c.json", bytes(key)))
+    assert best_torch(cfg) == "2.99.0"
+
+
+def test_a_manifest_lives_valid_days_by_default(key):
+    from datetime import date, timedelta
+
+    manifest = update.verify_manifest(update.sign_manifest(newer_table(), "https://example.org/c.json", bytes(key)),
+                                      (bytes(key.verify_key),))
+    assert manifest.expires == (date.today() + timedelta(days=update.VALID_DAYS)).isoformat()
+    with pytest.raises(update.UpdateRefused) as refused:
+        update.verify_manifest(update.sign_manifest(newer_table(), "https://example.org/c.json", bytes(key)),
+                               (bytes(key.verify_key),), today=(date.today() + timedelta(days=update.VALID_DAYS + 1)).isoformat())
+    assert refused.value.code == "expired"

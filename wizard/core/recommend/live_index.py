@@ -79,6 +79,7 @@ class PageCache:
         from wizard.core.base.http import http_session
 
         self.folder = folder
+        self.network_down = False  # after one page got no answer, the rest are not waited for
         self.session = http_session(timeout=(timeout, timeout), deadline_s=6 * timeout, https_only=True,
                                     allow_loopback_http=allow_loopback_http, max_bytes=MAX_JSON, proxy=proxy)
 
@@ -106,6 +107,10 @@ class PageCache:
         from wizard.core.base.http import ResponseTooLarge
 
         saved = self.saved(url)
+        if self.network_down:
+            if saved is None:
+                raise SourceUnreadable(f"{url}: no answer from the network", network=True)
+            return Fetched(saved[0], "stale", str(saved[1].get("saved_at", "")))
         headers = {"Accept": "application/json, text/html;q=0.5"}
         if saved is not None:
             if saved[1].get("etag"):
@@ -120,6 +125,7 @@ class PageCache:
         except ResponseTooLarge:
             raise SourceUnreadable(f"{url}: larger than {limit // (1024 * 1024)} MB") from None
         except (requests.RequestException, OSError) as exc:
+            self.network_down = True
             if saved is None:
                 raise SourceUnreadable(f"{url}: {type(exc).__name__}", network=True) from None
             return Fetched(saved[0], "stale", str(saved[1].get("saved_at", "")))
@@ -196,18 +202,20 @@ def pypi_project(body: bytes) -> dict[str, Any]:
             continue
         pythons: dict[str, set[str]] = {}
         uploaded = None
+        wheels = 0
         for f in files:
             if not isinstance(f, dict) or f.get("yanked"):
                 continue
             facts = wheel_facts(str(f.get("filename", "")))
             if facts is None:
                 continue
+            wheels += 1
             day = str(f.get("upload_time") or "")[:10] or None
             uploaded = day if day and (uploaded is None or day < uploaded) else uploaded
             for plat in facts[3]:
                 if facts[2]:
                     pythons.setdefault(plat, set()).add(facts[2])
-        if pythons:
+        if wheels:  # a py3-none wheel (torchvision of late) counts, with no Pythons of its own
             releases[str(ver)] = {"uploaded": uploaded, "pythons": {p: sorted(v, key=Version) for p, v in pythons.items()}}
     newest = max(releases, key=Version) if releases else None
     return {"version": newest, "info_version": str(info.get("version") or ""), "pin": pin, "cuda": cuda,
@@ -279,7 +287,9 @@ def read_indexes(folder: Path, variants: list[str], today: str, *, pypi_json: st
     if "torch" in facts["projects"]:
         if facts["stale"]:
             notes.append(Message.of("recommend.compat.index.stale", sources=", ".join(facts["stale"])))
-            facts["checked_on"] = min([today] + [s.rsplit("(", 1)[-1].rstrip(")") for s in facts["stale"]])
+            before = saved_facts(folder)  # the day the indexes last answered, not today
+            facts["checked_on"] = str(before["checked_on"]) if before else min(
+                [today] + [s.rsplit("(", 1)[-1].rstrip(")") for s in facts["stale"]])
         result.facts = facts
     try:
         if result.facts is not None:
