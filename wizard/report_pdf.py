@@ -140,6 +140,55 @@ def hangul_font_available() -> bool:
     return SHIPPED_HANGUL_FAMILY in register_shipped_fonts() or bool(system_hangul_families())
 
 
+def _split_row(doc: Any) -> tuple[int, float] | None:
+    """(block number, how far it must move down) of the first list row (a lesson, a checklist
+    line) that runs over a page's end, or None. Rows taller than a page are left to split:
+    they cannot fit anywhere."""
+    page = doc.pageSize().height()
+    layout = doc.documentLayout()
+    layout.documentSize()  # the whole document laid out: Qt lays out a long one lazily
+    block = doc.begin()
+    while block.isValid():
+        if block.textList() is not None:
+            rect = layout.blockBoundingRect(block)
+            top, bottom = rect.top(), rect.bottom() - 1
+            if rect.height() < page and int(top // page) != int(bottom // page):
+                return block.blockNumber(), (int(top // page) + 1) * page - top + 1
+        block = block.next()
+    return None
+
+
+def _move_down(doc: Any, moves: dict[int, float]) -> None:
+    """A larger top margin on each block numbered in ``moves``: it starts on the next page. (Not
+    Qt's page-break-before: where the row before ends a hair from the page's end, that skips
+    a whole page.)"""
+    from PySide6.QtGui import QTextCursor
+
+    for number, by in moves.items():
+        block = doc.findBlockByNumber(number)
+        fmt = block.blockFormat()
+        fmt.setTopMargin(fmt.topMargin() + by)
+        QTextCursor(block).setBlockFormat(fmt)
+
+
+def paginate(make_doc: Any, limit: int = 200) -> tuple[Any, int]:
+    """(the document, the rows moved): every list row (a lesson, a checklist line) that would
+    run over a page's end starts on the next page instead; Qt's layout breaks a paragraph
+    between any two lines. ``make_doc(moves)`` gives the document laid out on its pages, each
+    block numbered in ``moves`` moved down by so much (:func:`_move_down`); it is made anew
+    after each row moved (a block format changed in a laid-out document leaves the rest of it
+    unlaid), row by row from the top, since each move shifts the rows after it."""
+    moves: dict[int, float] = {}
+    doc = make_doc(moves)
+    while len(moves) < limit:
+        split = _split_row(doc)
+        if split is None or split[0] in moves:
+            break
+        moves[split[0]] = split[1]
+        doc = make_doc(moves)
+    return doc, len(moves)
+
+
 def render_pdf(html: str, path: str | os.PathLike[str], *, title: str | None = None,
                creator: str = "gpu-setup-wizard", shared: bool = False) -> Path:
     """Lay out ``html`` on A4 pages and write the PDF to ``path`` (atomically: a temporary file
@@ -164,17 +213,24 @@ def render_pdf(html: str, path: str | os.PathLike[str], *, title: str | None = N
                              QMarginsF(PAGE_MARGIN_MM, PAGE_MARGIN_MM, PAGE_MARGIN_MM, PAGE_MARGIN_MM),
                              QPageLayout.Unit.Millimeter)
         writer.setPageLayout(layout)
-        doc = QTextDocument()
-        doc.setDefaultFont(report_font())
-        doc.setDocumentMargin(0)
         mono = ", ".join(f'"{f}"' for f in MONO_FONT_FAMILIES + (SHIPPED_MONO_FAMILY,) + SHIPPED_FAMILIES)
-        # Qt's rich text has no "margin" on <body>; the page layout gives the margins instead
-        doc.setDefaultStyleSheet(f"body {{ margin: 0; }} pre, code {{ font-family: {mono}, monospace; }}")
-        # lay the text out on the writer itself (its resolution: a 10 pt font is 10 pt on paper)
-        # and on its page's printable size; without a page size print_() would add 2 cm margins
-        doc.documentLayout().setPaintDevice(writer)
-        doc.setHtml(html)
-        doc.setPageSize(QSizeF(writer.pageLayout().paintRectPixels(writer.resolution()).size()))
+        page_size = QSizeF(writer.pageLayout().paintRectPixels(writer.resolution()).size())
+
+        def make_doc(moves: dict[int, float]) -> QTextDocument:
+            doc = QTextDocument()
+            doc.setDefaultFont(report_font())
+            doc.setDocumentMargin(0)
+            # Qt's rich text has no "margin" on <body>; the page layout gives the margins instead
+            doc.setDefaultStyleSheet(f"body {{ margin: 0; }} pre, code {{ font-family: {mono}, monospace; }}")
+            # lay the text out on the writer itself (its resolution: a 10 pt font is 10 pt on paper)
+            # and on its page's printable size; without a page size print_() would add 2 cm margins
+            doc.documentLayout().setPaintDevice(writer)
+            doc.setHtml(html)
+            _move_down(doc, moves)  # before the layout (see paginate)
+            doc.setPageSize(page_size)
+            return doc
+
+        doc, _moved = paginate(make_doc)
         doc.print_(writer)
         del writer  # finishes the file
         if os.path.getsize(tmp) == 0:
@@ -183,5 +239,5 @@ def render_pdf(html: str, path: str | os.PathLike[str], *, title: str | None = N
 
 
 __all__ = ["PdfError", "ensure_gui_app", "register_shipped_fonts", "system_hangul_families", "report_font",
-           "hangul_font_available", "render_pdf", "SHIPPED_FAMILIES", "SHIPPED_HANGUL_FAMILY", "SHIPPED_SYMBOL_FAMILY",
+           "hangul_font_available", "render_pdf", "paginate", "SHIPPED_FAMILIES", "SHIPPED_HANGUL_FAMILY", "SHIPPED_SYMBOL_FAMILY",
            "SHIPPED_MONO_FAMILY"]
