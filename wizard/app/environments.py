@@ -345,5 +345,5 @@ def remove_environment(state: Any, host: Any, store: Any, plan: Any = None) -> R
 
 __all__ = ["MODES", "MODE_EXISTING", "MODE_EXISTING_CONDA", "MODE_NEW_CONDA", "MODE_NEW_VENV", "MODE_RESUME",
            "MODE_SKIP", "PythonOption", "RemoveOutcome", "TargetAnswer", "TargetChoice", "conda_facts",
-           "env_root_note", "existing_environments", "existing_venv_at", "find_conda_installs", "is_bare_python", "is_version", "minor", "python_options",
+           "env_root_note", "existing_environments", "existing_venv_at", "find_conda_installs", "find_uv", "is_bare_python", "is_version", "minor", "python_options",
            "recommended_python", "remove_environment", "resolve_target", "usable_condas", "venv_mode"]

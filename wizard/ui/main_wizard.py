@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSize
 from PySide6.QtWidgets import QWidget, QWizard, QWizardPage
@@ -13,6 +14,10 @@ from wizard.ui.pages.base import PageId
 from wizard.ui.pages.system_page import SystemPage
 from wizard.ui.session_model import SessionModel
 from wizard.ui.widgets.step_list import StepList
+
+if TYPE_CHECKING:
+    from wizard.ui.pages.environment_page import EnvironmentPage
+    from wizard.ui.pages.install_page import InstallPage
 
 # Every page after the first, and the module that holds it. Imported when the pages are added:
 # at once for a window built by a test, after the first paint (on a worker thread) for the
@@ -41,6 +46,10 @@ class SetupWizard(QWizard):
     """The window. ``defer_pages``: start with the System page and stand-ins for the rest (so the
     buttons are right), and add the real pages with :meth:`add_pages` -- :func:`wizard.ui.app.run`
     does so after the first paint; Next adds them first if they are not in yet."""
+
+    # the Environment and Install pages, once register_install_pages has put them in
+    environment_page: EnvironmentPage
+    install_page: InstallPage
 
     def __init__(self, session: Session, parent: QWidget | None = None, defer_pages: bool = False) -> None:
         super().__init__(parent)
