@@ -216,7 +216,7 @@ def render_pdf(html: str, path: str | os.PathLike[str], *, title: str | None = N
         mono = ", ".join(f'"{f}"' for f in MONO_FONT_FAMILIES + (SHIPPED_MONO_FAMILY,) + SHIPPED_FAMILIES)
         page_size = QSizeF(writer.pageLayout().paintRectPixels(writer.resolution()).size())
 
-        def make_doc(moves: dict[int, float]) -> QTextDocument:
+        def make_doc(moves: dict[int, float], device: QPdfWriter = writer) -> QTextDocument:
             doc = QTextDocument()
             doc.setDefaultFont(report_font())
             doc.setDocumentMargin(0)
@@ -224,7 +224,7 @@ def render_pdf(html: str, path: str | os.PathLike[str], *, title: str | None = N
             doc.setDefaultStyleSheet(f"body {{ margin: 0; }} pre, code {{ font-family: {mono}, monospace; }}")
             # lay the text out on the writer itself (its resolution: a 10 pt font is 10 pt on paper)
             # and on its page's printable size; without a page size print_() would add 2 cm margins
-            doc.documentLayout().setPaintDevice(writer)
+            doc.documentLayout().setPaintDevice(device)
             doc.setHtml(html)
             _move_down(doc, moves)  # before the layout (see paginate)
             doc.setPageSize(page_size)
