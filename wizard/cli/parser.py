@@ -16,13 +16,18 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from wizard import __version__
 from wizard.cli.bundle import add_bundle_arguments
 from wizard.cli.common import PROG
 from wizard.cli.course import add_course_argument
 from wizard.core.base.i18n import LANGUAGES, detect_lang, normalise_lang, t
+
+if TYPE_CHECKING:
+    # what ``add_subparsers()`` returns: each command's ``add_*_parser`` adds its sub-parser to it
+    SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
+    CommandAdder = Callable[[SubParsers, argparse.ArgumentParser, str], argparse.ArgumentParser]
 
 
 class _CommandModule:
@@ -32,7 +37,7 @@ class _CommandModule:
     def __init__(self, name: str) -> None:
         self._name = name
 
-    def __getattr__(self, attr: str) -> Any:
+    def __getattr__(self, attr: str) -> Callable[..., Any]:
         """A handler that imports its module when it is called, not when the parser is built:
         ``doctor`` then loads neither the history store nor any other command's engine."""
         name = self._name
@@ -73,11 +78,12 @@ class _Formatter(argparse.HelpFormatter):
         super().__init__(prog, **kwargs)
         self.usage_prefix = usage_prefix
 
-    def add_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None = None) -> None:
+    def add_usage(self, usage: str | None, actions: Iterable[argparse.Action],
+                  groups: Iterable[argparse._MutuallyExclusiveGroup], prefix: str | None = None) -> None:
         super().add_usage(usage, actions, groups, prefix if prefix is not None else self.usage_prefix)
 
 
-def _new(factory: Any, lang: str, **kwargs: Any) -> argparse.ArgumentParser:
+def _new(factory: Callable[..., argparse.ArgumentParser], lang: str, **kwargs: Any) -> argparse.ArgumentParser:
     """A parser (or sub-parser, from ``factory``) whose own texts are in ``lang``; its ``-h``
     comes from the ``common_parent`` every parser is given."""
     formatter = functools.partial(_Formatter, usage_prefix=t("cli.argparse.usage", lang) + " ")
@@ -95,7 +101,7 @@ def common_parent(lang: str) -> argparse.ArgumentParser:
     return common
 
 
-def _command(sub: Any, name: str, common: argparse.ArgumentParser, lang: str, help_key: str,
+def _command(sub: SubParsers, name: str, common: argparse.ArgumentParser, lang: str, help_key: str,
              description_key: str | None = None) -> argparse.ArgumentParser:
     return _new(sub.add_parser, lang, name=name, parents=[common], help=t(help_key, lang),
                 description=t(description_key or help_key, lang))
@@ -124,7 +130,7 @@ def build_parser(lang: str = "en", with_commands: bool = True, only: str | None 
     return parser
 
 
-def _command_adders() -> dict[str, Any]:
+def _command_adders() -> dict[str, CommandAdder]:
     """Each command's name and the function that adds its sub-parser, in the help's order."""
     return {"doctor": add_doctor_parser, "recommend": add_recommend_parser, "verify": add_verify_parser,
             "bench": add_bench_parser, "vram": add_vram_parser, "install": add_install_parser,
@@ -145,7 +151,7 @@ def command_named(argv: Sequence[str]) -> str | None:
     return None
 
 
-def add_doctor_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
+def add_doctor_parser(sub: SubParsers, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
     p = _command(sub, "doctor", common, lang, "cli.doctor.help")
     p.add_argument("--json", action="store_true", help=t("cli.json.help", lang))
     p.add_argument("--nvidia-smi-file", metavar="FILE", help=t("cli.smi_file.help", lang))
@@ -157,7 +163,7 @@ def add_doctor_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en
     return p
 
 
-def add_recommend_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
+def add_recommend_parser(sub: SubParsers, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
     p = _command(sub, "recommend", common, lang, "recommend.cli.help")
     h = {name: t(f"recommend.cli.{name}.help", lang) for name in (
         "from_doctor", "os", "arch", "python", "driver", "cuda", "gpu_cc", "wsl", "torch", "variant", "cpu_only",
@@ -185,7 +191,7 @@ def add_recommend_parser(sub: Any, common: argparse.ArgumentParser, lang: str = 
     return p
 
 
-def add_verify_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
+def add_verify_parser(sub: SubParsers, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
     p = _command(sub, "verify", common, lang, "verify.cli.help")
     p.add_argument("--python", metavar="EXE", required=True, help=t("verify.cli.python.help", lang))
     p.add_argument("--json", action="store_true", help=t("cli.json.help", lang))
@@ -194,7 +200,7 @@ def add_verify_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en
     return p
 
 
-def add_bench_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
+def add_bench_parser(sub: SubParsers, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
     p = _command(sub, "bench", common, lang, "bench.cli.help")
     p.add_argument("--python", metavar="EXE", required=True, help=t("verify.cli.python.help", lang))
     suite = p.add_mutually_exclusive_group()
@@ -206,7 +212,7 @@ def add_bench_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en"
     return p
 
 
-def add_vram_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
+def add_vram_parser(sub: SubParsers, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
     p = _command(sub, "vram", common, lang, "vram.cli.help")
     p.add_argument("--vram-gb", metavar="N", help=t("vram.cli.vram_gb.help", lang))
     which = p.add_mutually_exclusive_group()
@@ -227,7 +233,7 @@ def add_vram_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en")
     return p
 
 
-def add_install_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
+def add_install_parser(sub: SubParsers, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
     p = _command(sub, "install", common, lang, "install.cli.help", "install.cli.description")
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--venv", metavar="PATH", help=t("install.cli.venv.help", lang))
@@ -252,7 +258,7 @@ def add_install_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "e
     return p
 
 
-def add_report_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
+def add_report_parser(sub: SubParsers, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
     p = _command(sub, "report", common, lang, "report.cli.help", "report.cli.description")
     p.add_argument("--format", choices=REPORT_FORMATS, help=t("report.cli.format.help", lang))
     p.add_argument("--json", action="store_true", help=t("report.cli.json.help", lang))
@@ -269,7 +275,7 @@ def add_report_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en
     return p
 
 
-def add_colab_cell_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
+def add_colab_cell_parser(sub: SubParsers, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
     """``colab-cell [--ssh] [--no-bench] [-o FILE]``: the Colab cell / SSH script whose result
     ``report --add-remote`` reads."""
     p = _command(sub, "colab-cell", common, lang, "colab.cli.help", "colab.cli.description")
@@ -280,7 +286,7 @@ def add_colab_cell_parser(sub: Any, common: argparse.ArgumentParser, lang: str =
     return p
 
 
-def add_history_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
+def add_history_parser(sub: SubParsers, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
     """``history`` with ``list``, ``show [N]`` and ``diff [A [B]]``; bare ``history`` lists."""
     p = _command(sub, "history", common, lang, "history.cli.help")
     p.add_argument("--dir", metavar="DIR", help=t("history.cli.dir.help", lang))
@@ -303,7 +309,7 @@ def add_history_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "e
     return p
 
 
-def add_kernel_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
+def add_kernel_parser(sub: SubParsers, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
     """``kernel install --python EXE [--name N] [--yes]``, ``kernel list``, ``kernel verify NAME``."""
     p = _command(sub, "kernel", common, lang, "kernels.cli.help")
     p.add_argument("--json", action="store_true", help=t("cli.json.help", lang))
@@ -328,7 +334,7 @@ def add_kernel_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en
     return p
 
 
-def add_class_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
+def add_class_parser(sub: SubParsers, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
     """``class FILES_OR_DIRS... -o OUT.html|OUT.csv``: the class view (wizard.cli.classview)."""
     p = _command(sub, "class", common, lang, "class_view.cli.help")
     p.add_argument("inputs", nargs="+", metavar="FILES_OR_DIRS", help=t("class_view.cli.inputs.help", lang))
@@ -337,7 +343,7 @@ def add_class_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en"
     return p
 
 
-def add_storage_parser(sub: Any, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
+def add_storage_parser(sub: SubParsers, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
     """``storage [--json] [--clean] [--dry-run] [--env PATH]... [--yes]`` (wizard.cli.storage)."""
     p = _command(sub, "storage", common, lang, "storage.cli.help")
     p.add_argument("--json", action="store_true", help=t("cli.json.help", lang))
