@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 BACKGROUND = QColor("#1f3a5f")
 DONE = "#8fb3de"
 TODO = "#c9d6e8"
+MARK_WIDTH = 18  # pixels: the widest mark (▶) and a space
 
 
 class StepList(QWidget):
@@ -75,11 +76,18 @@ class StepList(QWidget):
         furthest = max(done | {current})
         for i, (label, title) in enumerate(zip(self.labels, titles)):
             if i == current:
-                html = f'<span style="color:white; font-weight:700">▶&nbsp;{i + 1}. {title}</span>'
+                mark, colour, weight = "▶", "white", "; font-weight:700"
             elif i in done:
-                html = f'<span style="color:{DONE}">✓&nbsp;{i + 1}. {title}</span>'
+                mark, colour, weight = "✓", DONE, ""
             elif i < furthest:
-                html = f'<span style="color:{TODO}">–&nbsp;{i + 1}. {title}</span>'
+                mark, colour, weight = "–", TODO, ""
             else:
-                html = f'<span style="color:{TODO}">○&nbsp;{i + 1}. {title}</span>'
-            label.setText(html)
+                mark, colour, weight = "○", TODO, ""
+            label.setText(_row(mark, f"{i + 1}. {title}", f"color:{colour}{weight}"))
+
+
+def _row(mark: str, text: str, style: str) -> str:
+    """The mark in a column of its own width: every step's number starts at the same place,
+    whatever the mark's glyph and whichever font (Hangul or Latin) shapes the space after it."""
+    return (f'<table cellspacing="0" cellpadding="0"><tr><td width="{MARK_WIDTH}">'
+            f'<span style="{style}">{mark}</span></td><td><span style="{style}">{text}</span></td></tr></table>')
