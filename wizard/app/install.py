@@ -147,6 +147,9 @@ def options_for(session: Session, candidate: Candidate, settings: InstallSetting
         from wizard.core.course.profile import add_extras
 
         add_extras(session.course, options)
+        from wizard.app.recommend import tensorflow_for_machine
+
+        tensorflow_for_machine(session, options)
     return options
 
 
@@ -328,6 +331,9 @@ def new_job(session: Session, request: InstallRequest, *, on_log: Callable[[str]
         from wizard.core.course.profile import add_extras
 
         add_extras(session.course, request.options)
+        from wizard.app.recommend import tensorflow_for_machine
+
+        tensorflow_for_machine(session, request.options)
     if not request.target.creates_env and not request.options.verify_imports:
         request.options.verify_imports = list(EXISTING_ENV_IMPORTS)
     return InstallJob(request.target, request.options, session.host, on_log=on_log)

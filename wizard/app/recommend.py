@@ -68,7 +68,27 @@ def compute(session: Session, wishes: Wishes | None = None, explicit_version: st
         explicit_version = explicit_version or course_python(session)
         first = choose_python(detection, wishes, explicit_version).recommendation
         wishes = course_wishes(session, wishes, first.facts, first.best)
+        from wizard.core.recommend.tensorflow import wants_tensorflow
+
+        if wants_tensorflow(session.course.packages):  # say how TensorFlow gets this machine's GPU
+            from dataclasses import replace
+
+            from wizard.core.recommend.inputs import Wishes
+            wishes = replace(wishes or Wishes(), tensorflow=True)
     return choose_python(detection, wishes, explicit_version)
+
+
+def tensorflow_for_machine(session: Session, options: Any) -> Any:
+    """``options`` (InstallOptions) with a course's bare ``tensorflow`` made this machine's:
+    ``tensorflow[and-cuda]`` on Linux and WSL2 with an NVIDIA GPU, ``tensorflow-metal`` beside it on
+    a Mac with Apple silicon (wizard/core/recommend/tensorflow.py); unchanged without a recommendation."""
+    choice = session.recommendation
+    if choice is None or not options.requirements:
+        return options
+    from wizard.core.recommend.tensorflow import with_tensorflow_route
+
+    options.requirements = with_tensorflow_route(list(options.requirements), choice.recommendation.facts)
+    return options
 
 
 def record(session: Session, choice: PythonChoice) -> PythonChoice:

@@ -29,7 +29,16 @@ TF_SNIPPET = (
     "    built = bool(tf.test.is_built_with_cuda())\n"
     "except Exception:\n"
     "    pass\n"
-    "print('GSW-TF ' + json.dumps({'version': tf.__version__, 'gpus': gpus, 'built_with_cuda': built}))\n"
+    "growth, growth_error = None, None\n"
+    "if gpus:\n"
+    "    try:\n"
+    "        for d in tf.config.list_physical_devices('GPU'):\n"
+    "            tf.config.experimental.set_memory_growth(d, True)\n"
+    "        growth = True\n"
+    "    except (RuntimeError, ValueError) as e:\n"
+    "        growth, growth_error = False, str(e)[:300]\n"
+    "print('GSW-TF ' + json.dumps({'version': tf.__version__, 'gpus': gpus, 'built_with_cuda': built,\n"
+    "                             'memory_growth': growth, 'memory_growth_error': growth_error}))\n"
 )
 
 

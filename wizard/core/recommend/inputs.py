@@ -158,3 +158,4 @@ class Wishes:
     variant: str | None = None
     index_url: str | None = None
     pypi_index_url: str | None = None
+    tensorflow: bool = False  # the course (or the student) wants TensorFlow too: say how it gets the GPU

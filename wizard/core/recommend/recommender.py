@@ -179,7 +179,8 @@ def recommend(facts: MachineFacts, wishes: Wishes | None = None, kb: CompatDB | 
         from wizard.core.recommend.jetson import for_jetson
 
         jetson_candidates, jetson_advice = for_jetson(facts, wishes, kb.advice["colab"]["gpu"])
-        return Recommendation(facts, wishes, jetson_candidates, [], jetson_advice, kb.schema, kb.reviewed_on, source)
+        return Recommendation(facts, wishes, jetson_candidates, [], jetson_advice + _tensorflow_advice(facts, wishes),
+                              kb.schema, kb.reviewed_on, source)
     releases = releases_for(wishes, kb)
     kinds = build_families(facts, wishes, kb)
     passed, failed = judge(facts, wishes, kb, kinds, releases)
@@ -198,7 +199,21 @@ def recommend(facts: MachineFacts, wishes: Wishes | None = None, kb: CompatDB | 
     advice = advice_for(facts, wishes, kb, passed, releases)
     if facts.has_nvidia and not wishes.cpu_only:
         advice += future_advice(facts, kb)
+    advice += _tensorflow_advice(facts, wishes)
     return Recommendation(facts, wishes, candidates, rejected, advice, kb.schema, kb.reviewed_on, source)
+
+def _tensorflow_advice(facts: MachineFacts, wishes: Wishes) -> list[Advice]:
+    """How TensorFlow gets this machine's GPU, when the course (or the student) wants TensorFlow."""
+    if not wishes.tensorflow:
+        return []
+    from wizard.core.recommend.commands import join_argv
+    from wizard.core.recommend.tensorflow import tensorflow_route
+
+    route = tensorflow_route(facts)
+    cmds = [join_argv(["python", "-m", "pip", "install", *route.requirements])] if route.requirements else []
+    severity = "recommended" if route.route == "windows-nvidia" else "info"
+    return [Advice("tensorflow", severity, route.message, url=route.url, commands=cmds)]
+
 
 # --------------------------------------------------------------------------------------------
 # The GUI's override: judge a build the student picked by hand

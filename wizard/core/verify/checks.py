@@ -26,6 +26,7 @@ ORDER = (
     "cuda.device", "cuda.arch", "cuda.kernel", "cuda.matmul.fp32", "cuda.matmul.fp16", "cuda.matmul.bf16",
     "cuda.memory", "cuda.amp_step", "cudnn", "nccl", "mps", "mps.matmul", "xpu", "xpu.matmul",
     "cpu.matmul", "cpu.train_step", "torchvision", "torchaudio", "model.tiny_bert", "tensorflow", "tensorflow.route",
+    "tensorflow.memory",
     "collect_env",
 )
 

@@ -455,7 +455,13 @@ def rule_tensorflow_route(ctx: Context) -> Iterable[Check]:
     installed (native GPU support ended after 2.10; WSL2 with ``tensorflow[and-cuda]`` is the
     route). A TensorFlow without a GPU on Linux gets its ``[and-cuda]`` fix from the probe's check."""
     tf = next((c for c in ctx.probe_checks if c.id == "tensorflow"), None)
-    if tf is None or tf.status == "skip" or not str(ctx.section("python").get("sys_platform", "")).startswith("win"):
+    if tf is None or tf.status == "skip":
+        return
+    python = ctx.section("python")
+    if str(python.get("sys_platform", "")) == "darwin":
+        yield from _tensorflow_on_a_mac(tf, str(python.get("machine", "")))
+        return
+    if not str(python.get("sys_platform", "")).startswith("win"):
         return
     version = tf.evidence.get("version") if isinstance(tf.evidence, dict) else None
     parsed = _version(version)
@@ -472,6 +478,41 @@ def rule_tensorflow_route(ctx: Context) -> Iterable[Check]:
                 fix="tf_wsl2" if status == "warn" else None, evidence=ev, source="rule")
 
 
+def _tensorflow_on_a_mac(tf: Check, machine: str) -> Iterable[Check]:
+    """A Mac with Apple silicon: TensorFlow sees the GPU only through Apple's tensorflow-metal
+    plugin (resources/tensorflow.json); an Intel Mac's TensorFlow runs on the CPU."""
+    ev = tf.evidence if isinstance(tf.evidence, dict) else {}
+    params = {"version": str(ev.get("version") or "?")}
+    evidence = {"tensorflow": ev.get("version"), "gpus": ev.get("gpus"), "machine": machine}
+    if machine != "arm64":
+        return
+    if ev.get("gpus"):
+        yield Check("tensorflow.route", "pass", detail="tf_route_metal", params=params, evidence=evidence,
+                    source="rule")
+    else:
+        yield Check("tensorflow.route", "warn", detail="tf_route_mac", params=params, cause="tf_no_gpu_mac",
+                    fix="tf_metal", evidence=evidence, source="rule")
+
+
+def rule_tensorflow_memory(ctx: Context) -> Iterable[Check]:
+    """TensorFlow takes nearly all GPU memory when it starts, unless memory growth is on
+    (tf.config.experimental.set_memory_growth, resources/tensorflow.json): next to PyTorch in one
+    notebook that reads as "out of memory" in whichever framework comes second. The probe turns it
+    on in its child process and reports whether TensorFlow accepted it."""
+    tf = next((c for c in ctx.probe_checks if c.id == "tensorflow"), None)
+    ev = tf.evidence if tf is not None and isinstance(tf.evidence, dict) else {}
+    if not ev.get("gpus") or "memory_growth" not in ev:
+        return
+    params = {"version": str(ev.get("version") or "?"), "count": str(len(ev.get("gpus") or []))}
+    evidence = {"memory_growth": ev.get("memory_growth"), "error": ev.get("memory_growth_error")}
+    if ev.get("memory_growth"):
+        yield Check("tensorflow.memory", "pass", detail="tf_memory_growth", params=params, evidence=evidence,
+                    source="rule")
+    else:
+        yield Check("tensorflow.memory", "warn", detail="tf_memory_growth_off", params=params,
+                    cause="tf_memory_growth_failed", fix="tf_memory_growth", evidence=evidence, source="rule")
+
+
 def rule_probe_checks(ctx: Context) -> Iterable[Check]:
     """What the probe ran, as it reported it (the last report of each check counts)."""
     latest: dict[tuple[str, int | None], Check] = {}
@@ -482,7 +523,7 @@ def rule_probe_checks(ctx: Context) -> Iterable[Check]:
 
 VERIFY_RULES: list[Rule] = [
     rule_probe_run, rule_python, rule_cuda_build, rule_cuda_driver, rule_cuda_available, rule_device_count,
-    rule_devices, rule_arch, rule_tensorflow_route, rule_probe_checks,
+    rule_devices, rule_arch, rule_tensorflow_route, rule_tensorflow_memory, rule_probe_checks,
 ]
 
 
