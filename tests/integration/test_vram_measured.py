@@ -10,39 +10,12 @@ prints the same rows as a table.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from tests.vram_measure import CNN_CASES, TOLERANCE, TRANSFORMER_CASES, compare, run_worker
 from wizard.core.vram.catalogue import find_model
 
 pytestmark = pytest.mark.slow
-
-
-def _site_packages(python: Path) -> str:
-    res = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                         capture_output=True, text=True, timeout=120, check=True)
-    return res.stdout.strip()
-
-
-@pytest.fixture(scope="module")
-def transformers_python(torch_python, tmp_path_factory) -> Path:
-    """A venv that sees the session's torch (a .pth line) and has transformers from the registry."""
-    check = subprocess.run([str(torch_python), "-c", "import transformers"], capture_output=True, timeout=120)
-    if check.returncode == 0:
-        return torch_python
-    env_dir = tmp_path_factory.mktemp("transformers env") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True, timeout=120)
-    py = env_dir / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
-    Path(_site_packages(py), "session_torch.pth").write_text(_site_packages(torch_python) + "\n", encoding="utf-8")
-    res = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-compile", "-q",
-                          "--disable-pip-version-check", "transformers"], capture_output=True, text=True, timeout=900)
-    if res.returncode != 0:
-        pytest.skip(f"could not install transformers into a test venv: {res.stderr[-600:]}")
-    return py
 
 
 @pytest.fixture(scope="module")

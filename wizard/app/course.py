@@ -226,7 +226,7 @@ def judge(session: Session) -> Any:
         return None
     detection = session.detection
     ram = detection.system.ram_total_bytes if detection is not None else None
-    return judge_course(session.course, machine_gpus(detection), ram, session.lang)
+    return judge_course(session.course, machine_gpus(detection), ram, session.lang, session.course_measured)
 
 
 __all__ = ["ExtraCheck", "add_extras", "check_extras", "course_python", "course_wishes", "extra_requirements", "judge",
@@ -236,13 +236,13 @@ __all__ = ["ExtraCheck", "add_extras", "check_extras", "course_python", "course_
 def report_section(session: Session, lang: str) -> Any:
     """The report's "Course" section: the course's minimum VRAM, a row per lesson ("meets the
     course / use Colab / cannot" for this machine) and, after verification, a row per extra."""
-    from wizard.core.course.lessons import CANNOT, COLAB, MEETS
+    from wizard.core.course.lessons import CANNOT, COLAB, MEETS, UNMEASURED
     from wizard.core.report.document import FAIL, INFO, PASS, STYLE_CHECKS, WARN, Item, Section, Table
 
     judged = judge(session_in(session, lang))
     if judged is None:
         return None
-    status = {MEETS: PASS, COLAB: WARN, CANNOT: FAIL}
+    status = {MEETS: PASS, COLAB: WARN, CANNOT: FAIL, UNMEASURED: INFO}
     rows = [[v.title(), v.text(lang), v.detail] for v in judged.verdicts]
     table = Table("course.lessons", [t("course.col.lesson", lang), t("course.col.verdict", lang),
                                      t("course.col.why", lang)], rows,

@@ -16,6 +16,7 @@ from wizard.core.base.host import Host, RealHost
 if TYPE_CHECKING:  # the models load with the first detection, not at start-up
     from wizard.app.install import InstallRequest
     from wizard.core.course.extras import ExtraCheck
+    from wizard.core.course.lessons import MeasuredNeed
     from wizard.core.course.profile import CourseProfile
     from wizard.core.diagnosis.model import Diagnosis
     from wizard.core.history.diff import SnapshotDiff
@@ -65,6 +66,7 @@ class Session:
     # the course profile (--course, "Open course profile…"): its pin, extras and lessons
     course: CourseProfile | None = None
     course_checks: list[ExtraCheck] | None = None  # the extras' import rows
+    course_measured: dict[str, MeasuredNeed] = field(default_factory=dict)  # lesson id → its model measured
 
 
 def set_language(session: Session, lang: str) -> bool:

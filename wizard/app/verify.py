@@ -83,6 +83,10 @@ def diagnose(session: Session, report: VerifyReport) -> list[Diagnosis]:
         from wizard.app.course import check_extras
 
         check_extras(session, report.python_exe)
+        from wizard.app.course_models import lessons_to_measure, measure_lessons, record_measured
+
+        if lessons_to_measure(session):  # lessons named by their model: measured in this interpreter
+            record_measured(session, measure_lessons(session, report.python_exe))
     return found
 
 

@@ -220,6 +220,7 @@ def add_vram_parser(sub: SubParsers, common: argparse.ArgumentParser, lang: str 
     which.add_argument("--params", metavar="SIZE", help=t("vram.cli.params.help", lang))
     which.add_argument("--list-models", action="store_true", help=t("vram.cli.list.help", lang))
     which.add_argument("--measure", metavar="SPEC", help=t("vram.cli.measure.help", lang))
+    which.add_argument("--course", metavar="FILE|URL", help=t("vram.cli.course.help", lang))
     p.add_argument("--python", metavar="EXE", help=t("vram.cli.python.help", lang))
     # defaults by what is asked: an estimate is inference in fp16, a measurement training in fp32
     p.add_argument("--dtype", default=None, help=t("vram.cli.dtype.help", lang))

@@ -18,13 +18,26 @@ from wizard.core.course.profile import CourseLesson, CourseProfile
 MEETS = "meets"
 COLAB = "colab"
 CANNOT = "cannot"
+UNMEASURED = "unmeasured"  # a lesson named by its model, not measured yet (no environment with torch)
+
+
+@dataclass(frozen=True)
+class MeasuredNeed:
+    """What measuring a lesson's model (``CourseLesson.model``) in the student's environment gave:
+    ``need_bytes`` (weights, gradients, optimizer, activations and slack; the CUDA context is the
+    usable rule's) or None with ``reason`` when it could be neither measured nor estimated;
+    ``measured`` False when the probe fell back to the parameter-count estimate."""
+
+    need_bytes: int | None
+    measured: bool
+    reason: str = ""
 
 
 @dataclass(frozen=True)
 class LessonVerdict:
     lesson: CourseLesson
-    verdict: str  # MEETS, COLAB or CANNOT
-    need_bytes: int | None  # what the course says the lesson needs (None: the wizard's estimate)
+    verdict: str  # MEETS, COLAB, CANNOT or UNMEASURED
+    need_bytes: int | None  # the course's figure or the measured one (None: the wizard's estimate)
     detail: str  # the wizard's judgment in words, in the language it was made in
 
     def title(self) -> str:
@@ -54,8 +67,9 @@ class CourseJudgment:
     def lines(self, lang: str | None) -> list[str]:
         """The report's section: the minimum, then a line per lesson."""
         key = "course.min.ok" if self.meets_minimum else "course.min.short"
-        out = [t("course.report.title", lang, name=self.course.name),
-               "  " + t(key, lang, need=f"{self.course.min_vram_gb:g}", basis=self.basis)]
+        out = [t("course.report.title", lang, name=self.course.name)]
+        if self.course.min_vram_gb:  # as the report: no minimum, no line
+            out.append("  " + t(key, lang, need=f"{self.course.min_vram_gb:g}", basis=self.basis))
         for v in self.verdicts:
             out.append(f"  - {v.title()}: {v.text(lang)}" + (f" ({v.detail})" if v.detail else ""))
         if any(v.verdict == COLAB for v in self.verdicts) and self.course.colab_note:
@@ -74,10 +88,15 @@ def _from_workload(judgment: Any, course: CourseProfile) -> str:
 
 
 def judge_course(course: CourseProfile, gpus: list[tuple[str | None, int | None, int]],
-                 ram_total_bytes: int | None, lang: str | None) -> CourseJudgment:
+                 ram_total_bytes: int | None, lang: str | None,
+                 measured: dict[str, MeasuredNeed] | None = None) -> CourseJudgment:
     """The course's lessons for a machine with ``gpus`` ((name, total bytes, bytes in use) per
     NVIDIA GPU) and ``ram_total_bytes`` of RAM; a lesson id the wizard does not know and the
-    course gives no ``vram_gb`` for is "cannot" with a reason (the profile should say)."""
+    course gives no ``vram_gb`` for is "cannot" with a reason (the profile should say).
+
+    A lesson named by its model takes its need from ``measured`` (lesson id → what measuring it
+    in the student's environment gave); not measured yet, the course's ``vram_gb`` stands in,
+    said as such, or the lesson is "not measured yet" — never "cannot" for want of a figure."""
     from wizard.core.vram.memory import usable_vram_bytes
     from wizard.core.vram.units import GIB, format_gib
     from wizard.core.vram.workloads import judge_machine_lessons, targets
@@ -91,6 +110,21 @@ def judge_course(course: CourseProfile, gpus: list[tuple[str | None, int | None,
     colab_usable = usable_vram_bytes(colab.vram_bytes, 0) if colab else 0
     verdicts = []
     for lesson in course.lessons:
+        got = (measured or {}).get(lesson.id) if lesson.model else None
+        if lesson.model and (got is None or got.need_bytes is None) and lesson.vram_gb is None:
+            why = got.reason if got is not None else ""
+            verdicts.append(LessonVerdict(lesson, UNMEASURED, None, t(
+                "course.lesson.unmeasured_why" if why else "course.lesson.unmeasured", lang, spec=lesson.model,
+                reason=why)))
+            continue
+        if got is not None and got.need_bytes is not None:
+            need = got.need_bytes
+            verdict = MEETS if need <= here else COLAB if course.colab_allowed and need <= colab_usable else CANNOT
+            key = "course.need_measured" if got.measured else "course.need_estimated"
+            verdicts.append(LessonVerdict(lesson, verdict, need, t(key, lang, need=format_gib(need),
+                                                                    here=format_gib(here), spec=lesson.model,
+                                                                    batch=lesson.batch)))
+            continue
         if lesson.vram_gb is None and lesson.id in by_id:
             j = by_id[lesson.id]
             verdicts.append(LessonVerdict(lesson, _from_workload(j, course), None, j.text(lang)))
@@ -105,11 +139,12 @@ def judge_course(course: CourseProfile, gpus: list[tuple[str | None, int | None,
             verdict = COLAB
         else:
             verdict = CANNOT
-        verdicts.append(LessonVerdict(lesson, verdict, need, t("course.need", lang, need=format_gib(need),
-                                                                 here=format_gib(here))))
+        key = "course.need_until_measured" if lesson.model else "course.need"
+        verdicts.append(LessonVerdict(lesson, verdict, need, t(key, lang, need=format_gib(need), here=format_gib(here),
+                                                                 spec=lesson.model)))
     # a card sold as "N GB" reports a little less (a 16 GB T4: 15109 MiB): 10% slack
     meets = bool(total) and (total or 0) >= course.min_vram_gb * GIB * 0.9 if course.min_vram_gb else True
     return CourseJudgment(course, verdicts, total, meets, machine.basis(lang))
 
 
-__all__ = ["CANNOT", "COLAB", "MEETS", "CourseJudgment", "LessonVerdict", "judge_course"]
+__all__ = ["CANNOT", "COLAB", "MEETS", "UNMEASURED", "CourseJudgment", "LessonVerdict", "MeasuredNeed", "judge_course"]

@@ -36,11 +36,22 @@ class CourseError(MessageError, ValueError):
 @dataclass(frozen=True)
 class CourseLesson:
     """One lesson: a workload of ``resources/workloads.json`` (``id`` alone) or the course's own
-    (``vram_gb`` says how much GPU memory it needs; it also overrides a known lesson's need)."""
+    (``vram_gb`` says how much GPU memory it needs; it also overrides a known lesson's need).
+
+    ``model`` names the lesson's model by a library SPEC (``torchvision:resnet50``, ``timm:NAME``,
+    ``hf:MODEL_TYPE``) instead of a hand-written figure: once the student's environment has torch,
+    the wizard measures it there (``batch``, ``mode``, ``dtype``, ``input`` as ``vram --measure``
+    takes them), and ``vram_gb``, when given too, is only what the report shows until then. Never a
+    file: a course comes from a URL, and the wizard runs no code a course names."""
 
     id: str
     title: str = ""
     vram_gb: float | None = None
+    model: str = ""
+    batch: int = 1
+    mode: str = "train"
+    dtype: str = "fp32"
+    input_shape: str | None = None
 
 
 @dataclass(frozen=True)
@@ -75,8 +86,17 @@ class CourseProfile:
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "torch": self.torch, "python": self.python, "packages": list(self.packages),
                 "min_vram_gb": self.min_vram_gb, "source": self.source,
-                "lessons": [{"id": ls.id, "title": ls.title, "vram_gb": ls.vram_gb} for ls in self.lessons],
+                "lessons": [_lesson_json(ls) for ls in self.lessons],
                 "colab": {"allowed": self.colab_allowed, "url": self.colab_url, "note": self.colab_note}}
+
+
+def _lesson_json(lesson: CourseLesson) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": lesson.id, "title": lesson.title, "vram_gb": lesson.vram_gb}
+    if lesson.model:
+        out.update(model=lesson.model, batch=lesson.batch, mode=lesson.mode, dtype=lesson.dtype)
+        if lesson.input_shape:
+            out["input"] = lesson.input_shape
+    return out
 
 
 PYTORCH_INDEX = "https://download.pytorch.org/"
@@ -172,7 +192,10 @@ def parse_course(text: str, source: str = "") -> CourseProfile:
 
 def _profile(doc: dict[str, Any], course: dict[str, Any], source: str) -> CourseProfile:
     lessons = tuple(CourseLesson(str(ls["id"]), str(ls.get("title", "")),
-                                 float(ls["vram_gb"]) if "vram_gb" in ls else None) for ls in doc.get("lessons", []))
+                                 float(ls["vram_gb"]) if "vram_gb" in ls else None, model=str(ls.get("model", "")),
+                                 batch=int(ls.get("batch", 1)), mode=str(ls.get("mode", "train")),
+                                 dtype=str(ls.get("dtype", "fp32")), input_shape=ls.get("input") or None)
+                    for ls in doc.get("lessons", []))
     colab = doc.get("colab", {})
     return CourseProfile(name=course["name"], torch=str(course.get("torch", "")), python=str(course.get("python", "")),
                          packages=tuple(course.get("packages", [])), min_vram_gb=float(course.get("min_vram_gb", 0)),
