@@ -3,6 +3,7 @@ window that takes a pasted text."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from wizard.core.base.i18n import t
@@ -11,7 +12,7 @@ from wizard.core.base.lazy import lazy_exports
 if TYPE_CHECKING:
     from wizard.core.base.host import Host
     from wizard.core.diagnosis.context import ContextError as ContextError
-    from wizard.core.diagnosis.model import Diagnosis
+    from wizard.core.diagnosis.model import Diagnosis as Diagnosis
 
 # an environment that cannot be asked (``recognise_in_environment``): the faces catch it by this name
 __getattr__ = lazy_exports(__name__, {"ContextError": "wizard.core.diagnosis.context"})
@@ -40,6 +41,30 @@ def recognise_in_environment(text: str, env_path: str, host: Host | None = None)
     if not findings:
         return findings
     return apply_context(findings, gather_explain_context(host or RealHost(), env_path))
+
+
+@dataclass
+class Explanation:
+    """What a pasted text means on this machine: its findings, refined by the environment named
+    (the one the Verify page checks), or the text's alone when that environment cannot be asked."""
+
+    findings: list[Diagnosis]
+    env_path: str | None = None  # the environment whose versions refined the findings
+    env_unusable: bool = False  # it was named but could not be asked: the findings are the text's alone
+
+
+def explain(text: str, env_path: str | None = None, host: Host | None = None) -> Explanation:
+    """The findings of ``text`` with the same context as ``doctor --explain --python ENV``
+    (:func:`recognise_in_environment`); where ENV cannot be asked, the text's own findings and a
+    flag that says so, since a window cannot answer with an exit status."""
+    from wizard.core.diagnosis.context import ContextError as _ContextError
+
+    if not env_path:
+        return Explanation(recognise(text))
+    try:
+        return Explanation(recognise_in_environment(text, env_path, host), env_path)
+    except _ContextError:
+        return Explanation(recognise(text), env_path, env_unusable=True)
 
 
 def format_findings(findings: list[Diagnosis], lang: str) -> str:

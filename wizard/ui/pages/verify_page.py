@@ -15,7 +15,9 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
+    QLabel,
     QMessageBox,
+    QPlainTextEdit,
     QPushButton,
     QScrollArea,
     QTreeWidget,
@@ -24,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from wizard.app import explain as app_explain
 from wizard.app import verify as app_verify
 from wizard.core.base.i18n import t
 from wizard.ui import colours
@@ -116,6 +119,10 @@ class VerifyPage(BasePage):
         from wizard.ui.pages.kernel_panel import add_kernel_button  # the Jupyter / VS Code dialog
 
         self.kernel_button = add_kernel_button(self, buttons)
+        self.explain_toggle = QPushButton()
+        self.explain_toggle.setObjectName("explainToggle")
+        self.explain_toggle.setCheckable(True)
+        buttons.addWidget(self.explain_toggle)
         buttons.addStretch(1)
         layout.addLayout(buttons)
         self.busy = busy_bar()
@@ -135,18 +142,69 @@ class VerifyPage(BasePage):
         box_layout = QVBoxLayout(self.diagnosis_box)
         self.diagnosis = FindingsView(lang_of=self.current_lang)
         self.diagnosis.action_requested.connect(self.run_action)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setWidget(self.diagnosis)
-        scroll.setMinimumHeight(160)
-        box_layout.addWidget(scroll)
+        # the cards keep their own height (a stretch below them, not gaps between their lines) and the
+        # box is as tall as they are, up to a limit past which it scrolls: the checklist keeps the rest
+        cards = QWidget()
+        cards_layout = QVBoxLayout(cards)
+        cards_layout.setContentsMargins(0, 0, 0, 0)
+        cards_layout.addWidget(self.diagnosis)
+        cards_layout.addStretch(1)
+        self.diagnosis_scroll = QScrollArea()
+        self.diagnosis_scroll.setObjectName("diagnosisScroll")
+        self.diagnosis_scroll.setWidgetResizable(True)
+        self.diagnosis_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.diagnosis_scroll.setWidget(cards)
+        self._diagnosis_cards, self._diagnosis_cards_layout = cards, cards_layout
+        box_layout.addWidget(self.diagnosis_scroll)
         self.diagnosis_box.hide()
-        layout.addWidget(self.diagnosis_box, 1)
+        layout.addWidget(self.diagnosis_box)
+        self._build_explain(layout)
         self._diagnose_task: Task | None = None
         self._found: list = []
         self._cancelled = False
         self._auto_verified: str | None = None  # the installed environment already checked by itself
+
+    def _build_explain(self, layout: QVBoxLayout) -> None:
+        """"Explain an error": a pasted text's findings with what the environment above shows
+        (the same context as ``doctor --explain --python ENV``)."""
+        self.explain_box = QGroupBox()
+        self.explain_box.setObjectName("explainBox")
+        box = QVBoxLayout(self.explain_box)
+        self.paste = QPlainTextEdit()
+        self.paste.setObjectName("pasteError")
+        self.paste.setMaximumHeight(72)
+        box.addWidget(self.paste)
+        row = QHBoxLayout()
+        self.explain_button = QPushButton()
+        self.explain_button.setObjectName("explainButton")
+        self.explain_button.clicked.connect(self.explain_pasted)
+        row.addWidget(self.explain_button)
+        self.explain_status = QLabel()
+        self.explain_status.setObjectName("explainStatus")
+        self.explain_status.setWordWrap(True)
+        row.addWidget(self.explain_status, 1)
+        box.addLayout(row)
+        self.explained = FindingsView(lang_of=self.current_lang)
+        self.explained.setObjectName("explainedFindings")
+        self.explained.action_requested.connect(self.run_action)
+        cards = QWidget()
+        cards_layout = QVBoxLayout(cards)
+        cards_layout.setContentsMargins(0, 0, 0, 0)
+        cards_layout.addWidget(self.explained)
+        cards_layout.addStretch(1)
+        self.explained_scroll = QScrollArea()
+        self.explained_scroll.setObjectName("explainedScroll")
+        self.explained_scroll.setWidgetResizable(True)
+        self.explained_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.explained_scroll.setWidget(cards)
+        self.explained_scroll.hide()
+        box.addWidget(self.explained_scroll, 1)
+        self.explain_box.hide()
+        self.explain_toggle.toggled.connect(self.explain_box.setVisible)
+        self._page_layout = layout
+        layout.addWidget(self.explain_box)
+        self.explanation: app_explain.Explanation | None = None
+        self._explain_task: Task | None = None
 
     # QWizardPage ---------------------------------------------------------------------------
     def initializePage(self) -> None:  # noqa: N802
@@ -242,6 +300,63 @@ class VerifyPage(BasePage):
         self.diagnosis.set_findings(found)
         self._title_diagnosis()
         self.diagnosis_box.show()
+        self._fit_diagnosis()
+
+    def _fit_diagnosis(self) -> None:
+        """The box as tall as its cards at the width they have, at most a third of the page."""
+        area, cards = self.diagnosis_scroll, self._diagnosis_cards
+        width = max(area.viewport().width(), 200)
+        self._diagnosis_cards_layout.activate()
+        wanted = cards.heightForWidth(width) if cards.hasHeightForWidth() else cards.sizeHint().height()
+        area.setFixedHeight(max(48, min(wanted + 2, max(self.height() // 3, 160))))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if getattr(self, "diagnosis_box", None) is not None and self.diagnosis_box.isVisible():
+            self._fit_diagnosis()
+
+    # explaining a pasted error -----------------------------------------------------------------
+    def explain_pasted(self) -> None:
+        """The pasted text's findings, asked of the environment chosen above on a worker (asking
+        that interpreter runs it)."""
+        text = self.paste.toPlainText()
+        if not text.strip():
+            self.explain_status.setText(t("verify.page.explain.empty", self.lang))
+            return
+        env = self.picker.path() or None
+        self.explain_button.setEnabled(False)
+        self.explain_status.setText(t("verify.page.explain.running", self.lang))
+        self._explain_task = submit(app_explain.explain, text, env, on_done=self._show_explanation,
+                                    on_failed=self._explain_failed)
+
+    def _explain_failed(self, text: str) -> None:
+        self.explain_button.setEnabled(True)
+        self.explain_status.setText(text.splitlines()[0] if text else "")
+
+    def _show_explanation(self, explanation) -> None:
+        self.explain_button.setEnabled(True)
+        self.explanation = explanation
+        self.explained.set_findings(explanation.findings)
+        shown = bool(explanation.findings)
+        self.explained_scroll.setVisible(shown)
+        # the findings get the room (they scroll past it); the checklist keeps a few rows
+        self._page_layout.setStretchFactor(self.explain_box, 3 if shown else 0)
+        self._explain_summary()
+
+    def _explain_summary(self) -> None:
+        e = self.explanation
+        if e is None:
+            self.explain_status.setText("")
+            return
+        if not e.findings:
+            key = "verify.page.explain.nothing"
+        elif e.env_unusable:
+            key = "verify.page.explain.text_only"
+        elif e.env_path:
+            key = "verify.page.explain.with_env"
+        else:
+            key = "verify.page.explain.no_env"
+        self.explain_status.setText(t(key, self.lang, python=e.env_path or ""))
 
     def _title_diagnosis(self) -> None:
         """"What is wrong and how to fix it" only when something is; notes alone are notes."""
@@ -305,6 +420,12 @@ class VerifyPage(BasePage):
         self.tree.setHeaderLabels(["", t("verify.page.col.check", self.lang), t("verify.page.col.result", self.lang)])
         self._title_diagnosis()
         self.diagnosis.retranslate()
+        self.explain_toggle.setText(t("verify.page.explain.toggle", self.lang))
+        self.explain_box.setTitle(t("verify.page.explain.title", self.lang))
+        self.paste.setPlaceholderText(t("verify.page.explain.placeholder", self.lang))
+        self.explain_button.setText(t("verify.page.explain.button", self.lang))
+        self.explained.retranslate()
+        self._explain_summary()
         if self.report is not None:
             self._fill()
             if not self.probe.running:
