@@ -13,6 +13,7 @@ from wizard.core.base.lazy import lazy_exports
 if TYPE_CHECKING:
     from wizard.core.diagnosis.facts import TorchFacts
     from wizard.core.history.diff import SnapshotDiff as SnapshotDiff
+    from wizard.core.history.store import HistoryEntry as HistoryEntry
     from wizard.core.history.store import HistoryLookupError as HistoryLookupError
     from wizard.core.history.store import HistoryStore as HistoryStore
     from wizard.core.history.store import SaveResult, Snapshot
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 
 __getattr__ = lazy_exports(__name__, {
     "SnapshotDiff": "wizard.core.history.diff", "HistoryLookupError": "wizard.core.history.store",
-    "HistoryStore": "wizard.core.history.store",
+    "HistoryStore": "wizard.core.history.store", "HistoryEntry": "wizard.core.history.store",
 })
 
 

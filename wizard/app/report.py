@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from wizard.core.base.host import Host
     from wizard.core.base.i18n import Message
     from wizard.core.base.privacy import Redactor
-    from wizard.core.course.profile import CourseProfile
+    from wizard.core.course.profile import CourseProfile as CourseProfile
     from wizard.core.history.store import HistoryStore
     from wizard.core.report.colab_cell import colab_cell as colab_cell
     from wizard.core.report.document import MachineRecord as MachineRecord

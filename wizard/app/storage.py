@@ -38,6 +38,7 @@ from wizard.core.storage.measure import human_size as human_size  # re-exported 
 
 if TYPE_CHECKING:
     from wizard.core.history.store import HistoryStore
+    from wizard.core.storage.cleanup import CleanPlan as CleanPlan  # what plan() answers, for the faces
     from wizard.core.install.recovery import StateStore
 
 SCHEMA = "gpu-setup-wizard/storage@1.0"

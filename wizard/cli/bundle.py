@@ -9,11 +9,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING
 
 from wizard.cli.common import error, lang_of, say
 from wizard.cli.exit_status import ExitStatus
 from wizard.core.base.i18n import t
+
+if TYPE_CHECKING:
+    from wizard.app.install import InstallJob
 
 
 def add_bundle_arguments(p: argparse.ArgumentParser, lang: str) -> None:
@@ -55,7 +58,7 @@ def run_from_bundle(args: argparse.Namespace) -> int:
     return ExitStatus.SUCCESS
 
 
-def export_after(job: Any, args: argparse.Namespace, lang: str) -> int:
+def export_after(job: InstallJob, args: argparse.Namespace, lang: str) -> int:
     """After a successful install: the bundle at ``--export-bundle``."""
     from wizard.app.bundle import BundleError, export_from_job, parse_variants, serves_text
 

@@ -12,10 +12,13 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar
 
 from wizard.cli.exit_status import ExitStatus
 from wizard.core.base.i18n import detect_lang, normalise_lang
+
+if TYPE_CHECKING:
+    import threading
 
 PROG = "gpu-setup-wizard"
 
@@ -97,8 +100,19 @@ def progress_printer(progress_text: Callable[[dict, str], str], lang: str) -> Ca
     return on_event
 
 
-def run_probe_command(run: Callable[[Callable[[dict], None], Any], Any], progress_text: Callable[[dict, str], str],
-                      as_json: bool, lang: str) -> Any:
+class ProbeReport(Protocol):
+    """What a probe use case answers: a report that prints as JSON or as text."""
+
+    def to_json(self, lang: str) -> dict[str, Any]: ...
+
+    def to_text(self, lang: str) -> str: ...
+
+
+R = TypeVar("R", bound=ProbeReport)
+
+
+def run_probe_command(run: Callable[[Callable[[dict], None], threading.Event], R],
+                      progress_text: Callable[[dict, str], str], as_json: bool, lang: str) -> R | None:
     """Run a probe use case (``run(on_event, cancel)``) with progress on stderr, and print its
     report as JSON or text. Ctrl+C cancels the probe (its process tree is stopped) and gives
     ``None``; otherwise the report, for the caller to choose the exit status."""

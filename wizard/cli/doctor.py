@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wizard.cli.common import error, lang_of, print_json, read_input
 from wizard.cli.exit_status import ExitStatus
 from wizard.core.base.i18n import t
+
+if TYPE_CHECKING:
+    from wizard.app.detect import Detection
+    from wizard.app.explain import Diagnosis
 
 
 def run(args: argparse.Namespace) -> int:
@@ -68,7 +72,7 @@ def _since_start_ms() -> int | None:
         return None
 
 
-def _read_smi_file(path: str, lang: str) -> Any:
+def _read_smi_file(path: str, lang: str) -> Detection | ExitStatus:
     """The detection a saved nvidia-smi output describes, or the exit status after an error line."""
     from wizard.app import detect as app_detect
 
@@ -93,7 +97,7 @@ def read_pasted(path: str, lang: str | None = None) -> str:
     return read_input(path, lang)
 
 
-def explain_text(text: str, lang: str | None = None, python: str | None = None) -> tuple[list[Any], ExitStatus]:
+def explain_text(text: str, lang: str | None = None, python: str | None = None) -> tuple[list[Diagnosis], ExitStatus]:
     """The findings a pasted text shows, and the exit status: SUCCESS, NOTHING_RECOGNISED, or
     BAD_INPUT for an empty text. ``python``: an environment to read the machine's side from
     (raises ContextError when it cannot be asked)."""
@@ -106,13 +110,13 @@ def explain_text(text: str, lang: str | None = None, python: str | None = None) 
     return findings, ExitStatus.SUCCESS if findings else ExitStatus.NOTHING_RECOGNISED
 
 
-def format_explain(findings: list[Any], lang: str) -> str:
+def format_explain(findings: list[Diagnosis], lang: str) -> str:
     from wizard.app.explain import format_findings
 
     return format_findings(findings, lang)
 
 
-def explain_json(findings: list[Any], lang: str) -> dict[str, Any]:
+def explain_json(findings: list[Diagnosis], lang: str) -> dict[str, Any]:
     from wizard.app.explain import findings_json
 
     return findings_json(findings, lang)

@@ -8,24 +8,27 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 from wizard.app import history as app_history
 from wizard.cli.common import error, lang_of, print_json
 from wizard.cli.exit_status import ExitStatus
 from wizard.core.base.i18n import t
 
+if TYPE_CHECKING:
+    from wizard.app.history import HistoryEntry, HistoryStore
 
-def _store(args: argparse.Namespace) -> Any:
+
+def _store(args: argparse.Namespace) -> HistoryStore:
     return app_history.open_store(getattr(args, "dir", None))
 
 
-def _print_warnings(store: Any, lang: str) -> None:
+def _print_warnings(store: HistoryStore, lang: str) -> None:
     for notice in store.warnings:
         print(t("history.warning_prefix", lang) + " " + notice.text(lang), file=sys.stderr)
 
 
-def _summary_line(entry: Any, lang: str) -> str:
+def _summary_line(entry: HistoryEntry, lang: str) -> str:
     s = entry.snapshot
     torch = s.torch.version if s.torch and s.torch.version else "-"
     gpus = ", ".join(g.name or "?" for g in s.gpus) or "-"
@@ -55,7 +58,7 @@ def run_list(args: argparse.Namespace) -> int:
     return ExitStatus.SUCCESS
 
 
-def _get(store: Any, number: int, lang: str) -> Any:
+def _get(store: HistoryStore, number: int, lang: str) -> HistoryEntry | None:
     try:
         return store.get(number)
     except app_history.HistoryLookupError as exc:
@@ -79,7 +82,7 @@ def run_show(args: argparse.Namespace) -> int:
     return ExitStatus.SUCCESS
 
 
-def format_snapshot(entry: Any, lang: str) -> list[str]:
+def format_snapshot(entry: HistoryEntry, lang: str) -> list[str]:
     s = entry.snapshot
     na = t("common.na", lang)
     out = [t("history.show.heading", lang, number=entry.number, time=s.time),

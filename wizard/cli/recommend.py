@@ -8,14 +8,18 @@ teaching and support form). Exit statuses: SUCCESS; BAD_INPUT for facts the reco
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wizard.cli.common import error, lang_of, print_json, read_input
 from wizard.cli.exit_status import ExitStatus
 from wizard.core.base.i18n import t
 
+if TYPE_CHECKING:
+    from wizard.app.recommend import MachineFacts, Wishes
+    from wizard.app.session import Session
 
-def what_if_facts(args: argparse.Namespace) -> Any:
+
+def what_if_facts(args: argparse.Namespace) -> MachineFacts:
     """MachineFacts typed on the command line."""
     from wizard.app.recommend import facts_for
 
@@ -76,14 +80,14 @@ def card_for(args: argparse.Namespace, lang: str) -> Any:
     return found.recommendation, note
 
 
-def _wishes(args: argparse.Namespace) -> Any:
+def _wishes(args: argparse.Namespace) -> Wishes:
     from wizard.app.recommend import Wishes
 
     return Wishes(torch=args.torch, newest=args.newest, cpu_only=args.cpu_only, variant=args.variant,
                   index_url=args.index_url)
 
 
-def recommend_for(args: argparse.Namespace, lang: str, course_session: Any = None) -> Any:
+def recommend_for(args: argparse.Namespace, lang: str, course_session: Session | None = None) -> Any:
     """(recommendation, a note on the chosen Python or None), or an exit status after an error line.
     ``course_session``: a Session holding ``--course``'s profile, whose pin is the torch wish."""
     from wizard.app import recommend as app_recommend

@@ -23,11 +23,16 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import sys
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from wizard.cli.common import error, lang_of
 from wizard.cli.exit_status import ExitStatus
 from wizard.core.base.i18n import t
+
+if TYPE_CHECKING:
+    from wizard.app.report import CourseProfile, MachineRecord
+    from wizard.app.session import Session
+    from wizard.core.base.host import Host
 
 
 def choose_format(fmt: str | None, as_json: bool, output: str | None) -> str:
@@ -37,7 +42,7 @@ def choose_format(fmt: str | None, as_json: bool, output: str | None) -> str:
     return _choose(fmt, as_json, output)
 
 
-def headless_session(lang: str, host: Any = None, course: Any = None) -> Any:
+def headless_session(lang: str, host: Host | None = None, course: CourseProfile | None = None) -> Session:
     """A session with what runs without a window: detection, the recommendation, and what
     changed since the last saved run (nothing is saved) -- the app layer's, as the window's."""
     from wizard.app.report import windowless_session
@@ -57,7 +62,7 @@ def default_pdf_name(now: _dt.datetime | None = None) -> str:
     return default_name("pdf", now)
 
 
-def load_remotes(args_list: Sequence[str], lang: str) -> list[Any]:
+def load_remotes(args_list: Sequence[str], lang: str) -> list[MachineRecord]:
     """The machines of ``--add-remote`` arguments; raises ValueError with a message to print."""
     from wizard.app.report import load_remotes as _load
 
@@ -81,8 +86,8 @@ def run(args: argparse.Namespace) -> int:
                            kernel=getattr(args, "kernel", None))
 
 
-def build_and_write(fmt: str, output: str | None, include_private: bool, remotes: list[Any], lang: str,
-                    course: Any = None, kernel: str | None = None) -> int:
+def build_and_write(fmt: str, output: str | None, include_private: bool, remotes: list[MachineRecord], lang: str,
+                    course: CourseProfile | None = None, kernel: str | None = None) -> int:
     """The command's body: the session, the report, and where it goes (``course``: a course profile;
     ``kernel``: a Jupyter kernel to verify inside first, for the report's "Jupyter kernel" section)."""
     from wizard.app import report as app_report

@@ -8,14 +8,17 @@ report's "Jupyter kernel" section proves what the notebook sees today.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING
 
 from wizard.cli.common import error, progress_printer, say
 from wizard.cli.exit_status import ExitStatus
 from wizard.core.base.i18n import t
 
+if TYPE_CHECKING:
+    from wizard.app.session import Session
 
-def verify_kernel_into(session: Any, name: str, lang: str) -> int | None:
+
+def verify_kernel_into(session: Session, name: str, lang: str) -> int | None:
     """Verify inside kernel ``name`` and keep the result in ``session``; an exit status when it
     cannot run (jupyter_client missing, no such kernel, its interpreter gone, Ctrl+C), else None."""
     from wizard.app import kernels as app_kernels

@@ -18,11 +18,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Callable
 
 from wizard.cli.common import error, lang_of, print_json, say
 from wizard.cli.exit_status import ExitStatus
 from wizard.core.base.i18n import t
+
+if TYPE_CHECKING:
+    from wizard.app.storage import CleanPlan, StorageReport
 
 
 def _ask(question: str) -> bool:
@@ -33,7 +36,7 @@ def _ask(question: str) -> bool:
     return answer.strip().lower() in ("y", "yes", "예", "네", "ㅇ")
 
 
-def _envs(args: argparse.Namespace, report: Any, lang: str) -> list[str] | int:
+def _envs(args: argparse.Namespace, report: StorageReport, lang: str) -> list[str] | int:
     from wizard.app.storage import is_environment
 
     known = {os.path.normcase(os.path.abspath(e.location.path)) for e in report.environments}
@@ -81,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     return ExitStatus.FAILED if any(i.error for i in cleanup.items) else ExitStatus.SUCCESS
 
 
-def _confirm(cleanup: Any, lang: str, human_size: Any) -> None:
+def _confirm(cleanup: CleanPlan, lang: str, human_size: Callable[[int], str]) -> None:
     """Ask on the terminal: once for the caches, then for each environment; a "no" marks the
     item refused (skipped), so nothing the student did not say yes to is touched."""
     caches = [i for i in cleanup.items if i.kind != "env" and not i.refused]
@@ -95,7 +98,7 @@ def _confirm(cleanup: Any, lang: str, human_size: Any) -> None:
             item.refused = "storage.cli.skipped"
 
 
-def _out(args: argparse.Namespace, report: Any, cleanup: Any, lang: str, dry_run: bool) -> None:
+def _out(args: argparse.Namespace, report: StorageReport, cleanup: CleanPlan, lang: str, dry_run: bool) -> None:
     from wizard.app import storage as app_storage
 
     if args.json:

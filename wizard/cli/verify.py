@@ -8,11 +8,14 @@ there; CANCELLED on Ctrl+C.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
 
 from wizard.cli.common import error, lang_of, run_probe_command, target_python
 from wizard.cli.exit_status import ExitStatus
 from wizard.core.base.i18n import t
+
+if TYPE_CHECKING:
+    from wizard.app.report import CourseProfile
 
 
 def run(args: argparse.Namespace) -> int:
@@ -28,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     return verify_and_print(python, args.json, lang, course.course)
 
 
-def verify_and_print(python: str, as_json: bool, lang: str, course: Any = None) -> int:
+def verify_and_print(python: str, as_json: bool, lang: str, course: CourseProfile | None = None) -> int:
     """The command's body: detect, run the probe, print the checklist (the app layer's use
     cases, as the Verify page's); with a course profile, then a row per extra package."""
     from wizard.app import detect as app_detect
