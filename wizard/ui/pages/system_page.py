@@ -144,10 +144,15 @@ class SystemPage(BasePage):
         self.conda_label.setWordWrap(True)
         python_layout.addWidget(self.conda_label)
         body_layout.addWidget(self.python_box)
-        self.storage_button = self._add_storage_button(body_layout)
+        # the course and storage controls above the boxes, outside the scroll area: a student
+        # sees them without scrolling, however many interpreters the list below shows
         from wizard.ui.pages.course_panel import add_course_row  # the course profile the run honours
 
-        self.course_row = add_course_row(self, body_layout)
+        controls = QHBoxLayout()
+        controls.setObjectName("systemControls")
+        self.course_row = add_course_row(self, controls)
+        self.storage_button = self._add_storage_button(controls)
+        outer.addLayout(controls)
         body_layout.addStretch(1)
         scroll.setWidget(body)
         outer.addWidget(scroll, 1)
@@ -155,9 +160,9 @@ class SystemPage(BasePage):
         self._changes_row.setAlignment(self.rerun, Qt.AlignmentFlag.AlignTop)
 
     # QWizardPage -----------------------------------------------------------------
-    def _add_storage_button(self, layout: QVBoxLayout) -> QPushButton:
-        """The "Storage…" button (the disk-space dialog), alone on its row; the dialog's module
-        loads on the first click, not before the window's first paint."""
+    def _add_storage_button(self, layout: QHBoxLayout) -> QPushButton:
+        """The "Storage…" button (the disk-space dialog), at the end of ``layout``; the dialog's
+        module loads on the first click, not before the window's first paint."""
         from wizard.ui.pages.task_dialog import OpenerButton
 
         button = OpenerButton("storage.ui.button", "openStoragePanel", self.model)
@@ -168,10 +173,7 @@ class SystemPage(BasePage):
             open_storage_dialog(self)
 
         button.clicked.connect(lambda _checked=False: open_dialog())
-        row = QHBoxLayout()
-        row.addWidget(button)
-        row.addStretch(1)
-        layout.addLayout(row)
+        layout.addWidget(button, 0, QtCore.Qt.AlignmentFlag.AlignTop)
         return button
 
     def isComplete(self) -> bool:  # noqa: N802 - Qt's name
