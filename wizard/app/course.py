@@ -19,8 +19,16 @@ from wizard.core.base.lazy import lazy_exports
 from wizard.core.course.extras import ExtraCheck as ExtraCheck  # re-exported: the faces and tests name it here
 
 if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
+
+    from wizard.core.course.lessons import CourseJudgment
     from wizard.core.course.profile import CourseError as CourseError
-    from wizard.core.report.document import Report
+    from wizard.core.course.profile import CourseProfile
+    from wizard.core.install.job import InstallOptions
+    from wizard.core.machine.models import Detection
+    from wizard.core.recommend.inputs import MachineFacts, Wishes
+    from wizard.core.recommend.recommender import Candidate, Recommendation
+    from wizard.core.report.document import Report, Section
 
 __getattr__ = lazy_exports(__name__, {"CourseError": "wizard.core.course.profile"})
 
@@ -43,7 +51,7 @@ for dist, mod in json.loads(sys.argv[1]):
 """
 
 
-def open_course(session: Session, source: str) -> Any:
+def open_course(session: Session, source: str) -> CourseProfile:
     """Read the profile at ``source`` (a file or an https:// address) into the session.
     Raises :class:`wizard.core.course.profile.CourseError` (its ``text(lang)`` is one line)."""
     from wizard.core.course.profile import load_course
@@ -53,7 +61,8 @@ def open_course(session: Session, source: str) -> Any:
     return course
 
 
-def course_wishes(session: Session, wishes: Any, facts: Any = None, unpinned: Any = None) -> Any:
+def course_wishes(session: Session, wishes: Wishes | None, facts: MachineFacts | None = None,
+                  unpinned: Candidate | None = None) -> Wishes:
     """``wishes`` with the course's torch pin, unless the student asked for a torch themselves.
 
     For a range the newest allowed torch is not always the one to take: on an older driver the
@@ -92,7 +101,7 @@ def course_python(session: Session) -> str | None:
     return str(course.python).strip()
 
 
-def pin_notes(session: Session, rec: Any) -> list[str]:
+def pin_notes(session: Session, rec: Recommendation) -> list[str]:
     """What the recommendation did with the course's pin, in the session's language: the
     version taken, or why this machine cannot run it (the recommender's own reasons)."""
     from wizard.core.course.profile import pick_torch
@@ -112,7 +121,7 @@ def pin_notes(session: Session, rec: Any) -> list[str]:
     return notes
 
 
-def _pin_note(spec: Any, torch: str | None, rec: Any, lang: str) -> str:
+def _pin_note(spec: SpecifierSet, torch: str | None, rec: Recommendation, lang: str) -> str:
     """One line: the pinned torch taken, the pin matching nothing the table knows, or why this
     machine cannot run the pinned torch (on its GPU, when the unpinned choice would use it)."""
     from wizard.core.recommend.inputs import Wishes
@@ -128,14 +137,14 @@ def _pin_note(spec: Any, torch: str | None, rec: Any, lang: str) -> str:
     torch = best.torch if best is not None and _allowed(spec, best.torch) else torch
     variant = _nearest_variant(torch, unpinned, rec.facts) if unpinned is not None else "cpu"
     reasons = list(check_candidate(rec.facts, torch, variant, lang=lang))
-    if lost_gpu:
+    if lost_gpu and best is not None:
         reasons.append(t("course.pin_cpu_only", lang, torch=best.torch))
     if not reasons:
         return t("course.pin_cannot_none", lang, spec=str(spec))
     return t("course.pin_cannot", lang, torch=torch, spec=str(spec), reasons=" ".join(reasons))
 
 
-def _nearest_variant(torch: str, unpinned: Any, facts: Any) -> str:
+def _nearest_variant(torch: str, unpinned: Candidate, facts: MachineFacts) -> str:
     """The newest build of ``torch`` of the kind this machine could use (CUDA, ROCm): the one
     whose objections say why the course's torch cannot use the GPU here."""
     from wizard.core.recommend import compat
@@ -147,12 +156,12 @@ def _nearest_variant(torch: str, unpinned: Any, facts: Any) -> str:
     return max(same, key=lambda v: v.sort_key).name if same else unpinned.variant
 
 
-def _allowed(spec: Any, torch: str) -> bool:
+def _allowed(spec: SpecifierSet, torch: str) -> bool:
     probe = torch if torch.count(".") >= 2 else f"{torch}.0"
     return bool(spec.contains(probe) or spec.contains(torch))
 
 
-def pinned_ok(session: Session, rec: Any) -> bool:
+def pinned_ok(session: Session, rec: Recommendation) -> bool:
     """The recommendation's build is inside the course's pin (True when there is no pin)."""
     course = session.course
     spec = course.torch_spec() if course is not None else None
@@ -164,12 +173,13 @@ def extra_requirements(session: Session) -> list[str]:
     return list(session.course.packages) if session.course is not None else []
 
 
-def add_extras(session: Session, options: Any) -> Any:
+def add_extras(session: Session, options: InstallOptions) -> InstallOptions:
     """``options`` (InstallOptions) with the course's extras appended, each once (see
     :func:`wizard.core.course.profile.add_extras` for the index they come from)."""
     from wizard.core.course.profile import add_extras as core_add_extras
 
-    return core_add_extras(session.course, options)
+    extended: InstallOptions = core_add_extras(session.course, options)
+    return extended
 
 
 def check_extras(session: Session, python_exe: str) -> list[ExtraCheck]:
@@ -205,7 +215,7 @@ def check_extras(session: Session, python_exe: str) -> list[ExtraCheck]:
     return checks
 
 
-def machine_gpus(detection: Any) -> list[tuple[str | None, int | None, int]]:
+def machine_gpus(detection: Detection | None) -> list[tuple[str | None, int | None, int]]:
     """(name, total bytes, bytes in use) per NVIDIA GPU, as the report's lesson judgment takes them."""
     from wizard.core.report.lesson import gpus_of
     from wizard.core.vram.units import vram_from_gpu
@@ -218,7 +228,7 @@ def machine_gpus(detection: Any) -> list[tuple[str | None, int | None, int]]:
     return out
 
 
-def judge(session: Session) -> Any:
+def judge(session: Session) -> CourseJudgment | None:
     """The course's lessons for the session's machine (None without a course)."""
     from wizard.core.course.lessons import judge_course
 
@@ -233,7 +243,7 @@ __all__ = ["ExtraCheck", "add_extras", "check_extras", "course_python", "course_
            "machine_gpus", "open_course", "pin_notes", "pinned_ok"]
 
 
-def report_section(session: Session, lang: str) -> Any:
+def report_section(session: Session, lang: str) -> Section | None:
     """The report's "Course" section: the course's minimum VRAM, a row per lesson ("meets the
     course / use Colab / cannot" for this machine) and, after verification, a row per extra."""
     from wizard.core.course.lessons import CANNOT, COLAB, MEETS, UNMEASURED
@@ -280,5 +290,7 @@ def add_to_report(session: Session, report: Report) -> Report:
     report.sections.append(section)
     if report.facts is not None:
         judged = judge(session)
-        report.facts["course"] = dict(judged.to_json(None), extras=[c.to_json() for c in session.course_checks or []])
+        if judged is not None:  # (there is a section: there is a course)
+            report.facts["course"] = dict(judged.to_json(None),
+                                          extras=[c.to_json() for c in session.course_checks or []])
     return report

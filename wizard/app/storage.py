@@ -38,8 +38,8 @@ from wizard.core.storage.measure import human_size as human_size  # re-exported 
 
 if TYPE_CHECKING:
     from wizard.core.history.store import HistoryStore
-    from wizard.core.storage.cleanup import CleanPlan as CleanPlan  # what plan() answers, for the faces
     from wizard.core.install.recovery import StateStore
+    from wizard.core.storage.cleanup import CleanPlan as CleanPlan  # what plan() answers, for the faces
 
 SCHEMA = "gpu-setup-wizard/storage@1.0"
 KIND_ORDER = (KIND_ENV, KIND_WIZARD_CACHE, KIND_PIP, KIND_UV, KIND_HF)
