@@ -21,6 +21,7 @@ import os
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from wizard.core.base.resources import resource_path
@@ -48,10 +49,10 @@ class _Catalogue:
     Worker threads ask for messages too (the later pages load on one): reading is locked.
     """
 
-    def __init__(self, folder: Any) -> None:
+    def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.messages: dict[str, dict[str, str]] = {}
-        self.pending: list[Any] | None = None  # the files not read yet, in reading order
+        self.pending: list[Path] | None = None  # the files not read yet, in reading order
         self.lock = threading.Lock()
 
     def entry(self, key: str) -> dict[str, str] | None:
@@ -73,12 +74,12 @@ class _Catalogue:
             while not done() and self.pending:
                 self._read(self.pending.pop(0))
 
-    def _order(self) -> list[Any]:
+    def _order(self) -> list[Path]:
         names = sorted(n for n in os.listdir(self.folder) if n.endswith(".json"))
         first = [n for n in FIRST_FILES if n in names]
         return [self.folder / n for n in first + [n for n in names if n not in first]]
 
-    def _read(self, path: Any) -> None:
+    def _read(self, path: Path) -> None:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
         for key, value in data.items():
@@ -168,10 +169,10 @@ class Message:
     """
 
     key: str
-    params: tuple[tuple[str, Any], ...] = ()
+    params: tuple[tuple[str, str | Message], ...] = ()  # each value text, or a Message rendered in place
 
     @classmethod
-    def of(cls, key: str, **params: Any) -> "Message":
+    def of(cls, key: str, **params: object) -> "Message":
         return cls(key, tuple(sorted(
             (k, v if isinstance(v, Message) else str(v)) for k, v in params.items())))
 
@@ -182,7 +183,7 @@ class Message:
         """The parameters as text in ``lang`` (a nested Message is rendered, not repr'd)."""
         return {k: (v.text(lang) if isinstance(v, Message) else v) for k, v in self.params}
 
-    def param(self, name: str) -> Any:
+    def param(self, name: str) -> str | Message | None:
         return dict(self.params).get(name)
 
     def to_json(self) -> dict[str, Any]:
@@ -201,7 +202,7 @@ def is_message_json(value: object) -> bool:
     return isinstance(value, Mapping) and "$t" in value
 
 
-def msg(key: str, **params: Any) -> Message:
+def msg(key: str, **params: object) -> Message:
     """Shorthand for :meth:`Message.of`; also lets the i18n test find every literal key used."""
     return Message.of(key, **params)
 
