@@ -347,3 +347,37 @@ def test_wheel_names_are_read_like_pip_reads_them():
     page = live_index.index_page((DATA / "live_index" / "whl" / "cu130" / "torch.html").read_bytes(),
                                  "https://download.pytorch.org/whl/cu130/torch/")
     assert page["2.15.0"] == ["linux-aarch64", "linux-x86_64", "windows-x86_64"]
+
+
+def test_recommend_command_names_the_index_day_in_text_and_json(server, tmp_path, monkeypatch):
+    """The whole path a student runs: `recommend` checks (once a day), then says which data it used."""
+    from datetime import date
+
+    from tests.cli_runner import run_cli
+
+    server.publish(with_release(pypi_docs(), "2.15.1", torchvision="0.29.3"),
+                   {v: variant_page(v, {"2.15.0": ALL_PLATS, "2.15.1": ALL_PLATS}) for v in ("cu130", "cu132", "cpu")})
+    base = f"http://127.0.0.1:{server.port}"
+    monkeypatch.setenv("GSW_INDEX_CHECK", "1")
+    monkeypatch.setenv("GSW_INDEX_PYPI_JSON", base + "/pypi/{name}/json")
+    monkeypatch.setenv("GSW_INDEX_PYTORCH_PAGE", base + "/whl/{variant}/torch/")
+    monkeypatch.setenv("GSW_COMPAT_CACHE_DIR", str(tmp_path / "cache"))
+    machine = ("--os", "linux", "--arch", "x86_64", "--python", "3.13", "--driver", "580.95", "--gpu-cc", "8.9")
+    update.reset()
+    doc = run_cli("recommend", *machine, "--json").json
+    today = date.today().isoformat()
+    assert doc["candidates"][0]["torch"] == "2.15.1"
+    source = doc["compat"]["source"]
+    assert source["kind"] == "built-in" and source["index_confirmed_on"] == today
+    assert source["index_added"] == ["torch 2.15.1"] and source["index_newest"]["tensorflow"] == "2.21.0"
+    update.reset()
+    text = run_cli("recommend", *machine, lang="ko").stdout
+    assert "호환성 데이터: 내장" in text and f"{today}에 패키지 인덱스에서 확인" in text and "torch 2.15.1" in text
+    assert len(server.full) == 7  # the second run the same day asked nothing
+
+
+def test_mirror_addresses_from_the_environment_must_name_their_one_field(monkeypatch):
+    monkeypatch.setenv("GSW_INDEX_PYPI_JSON", "https://mirror.example/pypi/{name}/json")
+    monkeypatch.setenv("GSW_INDEX_PYTORCH_PAGE", "https://mirror.example/whl/{variant}}/torch/")
+    cfg = update.UpdateConfig.from_env()
+    assert cfg.pypi_json == "https://mirror.example/pypi/{name}/json" and cfg.pytorch_page == ""

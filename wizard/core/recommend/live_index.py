@@ -74,14 +74,14 @@ class Fetched:
 class PageCache:
     """GET with ``If-None-Match`` / ``If-Modified-Since`` against copies in ``folder``."""
 
-    def __init__(self, folder: Path, *, timeout: float = 5.0, allow_loopback_http: bool = False,
-                 proxy: str | None = None) -> None:
+    def __init__(self, folder: Path, *, timeout: float = 5.0, proxy: str | None = None) -> None:
         from wizard.core.base.http import http_session
 
         self.folder = folder
         self.network_down = False  # after one page got no answer, the rest are not waited for
+        # plain http only to this machine (a test's or a classroom's own mirror), as the signed update
         self.session = http_session(timeout=(timeout, timeout), deadline_s=6 * timeout, https_only=True,
-                                    allow_loopback_http=allow_loopback_http, max_bytes=MAX_JSON, proxy=proxy)
+                                    allow_loopback_http=True, max_bytes=MAX_JSON, proxy=proxy)
 
     def close(self) -> None:
         self.session.close()
@@ -247,10 +247,10 @@ class LiveResult:
 
 
 def read_indexes(folder: Path, variants: list[str], today: str, *, pypi_json: str = PYPI_JSON,
-                 pytorch_page: str = PYTORCH_PAGE, timeout: float = 5.0, allow_loopback_http: bool = False) -> LiveResult:
+                 pytorch_page: str = PYTORCH_PAGE, timeout: float = 5.0) -> LiveResult:
     """Read the four projects and the variants' pages; save and return the facts. Never raises for
     the network or a bad page: those become notes, and the source is left out of the facts."""
-    cache = PageCache(folder / PAGES_DIR, timeout=timeout, allow_loopback_http=allow_loopback_http)
+    cache = PageCache(folder / PAGES_DIR, timeout=timeout)
     notes: list[Message] = []
     facts: dict[str, Any] = {"checked_on": today, "projects": {}, "index": {}, "stale": []}
     no_network = False

@@ -46,6 +46,8 @@ ENV_SWITCH = "GSW_COMPAT_UPDATE"  # "0"/"off": neither check nor use an update
 ENV_URL = "GSW_COMPAT_UPDATE_URL"
 ENV_CACHE = "GSW_COMPAT_CACHE_DIR"
 ENV_INDEX = "GSW_INDEX_CHECK"  # "0": do not read the package indexes at run time
+ENV_PYPI_JSON = "GSW_INDEX_PYPI_JSON"  # a mirror of PyPI's JSON API: "https://…/pypi/{name}/json"
+ENV_PYTORCH_PAGE = "GSW_INDEX_PYTORCH_PAGE"  # a mirror of the PyTorch index: "https://…/whl/{variant}/torch/"
 VALID_DAYS = 120  # a manifest's life: the release workflow signs a new one with every release
 MAX_MANIFEST = 16 * 1024
 MAX_FILE = 4 * 1024 * 1024
@@ -95,7 +97,9 @@ class UpdateConfig:
                    enabled=not off and setting.get("enabled", True) is not False,
                    offline=env.get("GSW_OFFLINE", "").strip().lower() in ("1", "yes", "on", "true"),
                    cache_dir=Path(env[ENV_CACHE]) if env.get(ENV_CACHE) else None,
-                   index_check=env.get(ENV_INDEX, "1").strip().lower() not in ("0", "off", "no", "false"))
+                   index_check=env.get(ENV_INDEX, "1").strip().lower() not in ("0", "off", "no", "false"),
+                   pypi_json=_template(env.get(ENV_PYPI_JSON, ""), "{name}"),
+                   pytorch_page=_template(env.get(ENV_PYTORCH_PAGE, ""), "{variant}"))
         return _replace(base, **overrides)
 
     @property
@@ -111,6 +115,13 @@ class UpdateConfig:
 
     def keys(self) -> tuple[bytes, ...]:
         return self.public_keys if self.public_keys is not None else shipped_public_keys()
+
+
+def _template(url: str, field_name: str) -> str:
+    """A mirror's address with its one ``{name}``/``{variant}`` field; "" (the default) otherwise."""
+    url = url.strip()
+    ok = url.count("{") == url.count("}") == 1 and field_name in url and url.startswith(("https://", "http://"))
+    return url if ok else ""
 
 
 def user_setting() -> dict[str, Any]:
@@ -182,13 +193,12 @@ class DataSource:
         doc: dict[str, Any] = {"kind": self.kind, "reviewed_on": self.reviewed_on}
         if self.refused is not None:
             doc["refused"] = self.refused.text(lang)
-        doc["index_confirmed_on"] = self.index_on
-        if self.index_on:
+        if self.index_on:  # absent: the package indexes were not read (off, offline, never yet)
+            doc["index_confirmed_on"] = self.index_on
             doc["index_newest"] = dict(self.index_newest)
             doc["index_added"] = list(self.index_added)
         if self.index_notes:
             doc["index_notes"] = [n.text(lang) for n in self.index_notes]
-        doc["text"] = self.text(lang)
         return doc
 
 
@@ -371,8 +381,7 @@ def check_indexes(cfg: UpdateConfig, today: str) -> dict[str, Any]:
     newest = db.releases[0]
     variants = sorted({v for names in newest.variants.values() for v in names} - {"mps"})
     got = live_index.read_indexes(cfg.folder(), variants, today, pypi_json=cfg.pypi_json or live_index.PYPI_JSON,
-                                  pytorch_page=cfg.pytorch_page or live_index.PYTORCH_PAGE, timeout=cfg.timeout,
-                                  allow_loopback_http=cfg.allow_loopback_http)
+                                  pytorch_page=cfg.pytorch_page or live_index.PYTORCH_PAGE, timeout=cfg.timeout)
     reset()
     return {"read": got.facts is not None, "checked_on": (got.facts or {}).get("checked_on"), "notes": got.notes}
 
