@@ -11,12 +11,7 @@ from tests.recorded_host import RecordedHost
 from wizard.core.base.host import CommandResult
 from wizard.core.base.resources import load_json
 from wizard.core.machine.detect import detection_from_smi_text
-from wizard.core.machine.jetson import (
-    detect_jetson,
-    is_tegra_kernel,
-    parse_l4t_core_version,
-    parse_nv_tegra_release,
-)
+from wizard.core.machine.jetson import detect_jetson, is_tegra_kernel, parse_l4t_core_version, parse_nv_tegra_release
 from wizard.core.machine.models import Detection, PythonInterpreter
 from wizard.core.machine.system import detect_system
 from wizard.core.recommend.choose_python import choose_python

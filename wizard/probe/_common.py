@@ -302,11 +302,43 @@ def torch_version_facts(torch):
         "cudnn_available": safe(lambda: torch.backends.cudnn.is_available()),
         "float32_matmul_precision": safe(torch.get_float32_matmul_precision),
     }
+    facts["variant"] = torch_variant()
     try:
         facts["config"] = clip(torch.__config__.show(), 6000)
     except Exception as exc:  # only informative
         facts["config"] = "unavailable: %s" % exc
     return facts
+
+
+def torch_variant():
+    """The wheel variant torch was installed as (PEP 825: ``torch-*.dist-info/variant.json``, one
+    label with its ``namespace :: feature :: value`` properties; the null variant has none), and
+    the installer that put it there; None for an ordinary wheel."""
+    try:
+        import importlib.metadata as metadata
+    except ImportError:  # Python 3.7 and older: no variant-aware installer runs there
+        return None
+    try:
+        dist = metadata.distribution("torch")
+        text = dist.read_text("variant.json")
+        installer = (dist.read_text("INSTALLER") or "").strip() or None
+    except (metadata.PackageNotFoundError, OSError, ValueError):
+        return None
+    if not text:
+        return None
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return {"label": None, "properties": [], "installer": installer, "error": "unreadable variant.json"}
+    variants = doc.get("variants") if isinstance(doc, dict) else None
+    labels = list(variants) if isinstance(variants, dict) else []
+    label = labels[0] if len(labels) == 1 else None
+    props = []
+    for namespace, features in sorted(((variants or {}).get(label) or {}).items()):
+        for feature, values in sorted((features or {}).items()):
+            for value in values if isinstance(values, list) else [values]:
+                props.append("%s :: %s :: %s" % (namespace, feature, value))
+    return {"label": label, "properties": props, "installer": installer, "schema": doc.get("$schema")}
 
 
 def safe(fn, default=None):
