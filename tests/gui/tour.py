@@ -103,6 +103,7 @@ class TourRecord:
     vram_gb: float | None = None
     reports: dict[str, str] = field(default_factory=dict)
     layout: dict[str, list[str]] = field(default_factory=dict)  # page → what the layout checker found
+    facts: dict = field(default_factory=dict)  # what a leg (tests/gui/tour_legs.py) saw the window say
     failure: str | None = None
     seconds: float = 0.0
 
