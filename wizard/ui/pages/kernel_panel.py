@@ -41,14 +41,21 @@ from wizard.ui.workers import submit
 MARKS = {"pass": ("✔", colours.OK), "warn": ("⚠", colours.WARN), "fail": ("✖", colours.FAIL)}
 
 
-def ask_consent(parent: QWidget, title: str, text: str, lang: str) -> bool:
-    """Yes only for an explicit yes (the safe answer is the default). One function, so a test
-    answers it without a modal loop."""
+def consent_box(parent: QWidget | None, title: str, text: str, lang: str) -> tuple[QMessageBox, QPushButton]:
+    """The question and its two answers: an action button that says what it does ("Install
+    ipykernel"), not the question again, and Cancel, the default."""
     box = QMessageBox(QMessageBox.Icon.Question, title, text, QMessageBox.StandardButton.NoButton, parent)
-    yes = box.addButton(t("kernels.panel.consent.title", lang), QMessageBox.ButtonRole.AcceptRole)
+    yes = box.addButton(t("kernels.panel.consent.install", lang), QMessageBox.ButtonRole.AcceptRole)
     no = box.addButton(t("window.button.cancel", lang), QMessageBox.ButtonRole.RejectRole)
     box.setDefaultButton(no)
     box.setEscapeButton(no)
+    return box, yes
+
+
+def ask_consent(parent: QWidget, title: str, text: str, lang: str) -> bool:
+    """Yes only for an explicit yes (the safe answer is the default). One function, so a test
+    answers it without a modal loop."""
+    box, yes = consent_box(parent, title, text, lang)
     box.exec()
     return box.clickedButton() is yes
 
@@ -73,6 +80,7 @@ class KernelDialog(TaskDialog):
         self.python_of = python_of
         self.kernels: list[Any] = []
         self.report = None  # the last in-kernel VerifyReport
+        self.verified: dict[str, Any] = {}  # kernel name -> its last in-kernel VerifyReport (the list's status)
         self.last_register = None
         self._relay = _Relay(self)
         self._relay.progress.connect(self._on_progress)
@@ -154,7 +162,8 @@ class KernelDialog(TaskDialog):
         selected = self.selected()
         self.tree.clear()
         for info in self.kernels:
-            symbol, colour = MARKS[info.status]
+            status, word, verify_lines = self._status_of(info)
+            symbol, colour = MARKS[status]
             torch = info.env.torch if info.env is not None else None
             if info.interpreter is None:
                 build = t("kernels.interpreter_gone", lang)
@@ -163,34 +172,56 @@ class KernelDialog(TaskDialog):
             else:
                 kind = t("kernels.kind.gpu" if torch.gpu else "kernels.kind.cpu", lang)
                 build = t("kernels.torch_build", lang, version=torch.version or "?", kind=kind)
-            item = QTreeWidgetItem([f"{symbol} {t('kernels.panel.status.' + info.status, lang)}",
+            item = QTreeWidgetItem([f"{symbol} {word}",
                                     f"{info.display_name} · {info.name}", build,
                                     info.interpreter or (info.argv[0] if info.argv else "?")])
-            item.setForeground(0, self.palette().text() if info.status == "pass" else _brush(colour))
+            item.setForeground(0, self.palette().text() if status == "pass" else _brush(colour))
             item.setData(0, Qt.ItemDataRole.UserRole, info.name)
             for column in range(3):  # an elided cell still says everything on hover
                 item.setToolTip(column, item.text(column))
             item.setToolTip(3, f"{item.text(3)}\n{info.resource_dir}")
             self.tree.addTopLevelItem(item)
+            rows = list(verify_lines)  # what failed inside the kernel first, then the spec's flags
             for flag in info.flags:  # a whole row each (spanned), the problem then its fix
-                for text in (app_kernels.flag_text(flag, lang), "→ " + app_kernels.flag_fix(flag, lang)):
-                    child = QTreeWidgetItem([text])
-                    child.setToolTip(0, text)
-                    item.addChild(child)
-                    child.setFirstColumnSpanned(True)
-            item.setExpanded(bool(info.flags))
+                rows += [app_kernels.flag_text(flag, lang), "→ " + app_kernels.flag_fix(flag, lang)]
+            for text in rows:
+                child = QTreeWidgetItem([text])
+                child.setToolTip(0, text)
+                item.addChild(child)
+                child.setFirstColumnSpanned(True)
+            item.setExpanded(bool(rows))
             if info.name == selected:
                 item.setSelected(True)
         self._update_buttons()
+
+    def _status_of(self, info: Any) -> tuple[str, str, list[str]]:
+        """(status, its word, the in-kernel checks that did not pass) of a kernel in the list.
+        Verified inside: the worse of that run and the spec's flags, so a kernel whose
+        verification failed never reads "✔ OK"; not verified: the spec's flags alone."""
+        lang = self.lang
+        report = self.verified.get(info.name)
+        if report is None:
+            return info.status, t("kernels.panel.status." + info.status, lang), []
+        ran = {"fail": "fail", "warn": "warn"}.get(report.status, "pass")
+        rank = {"pass": 0, "warn": 1, "fail": 2}
+        status = max(ran, info.status, key=rank.__getitem__)
+        word = t(("kernels.panel.status.verify_" if status == ran else "kernels.panel.status.") + status, lang)
+        lines = []
+        for check in report.checks:
+            if check.status in ("fail", "warn"):
+                mark = MARKS[check.status][0]
+                lines.append(f"{mark} {check.title(lang)}: {check.detail_text(lang)}")
+        return status, word, lines[:6]
 
     def _on_selection(self) -> None:
         self._update_buttons()
         name = self.selected()
         info = next((k for k in self.kernels if k.name == name), None)
-        if info is None or not info.flags:
+        verify_lines = self._status_of(info)[2] if info is not None else []
+        if info is None or not (info.flags or verify_lines):
             self.details.hide()
             return
-        lines = []
+        lines = [html.escape(line) for line in verify_lines]
         for flag in info.flags:
             symbol, colour = MARKS[flag.severity]
             lines.append(f'<span style="color:{colour}">{symbol}</span> '
@@ -238,6 +269,7 @@ class KernelDialog(TaskDialog):
         self._end(html.escape(text))
         self.output.appendPlainText(text)
         if result.ok:
+            self.verified.pop(result.name, None)  # a new registration: the last run inside is stale
             self._select_after_list = result.name
             self._start("list", t("kernels.panel.listing", self.lang))
             submit(app_kernels.list_kernels, self.model.session, on_done=self._listed_then_select,
@@ -284,6 +316,7 @@ class KernelDialog(TaskDialog):
 
     def _verified(self, name: str, report: Any) -> None:
         self.report = report
+        self.verified[name] = report
         counts = report.counts()
         summary = t("verify.report.counts", self.lang, passed=counts["pass"], warned=counts["warn"],
                     failed=counts["fail"], skipped=counts["skip"])
@@ -296,6 +329,8 @@ class KernelDialog(TaskDialog):
         heading = t("kernels.line", self.lang, name=name, display=info.display_name if info else name,
                     python=report.python_exe or "?", build=summary)
         self.output.setPlainText(heading + "\n\n" + report.to_text(self.lang))
+        self._fill()  # the list's status line now says what the run inside found
+        self.select(name)
 
     # ---- VS Code -----------------------------------------------------------------------
     def write_vscode(self) -> None:
@@ -353,4 +388,4 @@ def add_kernel_button(page: Any, row: QBoxLayout) -> QPushButton:
     return button
 
 
-__all__ = ["KernelDialog", "add_kernel_button", "ask_consent", "choose_folder"]
+__all__ = ["KernelDialog", "add_kernel_button", "ask_consent", "consent_box", "choose_folder"]
