@@ -15,8 +15,8 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from tests import scenarios  # noqa: E402
-from tests.report_sessions import probe_events  # noqa: E402
 from tests.gui.wizard_driver import open_wizard  # noqa: E402
+from tests.report_sessions import probe_events  # noqa: E402
 from wizard.core.verify.checklist import VerifyReport  # noqa: E402
 from wizard.core.verify.kernel_specs import KernelInfo  # noqa: E402
 from wizard.ui.pages.kernel_panel import KernelDialog, consent_box  # noqa: E402
