@@ -12,11 +12,12 @@ only an explicit confirmation in a dialog lets through.
 The page is a view: the default folder (numbered when taken), whether a folder resumes an
 unfinished install, the requirements and the index (the mirror included), the plan and the
 checks are :mod:`wizard.app.install`'s answers, the same ones ``gpu-setup-wizard install`` gets.
-Its widgets, lists and texts live in :mod:`wizard.ui.pages.environment`.
-
-Everything slow runs on the worker pool: the plan is pip's dry-run resolution against the
-chosen index (seconds against download.pytorch.org), the checks query the target's
-interpreter. A generation counter drops answers that arrive after the choice changed.
+The page is composed of parts that hold their own state and talk through signals
+(:mod:`wizard.ui.pages.environment`): the "what" line (:class:`~.display.WhatView`), the target
+chooser, the advanced settings, the plan preview, the pre-flight checks, the answers from the
+worker pool (:class:`~.answers.Answers`, which drops an answer that arrives after the choice
+changed) and what the last run left (:class:`~.reuse_view.LastRun`). The page wires them and
+keeps the QWizard conventions: isComplete/completeChanged for the gate, a commit page.
 
 The page is a commit page: its button is the wizard's "Install", and once the install has
 started there is no Back into a half-changed choice (the Install page offers Resume, Remove
@@ -25,14 +26,14 @@ or Restore instead).
 
 from __future__ import annotations
 
-import os
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QTimer, SignalInstance
+from PySide6.QtWidgets import QWidget, QWizardPage
 
 from wizard.app import environments as app_env
 from wizard.app import install as app_install
+from wizard.app import recommend as app_recommend
 from wizard.app.environments import TargetChoice
 from wizard.app.install import (
     CheckOutcome,
@@ -42,27 +43,25 @@ from wizard.app.install import (
     InstallRequest,
     InstallSettings,
     PlanError,
-    PlanOutcome,
 )
 from wizard.core.base.i18n import t
 from wizard.ui.pages import install_page as _install_page
-from wizard.ui.pages.base import BasePage, PageId
+from wizard.ui.pages.base import BasePage, PageId, scroll_body
 from wizard.ui.pages.environment import common
-from wizard.ui.pages.environment.common import (
-    MODE_NEW_VENV,
-    MODE_RESUME,
-    MODE_SKIP,
-    RED,
-    REFRESH_DELAY_MS,
-    ErrorText,
-    marked,
-)
-from wizard.ui.pages.environment.display import EnvironmentDisplay
-from wizard.ui.pages.environment.gate import EnvironmentGate
-from wizard.ui.pages.environment.panels import EnvironmentPanels
-from wizard.ui.pages.environment.reuse_view import EnvironmentReuse
+from wizard.ui.pages.environment.answers import Answers
+from wizard.ui.pages.environment.common import MODE_NEW_CONDA, MODE_NEW_VENV, MODE_RESUME, MODE_SKIP, REFRESH_DELAY_MS
+from wizard.ui.pages.environment.display import WhatView, what_text
+from wizard.ui.pages.environment.plan_preview import PlanPreview
+from wizard.ui.pages.environment.preflight_view import PreflightView
+from wizard.ui.pages.environment.reuse_view import LastRun
+from wizard.ui.pages.environment.settings_panel import SettingsPanel
+from wizard.ui.pages.environment.target_chooser import TargetChooser
 from wizard.ui.session_model import SessionModel
-from wizard.ui.workers import submit
+
+if TYPE_CHECKING:
+    from wizard.app.recommend import Candidate, PythonChoice
+    from wizard.app.session import Session
+    from wizard.core.base.host import Host
 
 
 def _part(part: str, name: str) -> property:
@@ -70,10 +69,9 @@ def _part(part: str, name: str) -> property:
     return property(lambda self: getattr(getattr(self, part), name), doc=f"``{part}.{name}``")
 
 
-class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, EnvironmentDisplay, BasePage):
+class EnvironmentPage(BasePage):
     page_id = PageId.ENVIRONMENT
-    _check_gen = 0  # (a class default, so the lazy build and __init__ stay as they are)
-    _answer_failed = False  # the index's last answer was a failure: the next plan asks it again
+    go_on = False  # Install was clicked while the plan was being worked out: go on when it is ready
     more_button, advanced = _part("settings_panel", "more_button"), _part("settings_panel", "advanced")
     mirror_edit, proxy_edit = _part("settings_panel", "mirror_edit"), _part("settings_panel", "proxy_edit")
     python_mirror_edit = _part("settings_panel", "python_mirror_edit")
@@ -95,6 +93,7 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
     conda_note, conda_env_note = _part("chooser", "conda_note"), _part("chooser", "conda_env_note")
     resume_note, skip_note = _part("chooser", "resume_note"), _part("chooser", "skip_note")
     browse_button = _part("chooser", "browse_button")
+    what_label, last_build_button = _part("what", "what_label"), _part("what", "last_build_button")
 
     def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
         super().__init__(model, parent)
@@ -107,17 +106,49 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         self.confirmed: set[str] = set()
         self.target: EnvTarget | None = None
         self.target_problem: str | None = None
-        self.resume_state = None  # EnvState of the unfinished install the target continues
-        self.plan_key: tuple | None = None
-        self._gen = 0
-        self._plan_gen = 0
-        self._tasks: list[Any] = []
+        self.resume_state: Any = None  # EnvState of the unfinished install the target continues
+        self.last_run = LastRun()  # what the last run left: its mirror, build and environment
+        self.answers = Answers(self)  # the plan and the checks, from the worker pool
+        self.answers.plan_answered.connect(self._plan_answered)
+        self.answers.checks_answered.connect(self._checks_answered)
+        self.answers.checks_crashed.connect(self._checks_crashed)
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(REFRESH_DELAY_MS)
         self._debounce.timeout.connect(self.refresh)
-        model.detection_finished.connect(lambda _d: self.built and self.chooser.fill_lists())
+        model.detection_finished.connect(self._detection_finished)
         super().retranslate()
+
+    def _detection_finished(self, _detection: object) -> None:
+        if self.built:
+            self.chooser.fill_lists()
+
+    def _build(self) -> None:
+        """The "what" line, then the parts that hold their own state and say what changed
+        (signals), and the offline bundle row. Built once, on first show."""
+        self.built = True
+        layout = scroll_body(self)
+        self.what = WhatView(self.current_lang)
+        self.what.use_last_build.connect(self.use_last_build)
+        layout.addWidget(self.what)
+        self.chooser = TargetChooser(lambda: self.session, self.store, self.current_lang)
+        self.chooser.changed.connect(self._changed)
+        self.chooser.mode_changed.connect(self._mode_changed)
+        layout.addWidget(self.chooser)
+        self.settings_panel = SettingsPanel(self.settings, self.current_lang)
+        self.settings_panel.changed.connect(self._settings_changed)
+        layout.addWidget(self.settings_panel)
+        self.preview = PlanPreview(self.current_lang)
+        self.preview.build_chosen.connect(self.use_build)
+        self.preview.connection_failed.connect(self.show_settings)
+        layout.addWidget(self.preview)
+        self.preflight = PreflightView(self.current_lang)
+        self.preflight.confirm_requested.connect(self.confirm_refusals)
+        layout.addWidget(self.preflight)
+        from wizard.ui.pages.bundle_panel import add_bundle_row  # an offline bundle instead of a download
+
+        self.bundle_row = add_bundle_row(self, layout)
+        layout.addStretch(1)
 
     # --- the answers, held by the parts that show them -----------------------------------------------
     @property
@@ -133,7 +164,7 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         return self.built and self.preview.plan_running
 
     @property
-    def alternatives(self) -> list | None:
+    def alternatives(self) -> list[Candidate] | None:
         return self.preview.alternatives if self.built else None
 
     @property
@@ -154,17 +185,17 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
 
     # --- what to install (the app layer decides) -----------------------------------------------------
     @property
-    def session(self):
+    def session(self) -> Session:
         return self.model.session
 
     @property
-    def host(self):
+    def host(self) -> Host:
         return self.session.host
 
-    def candidate(self):
+    def candidate(self) -> Candidate | None:
         return self.session.candidate
 
-    def choice(self):
+    def choice(self) -> PythonChoice | None:
         return self.session.recommendation
 
     def python_version(self) -> str | None:
@@ -173,7 +204,7 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
     def effective_cache_dir(self) -> str:
         return app_install.default_cache_dir(self.cache_dir)
 
-    def store(self):
+    def store(self) -> Any:
         return app_install.state_store(self.state_dir)
 
     def options(self) -> InstallOptions | None:
@@ -192,9 +223,10 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         if not self.built:
             self._build()
         self.retranslate()  # also fills the lists: interpreters, environments, unfinished installs
-        self.apply_last_run()  # a re-run: the verified environment first, last run's mirror and build
+        self.apply_last_run()  # a re-run: the verified environment first, last run's mirror (and build, offered)
         self.refresh()
 
+    # --- the gate: Install only for a plan that can run ----------------------------------------------
     def isComplete(self) -> bool:  # noqa: N802
         """Install is enabled only for a plan that can run. While the answers for a changed
         choice are still coming it stays enabled: a click then waits for them and goes on by
@@ -206,6 +238,27 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         if self.pending():
             return True
         return self.checks is not None and self.checks.preflight.ok
+
+    def plan_blocks(self) -> bool:
+        """The plan was worked out and cannot run (no connection, no such build on the index, a
+        torch family of mixed builds ...): the app layer's answer, as the command line's."""
+        return self.built and self.preview.blocks()
+
+    def pending(self) -> bool:
+        """Answers for the current choice are still on their way (or about to be asked for)."""
+        return (self._debounce.isActive() or self.plan_running or self.checks_running
+                or (self.target is not None and self.checks is None and not self.checks_failed))
+
+    def _maybe_go_on(self) -> None:
+        """Install was clicked while checking: now that the answers are in, go on -- or say why not."""
+        if not self.go_on or self.pending():
+            return
+        self.go_on = False
+        wizard = self.wizard()
+        ready = self.isComplete()
+        self._show_go_on(stopped=not ready)
+        if ready and wizard is not None and wizard.currentPage() is self:
+            wizard.next()
 
     def nextId(self) -> int:  # noqa: N802
         """Install next -- or, when the student skips installing, Verify."""
@@ -237,14 +290,13 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
             request.plan = self.plan
             self.session.install_request = request
             return True
-        self.remember_this_install()
+        self.last_run.remember(self.settings, self.candidate())
         self.session.install_request = InstallRequest(
             EnvTarget.from_json(self.target.to_json()), options, self.plan, self._what_text(plain=True))
         return True
 
     def cleanupPage(self) -> None:  # noqa: N802 - Back to the recommendation: keep the choice
         pass
-
 
     def mode(self) -> str:
         return self.chooser.mode() if self.built else MODE_NEW_VENV
@@ -264,35 +316,17 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
             self.retranslate()
         self.set_mode(MODE_SKIP)
 
-    # the chooser's lists, named on the page (the reuse view and tests call them so)
-    def _fill_lists(self) -> None:
-        self.chooser.fill_lists()
-
-    def _fill_python_combo(self) -> None:
-        self.chooser.fill_python_combo()
-
-    def _fill_existing(self) -> None:
-        self.chooser.fill_existing()
-
+    # the chooser's lists, named on the page (tests call them so)
     def _fill_unfinished(self) -> None:
         self.chooser.fill_unfinished()
-
-    def _show_panels(self) -> None:
-        self.chooser.show_panels()
-
-    def _condas(self) -> list:
-        return self.chooser.condas()
 
     def default_venv_path(self) -> str:
         return self.chooser.default_venv_path()
 
-    @property
-    def _uv(self) -> str | None:
-        return self.chooser.uv if self.built else None
-
+    # --- a choice changed ----------------------------------------------------------------------------
     def _changed(self) -> None:
         """A choice changed: the old answers no longer apply; new ones come shortly."""
-        self._gen += 1
+        self.answers.choice_changed()
         if self.built:
             self.preflight.forget()
         self.completeChanged.emit()
@@ -301,7 +335,7 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
     def _settings_changed(self) -> None:
         """The settings panel edited ``self.settings``: a red answer was for the old settings."""
         if self.plan_blocks():  # ask the index once more
-            self.plan_key = None
+            self.answers.forget_plan()
             self.preview.forget()
         self._changed()
 
@@ -309,6 +343,34 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         """Open the mirror/proxy/installer settings (after a network failure)."""
         if self.built:
             self.settings_panel.reveal()
+
+    def use_build(self, candidate: Candidate) -> None:
+        """One click on a build (one the index has, or the last run's): it becomes the choice, and
+        the plan is made again."""
+        app_recommend.choose_build(self.session, candidate.torch, candidate.variant, candidate)
+        self.preview.clear_alternatives()
+        self.chooser.fill_python_combo()  # the default folder follows the build
+        self._changed()
+        self.refresh()
+
+    def use_last_build(self) -> None:
+        """The button under the "what" line: the last run's build becomes the choice."""
+        build = self.last_run.offered_build(self.candidate())
+        if build is not None:
+            self.use_build(build)
+
+    def apply_last_run(self) -> None:
+        """First show: fill in the last run's mirror, offer its build and its verified environment."""
+        if self.last_run.applied:
+            return
+        if self.last_run.apply(self.session, self.settings, self.store()):
+            self.settings_panel.show_values()
+        offer = self.last_run.offer
+        if offer is None:
+            return
+        self.chooser.reuse_offer = offer  # listed too (also when the lists are filled again)
+        self.chooser.fill_existing()
+        self.chooser.select_existing(offer.python_exe)
 
     def target_choice(self) -> TargetChoice:
         """The choice the chooser's controls describe, as the app layer's rule takes it."""
@@ -321,12 +383,14 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         if self.chooser.python_missing():
             return None, t("environment.python.none", self.lang)  # (an empty list: nothing to choose from)
         answer = app_env.resolve_target(self.target_choice(), self.host, self.store(), recommendation=self.choice(),
-                                        candidate=self.candidate(), condas=self._condas(), uv_exe=self._uv)
+                                        candidate=self.candidate(), condas=self.chooser.condas(),
+                                        uv_exe=self.chooser.uv)
         self.resume_state = answer.resume_state
         if answer.target is None:
             return None, answer.problem.text(self.lang) if answer.problem is not None else None
         return answer.target, None
 
+    # --- asking (the answers come back through signals) -----------------------------------------------
     def refresh(self) -> None:
         """Rebuild the target from the controls, then plan and check it on the worker pool."""
         if not self.built:
@@ -336,73 +400,48 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         self._show_notes()
         self._show_what()
         skip = self.mode() == MODE_SKIP
-        for box in (self.what_label, self.preview, self.preflight):
+        for box in (self.what, self.preview, self.preflight):
             box.setVisible(not skip)
         self.settings_panel.set_shown(not skip)
-        gen = self._gen
-        if skip or self.target is None or self.candidate() is None:
+        options = self.options()
+        if skip or self.target is None or options is None:
             self.preflight.forget()
             self._show_checks()
             self._show_plan()
             self.completeChanged.emit()
             return
-        options = self.options()
-        key = self._plan_key(self.target, options)
-        if key != self.plan_key:
-            self.plan_key = key
+        if self.answers.wants_plan(self.target, options):
             self.preview.forget()
-            self._plan_gen += 1  # an answer still on its way is for the old key
-            if key[0] is not None:
+            if self.answers.key is not None and self.answers.key[0] is not None:
                 self._start_plan(self.target, options)
         self._show_plan()
-        self._start_checks(gen)
+        self._start_checks()
         self.chooser.describe_uv(self.settings.python_mirror)
 
-    @staticmethod
-    def _plan_key(target: EnvTarget, options: InstallOptions) -> tuple:
-        """The plan depends on the interpreter that resolves it and on what is asked, not on the
-        new folder's name: typing a path does not resolve again."""
-        if os.path.exists(target.python_exe):
-            py = target.python_exe
-        elif target.base_python and os.path.exists(target.base_python):
-            py = target.base_python
-        else:
-            py = None
-        existing = target.python_exe if not target.creates_env else None
-        return (py, existing, tuple(options.requirements), options.index_url, target.kind)
-
     def _start_plan(self, target: EnvTarget, options: InstallOptions) -> None:
-        self._plan_gen += 1
-        gen = self._plan_gen
         saved = self._saved_plan()
         if saved is not None:  # a resume: the plan it ran with (the engine reuses it too), no index asked
             self.preview.set_answer(saved, None)
             return
         self.preview.plan_running = True
-        if self._answer_failed:  # the last answer was a failure: ask the index, not a cached page
-            options = app_install.asking_again(options)
+        self.answers.plan(target, options, self.host)
 
-        def done(outcome: PlanOutcome) -> None:
-            if not common.alive(self) or gen != self._plan_gen:
-                return
-            self.preview.set_answer(outcome.plan, outcome.error)
-            self._answer_failed = outcome.error is not None
+    def _plan_answered(self, plan: InstallPlan | None, error: PlanError | None, crashed: bool) -> None:
+        self.preview.set_answer(plan, error)
+        if not crashed:  # (a crash is no answer of the index: nothing to offer or check)
             self._start_alternatives()
-            self._show_plan()
-            if self.target is not None:  # sizes are known now: check the space again
-                self._start_checks(self._gen)
-            self._maybe_go_on()
+        self._show_plan()
+        if not crashed and self.target is not None:
+            self._start_checks()  # sizes are known now: check the space again
+        self._maybe_go_on()
 
-        def failed(text: str) -> None:
-            if not common.alive(self) or gen != self._plan_gen:
-                return
-            self._answer_failed = True
-            self.preview.set_answer(None, PlanError("failed", ErrorText(text.strip().splitlines()[0]
-                                                                        if text.strip() else "?")))
-            self._show_plan()
-            self._maybe_go_on()
-
-        self._keep(submit(app_install.plan_install, target, options, self.host, on_done=done, on_failed=failed))
+    def _start_alternatives(self) -> None:
+        """The index lacks the chosen build: the plan box asks it (worker) which fitting builds it has."""
+        choice = self.session.recommendation
+        if choice is None:
+            return
+        facts = choice.recommendation.facts
+        self.preview.start_alternatives(facts, self.candidate(), self.python_version() or facts.python, self.settings)
 
     def _saved_plan(self) -> InstallPlan | None:
         """The exact plan an unfinished install recorded, when "Continue" resumes it (offline too)."""
@@ -414,38 +453,57 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         except (KeyError, TypeError, ValueError):
             return None  # an older or damaged record: ask the index as for a new install
 
-    def _start_checks(self, gen: int) -> None:
+    def _start_checks(self) -> None:
         if self.target is None:
             return
         self.preflight.asking()
-        self._check_gen += 1
-        check_gen = self._check_gen  # only the newest check counts (a plan's sizes start another)
         names, base = self.chooser.conda_facts()
         ours = self.resume_state is not None
-        target = EnvTarget.from_json(self.target.to_json())
+        self.answers.check(self.target, self.host, self.plan, self.effective_cache_dir(), self.confirmed,
+                           [] if ours else names, base, ours)
 
-        def done(outcome: CheckOutcome) -> None:
-            if not common.alive(self) or gen != self._gen or check_gen != self._check_gen:
-                return
-            self.preflight.set_answer(outcome)
-            self._show_checks()
-            self.completeChanged.emit()
-            self._maybe_go_on()
+    def _checks_answered(self, outcome: CheckOutcome) -> None:
+        self.preflight.set_answer(outcome)
+        self._show_checks()
+        self.completeChanged.emit()
+        self._maybe_go_on()
 
-        def failed(text: str) -> None:
-            if not common.alive(self) or gen != self._gen or check_gen != self._check_gen:
-                return
-            self.preflight.set_crashed(text)  # Install stays off until the choice changes
-            self.go_on = False
-            self._show_go_on()
-            self.completeChanged.emit()
+    def _checks_crashed(self, text: str) -> None:
+        self.preflight.set_crashed(text)  # Install stays off until the choice changes
+        self.go_on = False
+        self._show_go_on()
+        self.completeChanged.emit()
 
-        self._keep(submit(app_install.run_checks, target, self.host, self.plan, self.effective_cache_dir(),
-                          set(self.confirmed),
-                          [] if ours else names, base, ours, on_done=done, on_failed=failed))
+    # --- showing (each part shows what it holds) -----------------------------------------------------
+    def _what_text(self, plain: bool = False) -> str:
+        return what_text(self.options(), self.candidate() is not None, self.lang, plain=plain)
 
-    def _keep(self, task: Any) -> None:
-        self._tasks = [x for x in self._tasks[-8:]] + [task]
+    def _show_what(self) -> None:
+        build = self.last_run.offered_build(self.candidate())
+        self.what.show_what(self._what_text(), self.last_run.note(self.settings.mirror, self.candidate(), self.lang),
+                            (build.torch, build.variant) if build is not None else None)
+
+    def _show_notes(self) -> None:
+        """The note under the chosen mode (the chooser words it from the target's answer)."""
+        existing = self.existing_combo.currentData()
+        self.chooser.show_notes(self.target_problem, self.resume_state, self.settings.python_mirror,
+                                self.last_run.existing_note(getattr(existing, "python_exe", None), self.lang))
+
+    def _show_plan(self) -> None:
+        """The plan box shows the current answer (it owns it)."""
+        self.preview.show_plan(self.target is not None, self.target_problem, self.options())
+
+    def _show_checks(self) -> None:
+        """The checks box shows its answer; the plan's total gets what the cache holds."""
+        self.preflight.show_checks(self.target, self.effective_cache_dir(), hide_conda_name=self.mode() == MODE_NEW_CONDA,
+                                   plan_blocks=self.plan_blocks(), plan_running=self.plan_running)
+        self.preview.show_total(self.preflight.cached_bytes)
+
+    def _show_go_on(self, stopped: bool = False) -> None:
+        """After a click on Install during a re-plan: "checking, then on by itself" (or why not)."""
+        self.preflight.show_go_on(self.go_on, stopped)
+        if self.go_on:
+            self.preview.plan_busy.show()
 
     # --- actions ---------------------------------------------------------------------------------------
     def confirm_refusals(self) -> bool:
@@ -474,32 +532,8 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
         return self.chooser.add_existing_folder(folder)
 
     def remove_unfinished(self, state: Any = None) -> None:
-        """Delete an unfinished environment the wizard created (after a confirmation)."""
-        state = state if state is not None else self.resume_combo.currentData()
-        if state is None or not state.created_by_wizard:
-            return
-        if not common.ask_yes_no(self, t("environment.remove.title", self.lang), t("environment.remove.question", self.lang,
-                                                                               path=state.env_path),
-                          t("environment.remove.yes", self.lang), t("environment.confirm.no", self.lang)):
-            return
-        store = self.store()
-        self.remove_button.setEnabled(False)
-
-        def done(outcome: app_env.RemoveOutcome) -> None:
-            self.remove_button.setEnabled(True)
-            self._fill_unfinished()
-            self._show_panels()
-            if outcome.refused:
-                self.resume_note.setText(marked("✖", RED, t("install.page.remove.refused", self.lang,
-                                                             reason=outcome.refused)))
-            self._changed()
-
-        def failed(text: str) -> None:
-            self.remove_button.setEnabled(True)
-            self.resume_note.setText(marked("✖", RED, text.strip().splitlines()[0]))
-
-        self._keep(submit(app_env.remove_environment, state, self.host, store, on_done=done, on_failed=failed))
-
+        """Delete an unfinished environment the wizard created (the chooser asks, then removes it)."""
+        self.chooser.remove_unfinished(state if state is not None else self.resume_combo.currentData())
 
     def retranslate(self) -> None:
         super().retranslate()
@@ -516,7 +550,24 @@ class EnvironmentPage(EnvironmentGate, EnvironmentReuse, EnvironmentPanels, Envi
             self._show_checks()
 
 
-def register_install_pages(wizard: Any) -> tuple[EnvironmentPage, Any]:
+class InstallWindow(Protocol):
+    """What :func:`register_install_pages` needs of the window (a :class:`SetupWizard`)."""
+
+    model: SessionModel
+    environment_page: EnvironmentPage
+    install_page: _install_page.InstallPage
+
+    @property
+    def finished(self) -> SignalInstance: ...
+
+    def page(self, id: int, /) -> QWizardPage: ...  # noqa: A002 - Qt's names
+
+    def removePage(self, id: int, /) -> None: ...  # noqa: N802, A002
+
+    def setPage(self, id: int, page: QWizardPage, /) -> None: ...  # noqa: N802, A002
+
+
+def register_install_pages(wizard: InstallWindow) -> tuple[EnvironmentPage, _install_page.InstallPage]:
     """Put the Environment and Install pages into ``wizard`` (a :class:`SetupWizard`) in place
     of their placeholders. The Install page also stops a running install when the window
     closes. Returns both pages (also kept as ``wizard.environment_page`` / ``install_page``)."""

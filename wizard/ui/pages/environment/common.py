@@ -3,8 +3,6 @@ their rich-text labels, and the confirmation dialog (one function, so tests can 
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from wizard.app.environments import (  # noqa: F401 - the modes are the app layer's, named here for the pages
@@ -22,7 +20,7 @@ REFRESH_DELAY_MS = 250
 DEFAULT_CONDA_NAME = "pytorch"
 
 
-def alive(widget: Any) -> bool:
+def alive(widget: object) -> bool:
     """Is the page still there? A worker's answer may arrive after the window was closed and
     the page deleted: it is then dropped instead of touching deleted widgets."""
     import shiboken6
@@ -52,13 +50,3 @@ def ask_yes_no(parent: QWidget, title: str, text: str, yes_text: str, no_text: s
     box.setEscapeButton(no)
     box.exec()
     return box.clickedButton() is yes
-
-
-class ErrorText:
-    """A Message-like wrapper for an error text that has no catalogue key (a crash's first line)."""
-
-    def __init__(self, text: str) -> None:
-        self._text = text
-
-    def text(self, lang: str | None) -> str:
-        return self._text

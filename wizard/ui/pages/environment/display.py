@@ -1,51 +1,69 @@
-"""What the Environment page shows itself: the one-line "what" and the note under each mode.
-The plan and the checks are shown by their own widgets (:mod:`.plan_preview`,
-:mod:`.preflight_view`), which hold their answers."""
+"""The top of the Environment page: the one-line "what" (the requirements and where they come
+from), what came back from the last run, and the button that offers the last run's build. A
+widget that shows what it is given and says when its button is clicked."""
 
 from __future__ import annotations
 
-from wizard.app import install as app_install
+from typing import Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from wizard.app.install import InstallOptions, sources_text
 from wizard.core.base.i18n import t
-from wizard.ui.pages.environment.common import MODE_NEW_CONDA
 from wizard.ui.pages.environment.common import esc as _esc
 
 
-class EnvironmentDisplay:
-    """The showing half of :class:`~wizard.ui.pages.environment_page.EnvironmentPage` (a mixin)."""
+def what_text(options: InstallOptions | None, has_build: bool, lang: str, plain: bool = False) -> str:
+    """"Installs <requirements> from <index>" (rich text, or plain for the Install page)."""
+    if not has_build:
+        return t("environment.what.none", lang)
+    reqs = " ".join(options.requirements) if options else ""
+    index = sources_text(options) if options else "PyPI"  # a course's extras: PyPI too
+    if plain:
+        return t("environment.what.plain", lang, reqs=reqs, index=index)
+    return t("environment.what", lang, reqs=f"<b>{_esc(reqs)}</b>", index=_esc(index))
 
-    def _what_text(self, plain: bool = False) -> str:
-        c = self.candidate()
-        if c is None:
-            return t("environment.what.none", self.lang)
-        options = self.options()
-        reqs = " ".join(options.requirements) if options else ""
-        index = app_install.sources_text(options) if options else "PyPI"  # a course's extras: PyPI too
-        if plain:
-            return t("environment.what.plain", self.lang, reqs=reqs, index=index)
-        return t("environment.what", self.lang, reqs=f"<b>{_esc(reqs)}</b>", index=_esc(index))
 
-    def _show_what(self) -> None:
-        remembered = self.remembered_note()
-        self.what_label.setText(self._what_text() + (f"<br>{remembered}" if remembered else ""))
-        self._offer_last_build()
+class WhatView(QWidget):
+    """The "what" line, the last run's note under it, and the last run's build on a button."""
 
-    def _show_notes(self) -> None:
-        """The note under the chosen mode (the chooser words it from the target's answer)."""
-        self.chooser.show_notes(self.target_problem, self.resume_state, self.settings.python_mirror,
-                                self.reuse_note())
+    use_last_build = Signal()
 
-    def _show_plan(self) -> None:
-        """The plan box shows the current answer (it owns it)."""
-        self.preview.show_plan(self.target is not None, self.target_problem, self.options())
+    def __init__(self, lang_of: Callable[[], str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._lang_of = lang_of
+        self._build_offered: tuple[str, str] | None = None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.what_label = QLabel()
+        self.what_label.setObjectName("whatLabel")
+        self.what_label.setWordWrap(True)
+        self.what_label.setTextFormat(Qt.TextFormat.RichText)
+        self.what_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.what_label)
+        self.last_build_button = QPushButton()  # the last run's build, offered (never chosen silently)
+        self.last_build_button.setObjectName("lastBuildButton")
+        self.last_build_button.clicked.connect(self.use_last_build)
+        self.last_build_button.hide()
+        row = QHBoxLayout()
+        row.addWidget(self.last_build_button)
+        row.addStretch(1)
+        layout.addLayout(row)
 
-    def _show_checks(self) -> None:
-        """The checks box shows its answer; the plan's total gets what the cache holds."""
-        self.preflight.show_checks(self.target, self.effective_cache_dir(), hide_conda_name=self.mode() == MODE_NEW_CONDA,
-                                   plan_blocks=self.plan_blocks(), plan_running=self.plan_running)
-        self.preview.show_total(self.preflight.cached_bytes)
+    def show_what(self, what_html: str, last_run_html: str, build_offered: tuple[str, str] | None) -> None:
+        """Show the "what" line, the last run's note (rich text, may be empty) and, for a build
+        (torch, variant) of the last run that is not the choice, the button that takes it."""
+        self.what_label.setText(what_html + (f"<br>{last_run_html}" if last_run_html else ""))
+        self._build_offered = build_offered
+        self.last_build_button.setVisible(build_offered is not None)
+        self.retranslate()
 
-    def _show_go_on(self, stopped: bool = False) -> None:
-        """After a click on Install during a re-plan: "checking, then on by itself" (or why not)."""
-        self.preflight.show_go_on(self.go_on, stopped)
-        if self.go_on:
-            self.preview.plan_busy.show()
+    def retranslate(self) -> None:
+        if self._build_offered is not None:
+            torch, variant = self._build_offered
+            self.last_build_button.setText(t("environment.reuse.last_build.use", self._lang_of(), torch=torch,
+                                             variant=variant))
+
+
+__all__ = ["WhatView", "what_text"]

@@ -10,7 +10,7 @@ failure (the page opens the mirror setting).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -35,7 +35,10 @@ from wizard.ui.pages.environment.common import GREEN, RED
 from wizard.ui.pages.environment.common import esc as _esc
 from wizard.ui.pages.environment.failure import CONNECTION, NO_BUILD, describe
 from wizard.ui.widgets.folded_details import build_folded_details, show_folded_details
-from wizard.ui.workers import submit
+from wizard.ui.workers import Task, submit
+
+if TYPE_CHECKING:
+    from wizard.app.recommend import Candidate, MachineFacts
 
 
 class PlanPreview(QGroupBox):
@@ -54,7 +57,7 @@ class PlanPreview(QGroupBox):
         self.alternatives_running = False
         self.cached_bytes = 0  # what the cache holds of the plan (the checks' answer)
         self._alt_gen = 0
-        self._tasks: list[Any] = []
+        self._tasks: list[Task] = []
         self._build()
 
     @property
@@ -200,7 +203,8 @@ class PlanPreview(QGroupBox):
         show_folded_details(self.details_button, self.details_label, details)
 
     # --- the builds the index has instead ----------------------------------------------------------
-    def start_alternatives(self, facts: Any, current: Any, python: str, settings: InstallSettings) -> None:
+    def start_alternatives(self, facts: MachineFacts, current: Candidate | None, python: str,
+                           settings: InstallSettings) -> None:
         """The index lacks the chosen build: ask it (worker) which fitting builds it has."""
         self._alt_gen += 1
         self.alternatives, self.alternatives_running = None, False

@@ -11,12 +11,12 @@ to confirm the refusals.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from wizard.app.install import SEVERITY_CONFIRM, SEVERITY_ERROR, SEVERITY_OK, CheckOutcome, format_bytes
+from wizard.app.install import SEVERITY_CONFIRM, SEVERITY_ERROR, SEVERITY_OK, CheckOutcome, EnvTarget, format_bytes
 from wizard.core.base.i18n import t
 from wizard.ui.pages.environment.common import GREEN, ORANGE, RED, marked
 from wizard.ui.pages.environment.common import esc as _esc
@@ -82,7 +82,7 @@ class PreflightView(QGroupBox):
         return self.checks.cached_bytes if self.checks is not None else 0
 
     # --- what it shows -----------------------------------------------------------------------------
-    def show_checks(self, target: Any, cache_dir: str, *, hide_conda_name: bool, plan_blocks: bool,
+    def show_checks(self, target: EnvTarget | None, cache_dir: str, *, hide_conda_name: bool, plan_blocks: bool,
                     plan_running: bool) -> None:
         """The free space and every check that is not plainly fine; "ready" only for a plan that
         can run (never under a red plan, nor while it is being worked out)."""

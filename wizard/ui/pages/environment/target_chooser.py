@@ -5,17 +5,19 @@ or skip installing. Each choice has its panel and a note under it.
 A widget that owns its state: the mode, the lists it fills from the detection (interpreters, with
 the ones too old for the build listed with the reason; environments; conda envs; the wizard's
 unfinished installs), the folder it proposes, what uv would download. It says ``changed`` when
-the choice changes, ``mode_changed`` when another mode is picked and ``remove_requested`` for an
-unfinished install the student wants deleted. :meth:`choice` is the app layer's
+the choice changes (also after it deleted an unfinished install the student asked it to) and
+``mode_changed`` when another mode is picked. :meth:`choice` is the app layer's
 :class:`~wizard.app.environments.TargetChoice`: the rule that turns it into a target is there.
 """
 
 from __future__ import annotations
 
 import os
+from functools import partial
 from typing import Any, Callable
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
@@ -34,6 +36,8 @@ from PySide6.QtWidgets import (
 from wizard.app import environments as app_env
 from wizard.app import install as app_install
 from wizard.app.environments import TargetChoice
+from wizard.app.reuse import ReuseOffer
+from wizard.app.session import Session
 from wizard.core.base.i18n import t
 from wizard.ui.pages.environment import common
 from wizard.ui.pages.environment.common import (
@@ -52,11 +56,21 @@ from wizard.ui.pages.environment.common import (
 )
 from wizard.ui.pages.environment.common import esc as _esc
 from wizard.ui.pages.environment.failure import describe
-from wizard.ui.workers import submit
+from wizard.ui.workers import Task, submit
 
 _MODE_KEYS = {MODE_RESUME: "environment.mode.resume", MODE_NEW_VENV: "environment.mode.new_venv",
               MODE_EXISTING: "environment.mode.existing", MODE_NEW_CONDA: "environment.mode.new_conda",
               MODE_EXISTING_CONDA: "environment.mode.existing_conda", MODE_SKIP: "environment.mode.skip"}
+
+
+def _disable_last(combo: QComboBox, tooltip: str = "") -> None:
+    """Grey out the combo's last entry (listed with the reason it cannot be chosen)."""
+    model = combo.model()
+    item = model.item(combo.count() - 1) if isinstance(model, QStandardItemModel) else None
+    if item is not None:
+        item.setEnabled(False)
+        if tooltip:
+            item.setData(tooltip, Qt.ItemDataRole.ToolTipRole)
 
 
 class TargetChooser(QGroupBox):
@@ -64,17 +78,16 @@ class TargetChooser(QGroupBox):
 
     changed = Signal()
     mode_changed = Signal(str)
-    remove_requested = Signal(object)  # the EnvState of an unfinished install
 
-    def __init__(self, session_of: Callable[[], Any], store_of: Callable[[], Any], lang_of: Callable[[], str],
+    def __init__(self, session_of: Callable[[], Session], store_of: Callable[[], Any], lang_of: Callable[[], str],
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._session_of, self._store_of, self._lang_of = session_of, store_of, lang_of
         self.uv: str | None = None
         self.auto_path: str | None = None  # the folder proposed for the build (followed until typed over)
-        self.reuse_offer: Any = None  # the environment the last run verified (listed wherever it is)
+        self.reuse_offer: ReuseOffer | None = None  # the environment the last run verified (listed wherever it is)
         self._uv_text: dict[tuple, str] = {}
-        self._tasks: list[Any] = []
+        self._tasks: list[Task] = []
         self._build()
 
     @property
@@ -82,7 +95,7 @@ class TargetChooser(QGroupBox):
         return self._lang_of()
 
     @property
-    def session(self) -> Any:
+    def session(self) -> Session:
         return self._session_of()
 
     # --- the widgets -------------------------------------------------------------------------------
@@ -102,7 +115,7 @@ class TargetChooser(QGroupBox):
             layout.addWidget(radio)
             layout.addWidget(panel)
             self.mode_panels[mode] = panel
-            radio.toggled.connect(lambda on, _m=mode: on and self._mode_picked(_m))
+            radio.toggled.connect(partial(self._radio_toggled, mode))
         form = self._panel_layout(self.mode_panels[MODE_RESUME])
         row = QHBoxLayout()
         self.resume_combo = self._combo("resumeCombo")
@@ -188,6 +201,10 @@ class TargetChooser(QGroupBox):
     def set_mode(self, mode: str) -> None:
         self.mode_buttons[mode].setChecked(True)
 
+    def _radio_toggled(self, mode: str, on: bool) -> None:
+        if on:
+            self._mode_picked(mode)
+
     def _mode_picked(self, mode: str) -> None:
         self.show_panels()
         self.mode_changed.emit(mode)
@@ -258,16 +275,11 @@ class TargetChooser(QGroupBox):
         if version:
             combo.addItem(t("environment.python.uv", lang, version=version), ("uv", version, version))
             if not self.uv:
-                item = combo.model().item(combo.count() - 1)
-                if item is not None:
-                    item.setEnabled(False)
+                _disable_last(combo)
         for p in unfit:
             why = p.why_not.text(lang) if p.why_not is not None else ""
             combo.addItem(f"Python {p.version} — {p.path}  ({why})", None)
-            item = combo.model().item(combo.count() - 1)
-            if item is not None:
-                item.setEnabled(False)
-                item.setData(why, Qt.ItemDataRole.ToolTipRole)
+            _disable_last(combo, tooltip=why)
         # (findData compares Python objects by identity: look for an equal tuple instead)
         index = next((i for i in range(combo.count()) if current is not None and combo.itemData(i) == current), -1)
         if index < 0:
@@ -328,7 +340,8 @@ class TargetChooser(QGroupBox):
         for mode in (MODE_NEW_CONDA, MODE_EXISTING_CONDA):
             button = self.mode_buttons[mode]
             button.setToolTip("" if button.isEnabled() else t("environment.conda.not_found", lang))
-        if self.mode_group.checkedButton() is None or not self.mode_group.checkedButton().isEnabled():
+        checked = self.mode_group.checkedButton()
+        if checked is None or not checked.isEnabled():
             self.mode_buttons[MODE_NEW_VENV].setChecked(True)
         self.show_panels()
 
@@ -385,9 +398,36 @@ class TargetChooser(QGroupBox):
         return True
 
     def _remove_clicked(self) -> None:
-        state = self.resume_combo.currentData()
-        if state is not None and state.created_by_wizard:
-            self.remove_requested.emit(state)
+        self.remove_unfinished(self.resume_combo.currentData())
+
+    def remove_unfinished(self, state: Any) -> None:
+        """Delete an unfinished environment the wizard created (after a confirmation), on a worker;
+        then the list is filled again and ``changed`` said."""
+        if state is None or not state.created_by_wizard:
+            return
+        lang = self.lang
+        if not common.ask_yes_no(self, t("environment.remove.title", lang),
+                                 t("environment.remove.question", lang, path=state.env_path),
+                                 t("environment.remove.yes", lang), t("environment.confirm.no", lang)):
+            return
+        self.remove_button.setEnabled(False)
+
+        def done(outcome: app_env.RemoveOutcome) -> None:
+            self.remove_button.setEnabled(True)
+            self.fill_unfinished()
+            self.show_panels()
+            if outcome.refused:
+                self.resume_note.setText(marked("✖", RED, t("install.page.remove.refused", self.lang,
+                                                             reason=outcome.refused)))
+            self.changed.emit()
+
+        def failed(text: str) -> None:
+            self.remove_button.setEnabled(True)
+            self.resume_note.setText(marked("✖", RED, text.strip().splitlines()[0]))
+
+        task = submit(app_env.remove_environment, state, self.session.host, self._store_of(), on_done=done,
+                      on_failed=failed)
+        self._tasks = self._tasks[-8:] + [task]
 
     # --- what uv would download ----------------------------------------------------------------------
     def describe_uv(self, python_mirror: str) -> None:
