@@ -18,6 +18,11 @@ words; a network failure names the host and points at the mirror setting. On suc
 Next goes to Verify. This page is itself a commit page: once left, it is not re-entered (that
 would start another install); its commit button reads "Next".
 
+The page is composed of parts that hold their own state: the progress (step, bars, figures,
+file rows: :mod:`wizard.ui.pages.environment.install_progress`) and the outcome (the result
+and the tool's words under "Details": :mod:`wizard.ui.pages.environment.install_outcome`). The
+page keeps the state machine, the buttons, the stop question and the log.
+
 Nothing blocks the event loop: the install steps run on a worker thread, through the engine's
 one step loop (``run_steps``, relayed as signals by :mod:`wizard.ui.process_runner`).
 """
@@ -25,6 +30,7 @@ one step loop (``run_steps``, relayed as signals by :mod:`wizard.ui.process_runn
 from __future__ import annotations
 
 import os
+from typing import Callable
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget, QWizard
@@ -35,6 +41,7 @@ from wizard.app.install import (
     OPTION_REMOVE,
     OPTION_RESTORE,
     OPTION_RESUME,
+    STEP_DOWNLOAD,
     FailureKind,
     InstallJob,
     InstallRequest,
@@ -57,7 +64,9 @@ from wizard.ui.pages.environment.install_outcome import (  # noqa: F401 - the st
     STATE_RESTORED,
     STATE_RUNNING,
     STATE_STOPPING,
-    InstallOutcome,
+    OutcomeView,
+    cancelled_html,
+    kept_bytes,
 )
 from wizard.ui.pages.environment.install_progress import BAR_STEPS, InstallProgress, clock  # noqa: F401
 from wizard.ui.process_runner import StepRunner
@@ -66,16 +75,18 @@ from wizard.ui.widgets.log_view import LogView
 from wizard.ui.workers import Task, submit
 
 
-def _part(name: str) -> property:
-    """A widget of the progress part, named on the page too (tests and the tour reach it so)."""
-    return property(lambda self: getattr(self.progress, name), doc=f"``progress.{name}``")
+def _part(part: str, name: str) -> property:
+    """A widget of one of the page's parts, named on the page too (tests and the tour reach it so)."""
+    return property(lambda self: getattr(getattr(self, part), name), doc=f"``{part}.{name}``")
 
 
-class InstallPage(InstallOutcome, BasePage):
+class InstallPage(BasePage):
     page_id = PageId.INSTALL
-    step_label, overall_bar, stat_labels = _part("step_label"), _part("overall_bar"), _part("stat_labels")
-    files, file_rows = _part("files"), _part("file_rows")
-    last_progress, last_download = _part("last_progress"), _part("last_download")
+    step_label, overall_bar = _part("progress", "step_label"), _part("progress", "overall_bar")
+    stat_labels, files, file_rows = _part("progress", "stat_labels"), _part("progress", "files"), _part("progress", "file_rows")
+    last_progress, last_download = _part("progress", "last_progress"), _part("progress", "last_download")
+    result, message = _part("outcome", "result"), _part("outcome", "message")
+    details_button, details_label = _part("outcome", "details_button"), _part("outcome", "details_label")
 
     def __init__(self, model: SessionModel, parent: QWidget | None = None) -> None:
         super().__init__(model, parent)
@@ -86,7 +97,9 @@ class InstallPage(InstallOutcome, BasePage):
         self.runner: StepRunner | None = None
         self.state = STATE_IDLE
         self.mode = "install"  # install | restore
-        self.message = ""
+        self.stopped_in_install_step = False  # the last stop waited for pip's install step to finish
+        self._after_stop: Callable[[], object] | None = None  # the window's close, waiting for the job to stop
+        self._final_elapsed: float | None = None
         self._task: Task | None = None
 
     # --- build -------------------------------------------------------------------------------------
@@ -106,16 +119,9 @@ class InstallPage(InstallOutcome, BasePage):
         self.progress = InstallProgress(self.current_lang)
         layout.addWidget(self.progress)
 
-        self.result = QLabel()
-        self.result.setObjectName("installResult")
-        self.result.setWordWrap(True)
-        self.result.setTextFormat(Qt.TextFormat.RichText)
-        self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.result.setFrameShape(QLabel.Shape.StyledPanel)
-        self.result.setMargin(8)
-        self.result.hide()
-        layout.addWidget(self.result)
-        self._build_details(layout)
+        # how it ended: the result and the tool's words folded under "Details"
+        self.outcome = OutcomeView(self.current_lang)
+        layout.addWidget(self.outcome)
 
         buttons = QHBoxLayout()
         self.cancel_button = QPushButton()
@@ -211,8 +217,7 @@ class InstallPage(InstallOutcome, BasePage):
             self.runner.deleteLater()  # the previous run (a resume or a restore follows it)
         self.runner = runner
         self.state = STATE_RUNNING
-        self.result.hide()
-        self._show_details("")
+        self.outcome.clear()
         self.stopped_in_install_step = False
         self.progress.begin(self.request.plan if self.request is not None else None, self.mode == "install")
         runner.progress.connect(self._on_progress)
@@ -224,6 +229,72 @@ class InstallPage(InstallOutcome, BasePage):
         self.completeChanged.emit()
         self.elapsed_timer.start()
         runner.start()
+
+    # --- stopping ---------------------------------------------------------------------------------
+    def confirm_stop(self, closing: bool = False) -> bool:
+        """Ask before stopping a running job (the page's Cancel, the wizard's Cancel, the window's
+        close): what stopping now does, in the page's language. True when nothing runs or the
+        student said stop (the stop has then begun: :meth:`when_stopped` follows its end)."""
+        if not self.busy or self.state in (STATE_REMOVING, STATE_STOPPING):
+            return True  # (a deletion cannot be stopped half-way: the window waits for it; a stop: asked already)
+        lang = self.lang
+        waits, text = self._stop_outlook()
+        if closing:
+            text += "\n\n" + t("install.stop.close_suffix", lang)
+        yes = t("install.stop.yes_close" if closing else "install.stop.yes", lang)
+        if not self._ask(t("install.stop.title", lang), text, yes, t("install.stop.no", lang)):
+            return False
+        self.stopped_in_install_step = waits
+        self.cancel()
+        return True
+
+    def _stop_outlook(self) -> tuple[bool, str]:
+        """(the step finishes first, the sentence): the engine's outlook when it has one."""
+        outlook = getattr(self.job, "cancel_outlook", None)
+        if outlook is not None:
+            answer = outlook()
+            if answer.running:
+                return bool(answer.waits), answer.text(self.lang)
+        step = self.runner.current.id if self.runner is not None and self.runner.current is not None else None
+        if step == STEP_DOWNLOAD:
+            return False, t("install.stop.download", self.lang)
+        if step == "install":
+            return True, t("install.stop.install_step", self.lang)
+        return False, t("install.stop.other_step", self.lang)
+
+    def force_stop(self) -> bool:
+        """Stop now although the installer is writing the environment (after a second, explicit
+        question that says the environment may be left broken). True when it was asked to."""
+        job = self.job
+        if self.state != STATE_STOPPING or job is None or not hasattr(job, "force_stop"):
+            return False
+        lang = self.lang
+        if not self._ask(t("install.force.title", lang), t("install.force.text", lang), t("install.force.yes", lang),
+                         t("install.force.no", lang)):
+            return False
+        job.force_stop()
+        self.stopped_in_install_step = False
+        self.force_button.hide()
+        return True
+
+    def when_stopped(self, callback: Callable[[], object]) -> None:
+        """Call ``callback`` (the window's close) once nothing runs any more -- never while a
+        child process still writes the environment."""
+        self._after_stop = callback
+        if not self.busy:
+            self._run_after_stop()
+            return
+        key = "install.stop.waiting_install" if self.stopped_in_install_step else "install.stop.waiting"
+        self.step_label.setText(t(key, self.lang))
+
+    def _run_after_stop(self) -> None:
+        callback, self._after_stop = self._after_stop, None
+        if callback is not None:
+            QTimer.singleShot(0, callback)
+
+    def cancel_clicked(self) -> None:
+        """The page's own Cancel button: asks first, like the wizard's."""
+        self.confirm_stop(closing=False)
 
     def _ask(self, title: str, text: str, yes: str, no: str) -> bool:
         """The stop question (this module's ``ask_yes_no``, so tests answer it)."""
@@ -337,8 +408,6 @@ class InstallPage(InstallOutcome, BasePage):
     def _show_elapsed(self) -> None:
         self.progress.show_elapsed(self._elapsed())
 
-    _final_elapsed: float | None = None
-
     # --- the end ------------------------------------------------------------------------------------
     def _on_finished(self, ok: bool) -> None:
         job = self.job
@@ -355,9 +424,9 @@ class InstallPage(InstallOutcome, BasePage):
                                   f'{_esc(t("install.page.restored_next", self.lang))}')
             elif job.state is not None and job.state.status == "cancelled":
                 self.state = STATE_CANCELLED
-                self._finish_text(self._cancelled_text(job))
+                self._finish_text(cancelled_html(job, self.last_download is not None, lang))
             else:
-                self._show_failure(job, lang)
+                self._show_failure(job)
             self._show_buttons()
             self._show_stats()
             self._run_after_stop()
@@ -383,9 +452,9 @@ class InstallPage(InstallOutcome, BasePage):
         elif job.state is not None and job.state.status == "cancelled" or job.failure is None:
             self.state = STATE_CANCELLED
             self.step_label.setText(t("install.page.cancelled_step", self.lang))
-            self._finish_text(self._cancelled_text(job))
+            self._finish_text(cancelled_html(job, self.last_download is not None, lang))
         else:
-            self._show_failure(job, lang)
+            self._show_failure(job)
         self._show_buttons()
         self._show_stats()
         if self.last_download is not None:
@@ -393,17 +462,18 @@ class InstallPage(InstallOutcome, BasePage):
         self.completeChanged.emit()
         self._run_after_stop()
 
-    def _options_text(self, job: InstallJob) -> str:
-        options = job.recovery_options()
-        if not options:
-            return "<br>" + _esc(t("install.page.options.none", self.lang))
-        names = ", ".join(t(f"install.recovery.{o}", self.lang) for o in options)
-        return "<br>" + _esc(t("install.page.options", self.lang, options=names))
+    def _show_failure(self, job: InstallJob) -> None:
+        self.state = STATE_FAILED
+        step = self.outcome.show_failure(job, self.last_download is not None)
+        if step:
+            self.step_label.setText(step)
+
+    def kept_bytes(self) -> int:
+        """Bytes of this install's files on disk now (what Resume continues from)."""
+        return kept_bytes(self.job)
 
     def _finish_text(self, html: str) -> None:
-        self.message = html
-        self.result.setText(html)
-        self.result.show()
+        self.outcome.finish(html)
 
     def _show_buttons(self) -> None:
         running = self.state in (STATE_RUNNING, STATE_STOPPING, STATE_REMOVING)
@@ -440,8 +510,7 @@ class InstallPage(InstallOutcome, BasePage):
         self.restore_button.setText(t("install.recovery.restore", self.lang))
         self.change_button.setText(t("install.page.change", self.lang))
         self.save_button.setText(t("install.page.save", self.lang))
-        self.details_button.setText(t("install.failure.details", self.lang))
-        self.details_button.setToolTip(t("install.failure.details_tip", self.lang))
+        self.outcome.retranslate()
         self.log_title.setText(t("install.page.log", self.lang))
         self.progress.retranslate()
         self._show_buttons()

@@ -8,7 +8,7 @@ rows (the planned files as "waiting" before the download starts, each then follo
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from wizard.app.install import STEP_DOWNLOAD, InstallPlan, Progress, format_bytes
+from wizard.app.install import STEP_DOWNLOAD, DownloadProgress, InstallPlan, Progress, format_bytes
 from wizard.core.base.i18n import t
 
 BAR_STEPS = 1000
@@ -47,7 +47,7 @@ class InstallProgress(QWidget):
         super().__init__(parent)
         self._lang_of = lang_of
         self.last_progress: Progress | None = None
-        self.last_download: Any = None
+        self.last_download: DownloadProgress | None = None
         self.file_rows: dict[str, tuple[QTreeWidgetItem, QProgressBar]] = {}
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -153,7 +153,7 @@ class InstallProgress(QWidget):
         row_height = max(self.files.sizeHintForRow(0), self.fontMetrics().height() + 6)
         self.files.setFixedHeight(rows * row_height + self.files.header().sizeHint().height() + 4)
 
-    def show_files(self, dl: Any, over: bool) -> None:
+    def show_files(self, dl: DownloadProgress, over: bool) -> None:
         """Each file's bar and state; ``over``: the run has ended (not "downloading" any more)."""
         self.files.setVisible(True)
         current = {f.filename for f in dl.files}
