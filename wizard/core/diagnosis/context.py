@@ -69,6 +69,7 @@ elif sys.platform.startswith("linux"):
     if "microsoft" in release or os.environ.get("WSL_DISTRO_NAME"):
         out["wsl"] = {"version": 2 if "microsoft-standard" in release or "wsl2" in release else 1,
                       "libcuda": os.path.exists("/usr/lib/wsl/lib/libcuda.so.1")}
+    out["jetson"] = os.path.exists("/etc/nv_tegra_release")  # L4T: the driver comes with the OS image
 print("GSW-CONTEXT " + json.dumps(out))
 """.replace("NAMES", repr(PACKAGES))
 
@@ -92,6 +93,7 @@ class ExplainContext:
     ram: int | None = None  # Windows: physical memory, bytes
     commit_limit: int | None = None  # Windows: RAM plus the page files, bytes (what error 1455 exhausts)
     commit_free: int | None = None  # Windows: of that limit, what is not committed yet, bytes
+    jetson: bool = False  # a Jetson (L4T): never a driver change, never a desktop CUDA build
 
     def version(self, name: str) -> str | None:
         return self.packages.get(name)
@@ -150,7 +152,8 @@ def parse_context(stdout: str, executable: str, pythonutf8: str | None = None) -
                           acp=acp if isinstance(acp, int) else None, pythonutf8=pythonutf8,
                           wsl_version=wsl.get("version") if wsl.get("version") in (1, 2) else None,
                           wsl_libcuda=wsl.get("libcuda") if isinstance(wsl.get("libcuda"), bool) else None,
-                          ram=size("ram"), commit_limit=size("commit_limit"), commit_free=size("commit_free"))
+                          ram=size("ram"), commit_limit=size("commit_limit"), commit_free=size("commit_free"),
+                          jetson=doc.get("jetson") is True)
 
 
 def gather_explain_context(host: Host, path: str) -> ExplainContext:
@@ -266,8 +269,10 @@ _USES = {
 def apply_context(findings: Iterable[Diagnosis], ctx: ExplainContext) -> list[Diagnosis]:
     """The findings of a pasted text, each refined by what the named environment shows (the order
     and severities stay; only the variant, its parameters and the evidence change)."""
+    from wizard.core.diagnosis.board_guard import guard
+
     out: list[Diagnosis] = []
-    for f in findings:
+    for f in (guard(list(findings), "", board=True) if ctx.jetson else findings):
         use = _USES.get(f.id)
         if f.id == "korean-locale-encoding" and ctx.os != "windows":
             use = None

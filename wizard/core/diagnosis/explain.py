@@ -281,7 +281,9 @@ def recognise(text: str) -> list[Diagnosis]:
         out.add(finding)
     for finding in package_list_findings(lines):
         out.add(finding)
-    return out.result()
+    from wizard.core.diagnosis.board_guard import guard  # a Jetson is never told to change its driver
+
+    return guard(out.result(), flat.text)
 
 
 # ---------------------------------------------------------------------------------------------
