@@ -69,6 +69,7 @@ class TorchFacts:
     kernel_ok: bool | None = None  # a real kernel ran on the GPU and gave the right answer
     messages: list[str] = field(default_factory=list)
     installed: bool = True
+    wheel_variant: dict[str, Any] | None = None  # a variant wheel's label and properties (verify probe; rules_variants)
 
     # --- derived -----------------------------------------------------------------------------
     @property
@@ -169,6 +170,7 @@ class TorchFacts:
             kernel_ok=kernel_ok,
             messages=texts,
             installed=installed,
+            wheel_variant=dict(torch["variant"]) if isinstance(torch.get("variant"), Mapping) else None,
         )
 
 

@@ -485,4 +485,13 @@ def diagnose(detection: Detection, torch: TorchFacts | None = None, env: EnvFact
     return sorted(found, key=lambda f: SEVERITY_ORDER.get(f.severity, 9))
 
 
+def _with_variant_rules() -> None:
+    """The wheel-variant resolver's failures (rules_variants.py), ahead of the general CPU-only rule."""
+    from wizard.core.diagnosis.rules_variants import register
+
+    register()
+
+
+_with_variant_rules()
+
 __all__ = ["DIAGNOSIS_RULES", "register_rule", "diagnose", "visible_devices"]
