@@ -174,7 +174,11 @@ def test_first_read_confirms_the_newest_releases_and_says_the_day(server, tmp_pa
     got = check(cfg)
     assert got["read"] and got["notes"] == [] and got["checked_on"] == TODAY
     torch, source = best(cfg)
-    assert torch == "2.15.0" and source.index_added == ()
+    assert torch == "2.15.0"
+    # the table marks cu130 of 2.15 "not yet seen on the PyTorch index": the index page now shows it
+    assert source.index_added == ("torch 2.15 cu130",)
+    db, _ = update.load_active(cfg)
+    assert "cu130" not in db.release("2.15").unverified and "variants" not in db.release("2.15").unverified
     assert dict(source.index_newest) == {"torch": "2.15.0", "torchvision": "0.29.2", "torchaudio": "2.11.1",
                                          "tensorflow": "2.21.0"}  # 0.30.0rc1 is a pre-release: not taken
     assert f"confirmed from the package indexes on {TODAY}" in source.text("en")
@@ -212,7 +216,7 @@ def test_a_new_patch_is_recommended_the_day_it_appears(server, tmp_path):
     server.publish({}, pages)
     check(cfg)
     torch, source = best(cfg)
-    assert torch == "2.15.1" and source.index_added == ("torch 2.15.1",)
+    assert torch == "2.15.1" and source.index_added == ("torch 2.15 cu130", "torch 2.15.1")
     db, _ = update.load_active(cfg)
     rel = db.release("2.15")
     assert rel.torchvision["2.15.1"] == "0.29.3" and rel.torchaudio["2.15.1"] is None
@@ -227,7 +231,7 @@ def test_a_new_minor_release_brings_only_the_variants_its_pages_show(server, tmp
     server.publish(with_release(pypi_docs(), "2.16.0", torchvision="0.30.0"), pages)
     check(cfg)
     torch, source = best(cfg)
-    assert torch == "2.16.0" and source.index_added == ("torch 2.16.0",)
+    assert torch == "2.16.0" and source.index_added[-1] == "torch 2.16.0"
     db, _ = update.load_active(cfg)
     rel = db.release("2.16")
     assert rel.variants["linux-x86_64"] == ("cu130", "cu132", "cpu")
@@ -369,7 +373,7 @@ def test_recommend_command_names_the_index_day_in_text_and_json(server, tmp_path
     assert doc["candidates"][0]["torch"] == "2.15.1"
     source = doc["compat"]["source"]
     assert source["kind"] == "built-in" and source["index_confirmed_on"] == today
-    assert source["index_added"] == ["torch 2.15.1"] and source["index_newest"]["tensorflow"] == "2.21.0"
+    assert source["index_added"] == ["torch 2.15 cu130", "torch 2.15.1"] and source["index_newest"]["tensorflow"] == "2.21.0"
     update.reset()
     text = run_cli("recommend", *machine, lang="ko").stdout
     assert "호환성 데이터: 내장" in text and f"{today}에 패키지 인덱스에서 확인" in text and "torch 2.15.1" in text

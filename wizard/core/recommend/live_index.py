@@ -353,7 +353,7 @@ def apply(data: Mapping[str, Any], facts: Mapping[str, Any]) -> Applied:
     releases = {p: r for p, r in (torch.get("releases") or {}).items() if isinstance(r, dict)}
     table = sorted(new["releases"], key=lambda r: Version(r["torch"]))
     last = table[-1]
-    added: list[str] = []
+    added = _confirm_variants(last, facts)
     day = str(facts["checked_on"])
     candidates = sorted((p for p in releases if Version(p) > Version(max(last["patches"], key=Version))), key=Version)
     for patch in candidates:
@@ -379,10 +379,36 @@ def apply(data: Mapping[str, Any], facts: Mapping[str, Any]) -> Applied:
             rel["src"].append(SOURCE_ID)
         added.append(f"torch {patch}")
         last = rel
-    if added:
+    if added or SOURCE_ID in last["src"]:
         new.setdefault("sources", {})[SOURCE_ID] = (
             f"PyPI JSON API and download.pytorch.org index pages, read by the wizard on {day}")
     return Applied(new, added, newest)
+
+
+def _confirm_variants(rel: dict[str, Any], facts: Mapping[str, Any]) -> list[str]:
+    """Variants the table still marks unverified that the index pages now serve, for every
+    platform the release lists them on, at its newest patch: no longer marked ("torch 2.15 cu130")."""
+    unverified = rel.get("unverified")
+    if not isinstance(unverified, dict):
+        return []
+    newest = max(rel["patches"], key=Version)
+    listed = {v for names in rel["variants"].values() for v in names}
+    confirmed = []
+    for variant in sorted(set(unverified) & listed - {"mps"}):
+        plats = [p for p, names in rel["variants"].items() if variant in names]
+        if all(p in (facts["index"].get(variant) or {}).get(newest, []) for p in plats):
+            del unverified[variant]
+            confirmed.append(f"torch {rel['torch']} {variant}")
+    if "variants" in unverified and all(v == "mps" or _on_every_index_for(rel, v, newest, facts) for v in listed):
+        del unverified["variants"]  # the release's whole list was from an announcement: now all seen
+    if confirmed and SOURCE_ID not in rel["src"]:
+        rel["src"].append(SOURCE_ID)
+    return confirmed
+
+
+def _on_every_index_for(rel: Mapping[str, Any], variant: str, patch: str, facts: Mapping[str, Any]) -> bool:
+    plats = [p for p, names in rel["variants"].items() if variant in names]
+    return all(p in (facts["index"].get(variant) or {}).get(patch, []) for p in plats)
 
 
 def _on_every_index(rel: Mapping[str, Any], patch: str, facts: Mapping[str, Any]) -> bool:
