@@ -140,3 +140,25 @@ def test_desktop_driver_and_cuda_findings_step_aside_on_a_jetson_board():
     for f in kept:
         for lang in ("en", "ko"):
             assert not _advises_a_driver_change(f.fix(lang)), (f.id, lang, f.fix(lang))
+
+
+OTHER_PROGRAM = re.compile(r"(?i:onnxruntime|ctranslate2|faster[_-]whisper|tensorrt|whisperx|darknet)")
+
+
+def test_titles_name_the_library_owner():
+    """TensorFlow's cuDNN or CUDA libraries are titled TensorFlow's, and a library another program
+    (darknet, onnxruntime, ctranslate2) needs is never called PyTorch's."""
+    tensorflow = other = 0
+    for e in _entries():
+        text = _text(e["file"])
+        found = recognise(text)
+        if e["family"].startswith("tensorflow-") and found:
+            tensorflow += 1
+            for lang, owner in (("en", "TensorFlow"), ("ko", "TensorFlow")):
+                assert owner in found[0].title(lang), (e["file"], found[0].title(lang))
+        if OTHER_PROGRAM.search(text):
+            other += 1
+            for f in found:
+                title = f.title("en")
+                assert "PyTorch" not in title or "not PyTorch" in title, (e["file"], f.id, title)
+    assert tensorflow >= 20 and other >= 2
