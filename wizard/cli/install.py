@@ -221,7 +221,7 @@ def run(args: argparse.Namespace) -> int:
     _add_course(session, choice, options, lang)
     say(t("install.cli.what", lang, reqs=" ".join(options.requirements), index=app_install.sources_text(options),
           target=target.label(lang)))
-    request = app_install.InstallRequest(target, options)
+    request = app_install.InstallRequest(target, app_install.asking_again(options))  # a command asks the index anew
     if args.plan_only:
         return _plan_only(request, host, args, lang, session)
     return _run_request(request, host, args, lang)
