@@ -247,6 +247,12 @@ class PythonOption:
     def fits(self) -> bool:
         return self.why_not is None
 
+    def label(self, lang: str) -> str:
+        """The line the window's list and the command line both show for it (with the reason
+        when it does not fit)."""
+        why = f"  ({self.why_not.text(lang)})" if self.why_not is not None else ""
+        return f"Python {self.version} — {self.path}{why}"
+
 
 def python_options(detection: Any, recommendation: Any, candidate: Any) -> list[PythonOption]:
     """The detected interpreters for a new venv, each once, with whether the build has wheels for
@@ -268,6 +274,13 @@ def python_options(detection: Any, recommendation: Any, candidate: Any) -> list[
                       range=str(spec))
         out.append(PythonOption(p.path, p.version or "?", p.path == chosen, why))
     return out
+
+
+def unfit_python_lines(session: Any, lang: str) -> list[str]:
+    """The detected interpreters the session's build has no wheels for, each with the reason, as
+    the window lists them: what ``recommend`` and ``install`` print under the chosen Python."""
+    return [o.label(lang) for o in python_options(session.detection, session.recommendation, session.candidate)
+            if not o.fits]
 
 
 def env_root_note(host: Any) -> Message | None:
@@ -345,5 +358,5 @@ def remove_environment(state: Any, host: Any, store: Any, plan: Any = None) -> R
 
 __all__ = ["MODES", "MODE_EXISTING", "MODE_EXISTING_CONDA", "MODE_NEW_CONDA", "MODE_NEW_VENV", "MODE_RESUME",
            "MODE_SKIP", "PythonOption", "RemoveOutcome", "TargetAnswer", "TargetChoice", "conda_facts",
-           "env_root_note", "existing_environments", "existing_venv_at", "find_conda_installs", "find_uv", "is_bare_python", "is_version", "minor", "python_options",
+           "env_root_note", "existing_environments", "existing_venv_at", "find_conda_installs", "find_uv", "is_bare_python", "is_version", "minor", "python_options", "unfit_python_lines",
            "recommended_python", "remove_environment", "resolve_target", "usable_condas", "venv_mode"]

@@ -212,6 +212,12 @@ def run(args: argparse.Namespace) -> int:
             say(t("install.cli.python_chosen", lang, path=answer.interpreter.path, version=choice.version))
         elif answer.target is not None and answer.target.creates_env and answer.target.python_version:
             say(t("install.cli.python_managed", lang, version=answer.target.python_version))
+    if answer.target is not None and answer.target.creates_env:
+        from wizard.cli.recommend import unfit_pythons_text
+
+        unfit = unfit_pythons_text(session, lang)  # the Pythons not offered, as the window lists them
+        if unfit:
+            say(unfit)
     target = answer.target
     assert target is not None  # with the recommendation made, resolve_target answers a target or a problem
     settings = app_install.InstallSettings(mirror=args.index_url or "", python_mirror=args.python_mirror or "",

@@ -112,7 +112,17 @@ def recommend_for(args: argparse.Namespace, lang: str, course_session: Session |
     choice = app_recommend.recommend_for(session, wishes, args.python)
     note = (t("recommend.cli.python_chosen", lang, version=choice.version, path=choice.interpreter.path)
             if choice.interpreter else t("recommend.cli.python_install", lang, version=choice.version))
-    return choice.recommendation, note
+    unfit = unfit_pythons_text(session, lang)
+    return choice.recommendation, note + ("\n  " + unfit.replace("\n", "\n  ") if unfit else "")
+
+
+def unfit_pythons_text(session: Session, lang: str) -> str:
+    """The detected Pythons the build cannot use, with the reason, as the window lists them
+    (``recommend`` and ``install`` both print it); "" when every one fits."""
+    from wizard.app.environments import unfit_python_lines
+
+    lines = unfit_python_lines(session, lang)
+    return "\n".join([t("recommend.cli.python_unfit", lang)] + ["  " + line for line in lines]) if lines else ""
 
 
 def print_recommendation(args: argparse.Namespace, rec: Any, note: str | None, lang: str,
@@ -139,4 +149,4 @@ def print_recommendation(args: argparse.Namespace, rec: Any, note: str | None, l
     return ExitStatus.SUCCESS
 
 
-__all__ = ["run", "recommend_for", "print_recommendation", "what_if_facts"]
+__all__ = ["run", "recommend_for", "print_recommendation", "what_if_facts", "unfit_pythons_text"]
