@@ -34,11 +34,11 @@ def pypi_docs() -> dict[str, dict]:
     return docs
 
 
-def variant_page(variant: str, versions: dict[str, list[str]]) -> bytes:
+def variant_page(variant: str, versions: dict[str, list[str]] | None) -> bytes:
     """A download.pytorch.org page: the recorded cu130 one, or one in its form for another variant."""
     if variant == "cu130" and versions is None:
         return (DATA / "live_index" / "whl" / "cu130" / "torch.html").read_bytes()
-    lines = ["<!DOCTYPE html>", "<html>", "  <body>", f"    <h1>Links for torch</h1>"]
+    lines = ["<!DOCTYPE html>", "<html>", "  <body>", "    <h1>Links for torch</h1>"]
     for ver, plats in versions.items():
         for plat in plats:
             for py in ("311", "312", "313"):
