@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
+from wizard.app.install_request import InstallRequest as InstallRequest  # the session keeps one: its own module
 from wizard.core.install import environments, preflight
 from wizard.core.install.download_progress import DownloadProgress
 from wizard.core.install.environments import EnvTarget, is_incomplete, new_uv_venv, new_venv
@@ -76,17 +77,6 @@ class InstallSettings:
 
 
 @dataclass
-class InstallRequest:
-    """What is to be installed where: the target, the job's options, the previewed plan (None
-    when it is known only after the environment exists) and a one-line description."""
-
-    target: EnvTarget
-    options: InstallOptions
-    plan: InstallPlan | None = None
-    description: str = ""
-
-
-@dataclass
 class CheckOutcome:
     """What the pre-flight found for one target: the checks, free space where the environment
     and the cache go, what the cache already holds, and the target interpreter's own answer."""
@@ -147,10 +137,20 @@ def options_for(session: Session, candidate: Candidate, settings: InstallSetting
         from wizard.core.course.profile import add_extras
 
         add_extras(session.course, options)
-        from wizard.app.recommend import tensorflow_for_machine
-
-        tensorflow_for_machine(session, options)
+        _tensorflow_for_machine(session, options)
     return options
+
+
+def _tensorflow_for_machine(session: Session, options: InstallOptions) -> None:
+    """A course's bare ``tensorflow`` made this machine's: ``tensorflow[and-cuda]`` on Linux and WSL2
+    with an NVIDIA GPU, ``tensorflow-metal`` beside it on a Mac with Apple silicon
+    (wizard/core/recommend/tensorflow.py); unchanged without a recommendation."""
+    choice = getattr(session, "recommendation", None)
+    if choice is None or not options.requirements:
+        return
+    from wizard.core.recommend.tensorflow import with_tensorflow_route
+
+    options.requirements = with_tensorflow_route(list(options.requirements), choice.recommendation.facts)
 
 
 def asking_again(options: InstallOptions) -> InstallOptions:
@@ -331,9 +331,7 @@ def new_job(session: Session, request: InstallRequest, *, on_log: Callable[[str]
         from wizard.core.course.profile import add_extras
 
         add_extras(session.course, request.options)
-        from wizard.app.recommend import tensorflow_for_machine
-
-        tensorflow_for_machine(session, request.options)
+        _tensorflow_for_machine(session, request.options)
     if not request.target.creates_env and not request.options.verify_imports:
         request.options.verify_imports = list(EXISTING_ENV_IMPORTS)
     return InstallJob(request.target, request.options, session.host, on_log=on_log)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from wizard.core.base.host import Host, RealHost
 
 if TYPE_CHECKING:  # the models load with the first detection, not at start-up
-    from wizard.app.install import InstallRequest
+    from wizard.app.install_request import InstallRequest
     from wizard.core.course.extras import ExtraCheck
     from wizard.core.course.lessons import MeasuredNeed
     from wizard.core.course.profile import CourseProfile

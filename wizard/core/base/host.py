@@ -13,7 +13,10 @@ import shutil
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypedDict
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+# what Host.resources() answers (defined beside the Linux reader, which imports nothing of the base)
+from wizard.core.base.linux_facts import MachineResources as MachineResources
 
 if TYPE_CHECKING:
     from wizard.core.base.process import ProcessResult
@@ -37,16 +40,6 @@ def __getattr__(name: str) -> Any:
 
         return getattr(process, _FROM_PROCESS[name])
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-class MachineResources(TypedDict, total=False):
-    """What :meth:`Host.resources` counts: logical and physical CPUs (None when unknown), and
-    the total and available memory in bytes; a key a host could not read is missing."""
-
-    cpu_logical: int | None
-    cpu_physical: int | None
-    ram_total: int
-    ram_available: int
 
 
 def decode_output(data: bytes) -> str:

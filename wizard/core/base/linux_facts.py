@@ -14,10 +14,18 @@ has a fallback for each of those cases; every other system always asks psutil.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TypedDict
 
-if TYPE_CHECKING:
-    from wizard.core.base.host import MachineResources
+
+class MachineResources(TypedDict, total=False):
+    """What :meth:`~wizard.core.base.host.Host.resources` counts: logical and physical CPUs (None
+    when unknown), and the total and available memory in bytes; a key a host could not read is
+    missing."""
+
+    cpu_logical: int | None
+    cpu_physical: int | None
+    ram_total: int
+    ram_available: int
 
 SYS_CPU = "/sys/devices/system/cpu"
 MEMINFO = "/proc/meminfo"
