@@ -11,7 +11,9 @@
 #   3. gpu-setup-wizard verify --python TORCH --json, and bench --full --json;
 #   4. real peak GPU memory (torch.cuda.max_memory_allocated) of the VRAM catalogue's small models,
 #      inference and one AdamW training step, next to the wizard's estimate
-#      (benchmarks/gpu_check_memory.py).
+#      (benchmarks/gpu_check_memory.py); and for models outside the catalogue (two CNNs, an LSTM,
+#      an encoder-decoder), the meta measurement against the GPU's own kernels and the real step's
+#      peak (benchmarks/vram_measure_agreement.py --cuda).
 # Everything goes into one folder laid out so its files can become test fixtures; its README.md
 # says which file is what. A step that fails or runs out of time is recorded in steps.tsv and the
 # rest still run; the exit status is 0 only when every step passed (1 otherwise, 2 for bad usage).
@@ -115,9 +117,12 @@ if [ "$CUDA_TORCH" = yes ]; then
     step vram-specs 30 "$OUT/logs/vram-specs.out" -- env PYTHONPATH="$REPO" "$WIZ_PY" "$REPO/benchmarks/gpu_check_memory.py" specs "$OUT/vram/specs.json"
     step vram-measure 180 "$OUT/logs/vram-measure.out" -- env PYTHONPATH="$REPO" HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 "$TORCH_PY" "$REPO/benchmarks/gpu_check_memory.py" measure "$OUT/vram/specs.json" "$OUT/vram/measured.json" --device cuda
     step vram-compare 30 "$OUT/logs/vram-compare.out" -- env PYTHONPATH="$REPO" "$WIZ_PY" "$REPO/benchmarks/gpu_check_memory.py" compare "$OUT/vram/measured.json" "$OUT/vram/table.md" "$OUT/vram/table.json"
+    # models outside the catalogue: measured on meta against the GPU's own kernels (cuDNN's LSTM)
+    # and the real step's torch.cuda.max_memory_allocated
+    step vram-meta-agreement 150 "$OUT/vram/meta-agreement.txt" -- "$WIZ_PY" "$REPO/benchmarks/vram_measure_agreement.py" --python "$TORCH_PY" --cuda --batches 1,8 --json "$OUT/vram/meta-agreement.json"
 else
     reason="no CUDA torch at --python ${TORCH_PY:-(none)}"
-    for s in verify bench-full vram-measure; do skip "$s" "$reason"; done
+    for s in verify bench-full vram-measure vram-meta-agreement; do skip "$s" "$reason"; done
     FAILED=1
 fi
 
@@ -140,6 +145,7 @@ was skipped; logs/ holds each step's stderr. env.txt: the torch and device measu
 | wizard/bench-full.json | \`bench --full --json\` | a real GPU's bench result (plots, peak comparison) |
 | vram/measured.json | peak bytes per model and batch (inference; one AdamW step) and autograd-saved bytes | VRAM calibration |
 | vram/table.md, table.json | measured next to the wizard's estimate, with ratios | the closing note's table |
+| vram/meta-agreement.txt, .json | models outside the catalogue: meta-measured activations vs the GPU's saved bytes, meta total vs the real step's peak | issue 26's GPU comparison |
 
 Nothing here is edited by hand. Before committing files as fixtures, look for serial numbers and
 UUIDs in q.txt / q.xml / query.csv and replace them if they must not be published.

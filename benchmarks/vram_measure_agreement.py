@@ -98,8 +98,9 @@ def meta_rows(python: str, spec: str, batch: int, shape: str | None) -> tuple[di
     return None, res.stderr[-300:], took
 
 
-def cpu_count(python: str, spec: str, batch: int, shape: str | None, extra: list[str]) -> dict | None:
-    argv = [python, str(CPU), spec, str(batch)] + ([shape] if shape else []) + extra
+def cpu_count(python: str, spec: str, batch: int, shape: str | None, extra: list[str],
+              cuda: bool = False) -> dict | None:
+    argv = [python, str(CPU), spec, str(batch)] + ([shape] if shape else []) + extra + (["--cuda"] if cuda else [])
     res = subprocess.run(argv, capture_output=True, text=True, timeout=1800, env=_env(), check=False)
     if res.returncode != 0:
         print(f"  CPU count failed for {spec} batch {batch}: {res.stderr[-400:]}", file=sys.stderr)
@@ -112,30 +113,54 @@ def main() -> int:
     ap.add_argument("--python", required=True, help="a Python with torch (and torchvision, transformers)")
     ap.add_argument("--batches", default="1,8")
     ap.add_argument("--only", default="", help="comma list of words: run the cases whose label has one")
+    ap.add_argument("--cuda", action="store_true",
+                    help="count on the GPU (a CUDA torch): its own kernels, and the real step's "
+                         "torch.cuda.max_memory_allocated against the measured total")
+    ap.add_argument("--json", type=Path, help="also write the rows to this file")
     args = ap.parse_args()
+    rows: list[dict] = []
     batches = [int(b) for b in args.batches.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
         model_file = Path(tmp) / "student_models.py"
         model_file.write_text(LSTM_FILE, encoding="utf-8")
-        head = f"{'model':<42} {'batch':>5} {'meta MiB':>10} {'CPU MiB':>10} {'ratio':>6} {'meta s':>7}"
+        where = "GPU" if args.cuda else "CPU"
+        head = f"{'model':<42} {'batch':>5} {'meta MiB':>10} {where + ' MiB':>10} {'ratio':>6} {'meta s':>7}"
+        if args.cuda:
+            head += f" {'meta total':>10} {'peak':>10} {'ratio':>6}"
         print(head)
         worst = 0.0
         for label, spec, shape, extra in CASES:
             if args.only and not any(w in label.lower() for w in args.only.lower().split(",")):
                 continue
+            if args.cuda and extra:  # the oneDNN-off row is a CPU question
+                continue
+            from_file = "{file}" in spec
             spec = spec.format(file=model_file)
             for batch in batches:
                 meta, why, took = meta_rows(args.python, spec, batch, shape)
-                real = cpu_count(args.python, spec, batch, shape, extra)
+                real = cpu_count(args.python, spec, batch, shape, extra, cuda=args.cuda)
                 if meta is None or real is None:
                     print(f"{label:<42} {batch:>5} {'-':>10} {'-':>10} {'-':>6} {took:>7.1f}  {why[:80]}")
                     continue
                 ratio = meta["activations_bytes"] / real["saved_bytes"]
                 if not extra:
                     worst = max(worst, abs(ratio - 1))
-                print(f"{label:<42} {batch:>5} {meta['activations_bytes'] / 2**20:>10.2f} "
-                      f"{real['saved_bytes'] / 2**20:>10.2f} {ratio:>6.3f} {took:>7.1f}", flush=True)
-        print(f"largest difference (default CPU kernels): {worst * 100:.1f} %")
+                line = (f"{label:<42} {batch:>5} {meta['activations_bytes'] / 2**20:>10.2f} "
+                        f"{real['saved_bytes'] / 2**20:>10.2f} {ratio:>6.3f} {took:>7.1f}")
+                row = {"model": label, "spec": label if from_file else spec, "batch": batch,
+                       "meta_activations_bytes": meta["activations_bytes"], "saved_bytes": real["saved_bytes"],
+                       "ratio": round(ratio, 4), "device": real.get("device")}
+                if args.cuda and "peak_bytes" in real:
+                    total = sum(meta[k] for k in ("weights_bytes", "gradients_bytes", "optimizer_bytes",
+                                                  "activations_bytes"))
+                    line += (f" {total / 2**20:>10.2f} {real['peak_bytes'] / 2**20:>10.2f} "
+                             f"{total / real['peak_bytes']:>6.3f}")
+                    row.update(meta_total_bytes=total, peak_bytes=real["peak_bytes"], cudnn=real.get("cudnn"))
+                rows.append(row)
+                print(line, flush=True)
+        print(f"largest difference ({'the GPU' if args.cuda else 'default CPU'} kernels): {worst * 100:.1f} %")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1), encoding="utf-8")
     return 0
 
 
