@@ -78,19 +78,6 @@ def compute(session: Session, wishes: Wishes | None = None, explicit_version: st
     return choose_python(detection, wishes, explicit_version)
 
 
-def tensorflow_for_machine(session: Session, options: Any) -> Any:
-    """``options`` (InstallOptions) with a course's bare ``tensorflow`` made this machine's:
-    ``tensorflow[and-cuda]`` on Linux and WSL2 with an NVIDIA GPU, ``tensorflow-metal`` beside it on
-    a Mac with Apple silicon (wizard/core/recommend/tensorflow.py); unchanged without a recommendation."""
-    choice = session.recommendation
-    if choice is None or not options.requirements:
-        return options
-    from wizard.core.recommend.tensorflow import with_tensorflow_route
-
-    options.requirements = with_tensorflow_route(list(options.requirements), choice.recommendation.facts)
-    return options
-
-
 def record(session: Session, choice: PythonChoice) -> PythonChoice:
     """The choice is this run's recommendation (the GUI thread, or the command line). A build
     requested by a diagnosis action (``session.requested_build``) is taken once, with the rules'

@@ -487,9 +487,9 @@ def diagnose(detection: Detection, torch: TorchFacts | None = None, env: EnvFact
 
 def _with_variant_rules() -> None:
     """The wheel-variant resolver's failures (rules_variants.py), ahead of the general CPU-only rule."""
-    from wizard.core.diagnosis.rules_variants import register
+    from wizard.core.diagnosis.rules_variants import rule_variant_cpu_fallback
 
-    register()
+    register_rule(rule_variant_cpu_fallback, before=rule_cpu_only_torch)
 
 
 _with_variant_rules()

@@ -9,8 +9,8 @@ on Windows, where the driver takes a CUDA variant, the NVIDIA provider most like
 the GPU. The fix and the action are the CPU-only finding's: the recommended CUDA build from the
 PyTorch index.
 
-The rule runs before the general CPU-only rule and gives the same finding id, so the diagnosis
-keeps this one (the more specific cause) and drops the general one.
+rules.py puts the rule before the general CPU-only rule; it gives the same finding id, so the
+diagnosis keeps this one (the more specific cause) and drops the general one.
 """
 
 from __future__ import annotations
@@ -55,9 +55,3 @@ def rule_variant_cpu_fallback(ctx: DiagnosisInput) -> Iterable[Diagnosis]:
                                        "driver_cuda": driver_cuda}, evidence, which,
                     action=candidate_action(ACTION_REINSTALL, ctx.best_cuda()), scope=SCOPE_TORCH)
 
-
-def register() -> None:
-    """Put the rule ahead of the general CPU-only rule (called once when rules.py is imported)."""
-    from wizard.core.diagnosis.rules import register_rule, rule_cpu_only_torch
-
-    register_rule(rule_variant_cpu_fallback, before=rule_cpu_only_torch)

@@ -24,7 +24,6 @@ from wizard.core.base.i18n import msg
 from wizard.core.base.resources import load_json
 from wizard.core.recommend.advice import Advice
 from wizard.core.recommend.inputs import MachineFacts, Wishes
-from wizard.core.recommend.recommender import Candidate
 
 DATA_FILE = "jetson.json"
 
@@ -85,9 +84,10 @@ def _common_advice(facts: MachineFacts) -> list[Advice]:
     ]
 
 
-def _candidate(entry: dict[str, Any], facts: MachineFacts, wishes: Wishes) -> Candidate:
+def _candidate(entry: dict[str, Any], facts: MachineFacts, wishes: Wishes) -> dict[str, Any]:
+    """The keyword arguments of the recommender's Candidate (built there: it imports this module)."""
     board = _board(facts)
-    return Candidate(
+    return dict(
         torch=str(entry["torch"]), torchvision=entry.get("torchvision"), torchaudio=None,
         variant=str(entry["variant"]), kind="cuda", index_url=str(entry["index_url"]),
         python_requires=f"=={entry['python']}.*", python=facts.python,
@@ -97,8 +97,9 @@ def _candidate(entry: dict[str, Any], facts: MachineFacts, wishes: Wishes) -> Ca
         driver_bar=None, verified=True, uses_default_index=False)
 
 
-def for_jetson(facts: MachineFacts, wishes: Wishes, colab_gpu: str) -> tuple[list[Candidate], list[Advice]]:
-    """Candidates and advice for a Jetson (``facts.is_jetson``); ``colab_gpu`` names Colab's free GPU."""
+def for_jetson(facts: MachineFacts, wishes: Wishes, colab_gpu: str) -> tuple[list[dict[str, Any]], list[Advice]]:
+    """Candidates (as Candidate keyword arguments) and advice for a Jetson (``facts.is_jetson``);
+    ``colab_gpu`` names Colab's free GPU."""
     pages = jetson_data()["pages"]
     advice = _common_advice(facts)
     board = _board(facts)

@@ -179,7 +179,8 @@ def recommend(facts: MachineFacts, wishes: Wishes | None = None, kb: CompatDB | 
         from wizard.core.recommend.jetson import for_jetson
 
         jetson_candidates, jetson_advice = for_jetson(facts, wishes, kb.advice["colab"]["gpu"])
-        return Recommendation(facts, wishes, jetson_candidates, [], jetson_advice + _tensorflow_advice(facts, wishes),
+        return Recommendation(facts, wishes, [Candidate(**kw) for kw in jetson_candidates], [],
+                              jetson_advice + _tensorflow_advice(facts, wishes),
                               kb.schema, kb.reviewed_on, source)
     releases = releases_for(wishes, kb)
     kinds = build_families(facts, wishes, kb)

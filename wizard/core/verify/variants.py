@@ -17,13 +17,10 @@ install the build the Recommendation step names, from the PyTorch index.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import Any, Iterable
 
 from wizard.core.base.resources import load_json
 from wizard.core.verify.checks import Check
-
-if TYPE_CHECKING:
-    from wizard.core.verify.rules import Context
 
 DATA_FILE = "variants.json"
 MINOR_COMPAT_MAJOR = 12  # a CUDA 12.x build runs on any driver that supports 12.0 (resources/variants.json)
@@ -49,8 +46,9 @@ def _version(text: str | None) -> tuple[int, ...]:
         return (0,)
 
 
-def rule_torch_variant(ctx: "Context") -> Iterable[Check]:
-    """What variant torch was installed as, and whether it is the resolver's known CPU fallback."""
+def rule_torch_variant(ctx: Any) -> Iterable[Check]:
+    """What variant torch was installed as, and whether it is the resolver's known CPU fallback.
+    ``ctx`` is :class:`wizard.core.verify.rules.Context` (not imported: rules.py imports this module)."""
     variant = ctx.torch.get("variant")
     if not ctx.has_torch or not isinstance(variant, dict):
         return
