@@ -212,3 +212,22 @@ def test_the_data_cites_a_source_for_every_fact():
     cited = [k for part in (doc["detection"], doc["jetpack"], doc["driver"], doc["server_arm"]) for k in part["source"]]
     cited += [k for w in doc["wheels"] for k in w["source"]]
     assert cited and set(cited) <= set(sources)
+
+
+def test_doctor_on_a_jetson_never_says_reinstall_the_driver():
+    """The detection of a Jetson Nano (its captured release file, no nvidia-smi, no NVML): the
+    driver findings ("reinstall the driver") step aside for the board's own finding."""
+    from wizard.core.machine.detect import detect
+    from wizard.core.machine.jetson import DRIVER_FIX_FINDINGS
+
+    release, uname = text("nano_r32_7_6.txt").splitlines()
+    host = board({"/etc/nv_tegra_release": release + "\n",
+                  "/proc/device-tree/model": "NVIDIA Jetson Nano Developer Kit\x00"}, uname_release(uname))
+    det = detect(host, pythons=False, conda=False)
+    ids = [f.id for f in det.findings]
+    assert "jetson-board" in ids and not set(ids) & DRIVER_FIX_FINDINGS, ids
+    board_finding = next(f for f in det.findings if f.id == "jetson-board")
+    for lang in ("en", "ko"):
+        for part in (board_finding.title(lang), board_finding.cause(lang), board_finding.fix(lang)):
+            assert part and "{" not in part and not part.startswith("finding."), part
+    assert "JetPack 4" in board_finding.cause("en") and "nvidia-driver" in board_finding.fix("ko")

@@ -172,7 +172,10 @@ DETECTION_RULES: list[Rule] = [
 
 def detection_findings(d: Detection, rules: list[Rule] | None = None) -> list[Finding]:
     """Every finding the rules raise, most severe first (stable within a severity)."""
+    from wizard.core.machine.jetson import jetson_board_findings
+
     found: list[Finding] = []
     for rule in rules or DETECTION_RULES:
         found.extend(rule(d))
+    found = jetson_board_findings(found, d.system)  # a Jetson's driver is its L4T image's: never "reinstall it"
     return sorted(found, key=lambda f: SEVERITY_ORDER.get(f.severity, 9))

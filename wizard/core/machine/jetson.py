@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wizard.core.base.host import Host
+from wizard.core.base.resources import load_json
 
 RELEASE_FILE = "/etc/nv_tegra_release"
 MODEL_FILE = "/proc/device-tree/model"
@@ -43,6 +44,40 @@ class JetsonInfo:
     @property
     def l4t_major(self) -> int | None:
         return int(self.l4t.split(".")[0]) if self.l4t else None
+
+
+def jetpack_of(l4t: str | None) -> str | None:
+    """'36.4.3' -> '6.2' (resources/jetson.json); a release the table lacks is named by its major
+    ('36.9.0' -> '6'); None when unknown."""
+    if not l4t:
+        return None
+    table = load_json("jetson.json")["jetpack"]
+    if l4t in table["releases"]:
+        return str(table["releases"][l4t])
+    major = table["majors"].get(l4t.split(".")[0])
+    return str(major) if major else None
+
+
+# Detection findings whose fix is a driver reinstall or an NVML repair: on a Jetson the driver is the
+# L4T image's and there is no NVML, so they would only give dangerous advice (jetson_board_findings).
+DRIVER_FIX_FINDINGS = frozenset({
+    "no-nvidia-driver", "nvidia-error", "nvml-library-not-found", "nvidia-smi-missing", "nvml-crashed",
+    "driver-predates-gpu", "nvml-smi-disagree",
+})
+
+
+def jetson_board_findings(findings: list[Any], system: Any) -> list[Any]:
+    """On a Jetson (``system.jetson_l4t``/``jetson_model`` set by detection): the driver findings
+    step aside for one that says whose driver it is. Elsewhere ``findings`` unchanged."""
+    if getattr(system, "jetson_l4t", None) is None and getattr(system, "jetson_model", None) is None:
+        return findings
+    from wizard.core.machine.models import Finding
+
+    l4t = system.jetson_l4t
+    board = Finding("jetson-board", "info", {"model": system.jetson_model or "NVIDIA Jetson", "l4t": l4t or "?",
+                                              "jetpack": jetpack_of(l4t) or "?"},
+                    f"L4T {l4t or '?'}" + (f", {system.jetson_model}" if system.jetson_model else ""))
+    return [board] + [f for f in findings if f.id not in DRIVER_FIX_FINDINGS]
 
 
 def parse_nv_tegra_release(text: str | None) -> str | None:

@@ -22,6 +22,7 @@ from packaging.version import InvalidVersion, Version
 
 from wizard.core.base.i18n import msg
 from wizard.core.base.resources import load_json
+from wizard.core.machine.jetson import jetpack_of
 from wizard.core.recommend.advice import Advice
 from wizard.core.recommend.inputs import MachineFacts, Wishes
 
@@ -32,18 +33,6 @@ DATA_FILE = "jetson.json"
 def jetson_data() -> dict[str, Any]:
     doc: dict[str, Any] = load_json(DATA_FILE)
     return doc
-
-
-def jetpack_of(l4t: str | None) -> str | None:
-    """'36.4.3' -> '6.2'; a release the table lacks is named by its major ('36.9.0' -> '6')."""
-    if not l4t:
-        return None
-    jp = jetson_data()["jetpack"]
-    if l4t in jp["releases"]:
-        return str(jp["releases"][l4t])
-    major = l4t.split(".")[0]
-    majors: dict[str, str] = jp["majors"]
-    return majors.get(major)
 
 
 def _v(text: str) -> Version:
