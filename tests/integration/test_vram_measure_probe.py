@@ -51,6 +51,20 @@ class ReadsValues(SmallNet):
 
 def make_reads_values(batch):
     return ReadsValues(), (torch.randn(batch, 3, 32, 32),)
+
+
+class Tagger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(16, 32, batch_first=True)
+        self.fc = nn.Linear(32, 10)
+
+    def forward(self, x):
+        return self.fc(self.lstm(x)[0][:, -1])
+
+
+def make_lstm(batch):
+    return Tagger(), (torch.randn(batch, 20, 16),)
 '''
 
 REAL = '''
@@ -115,3 +129,14 @@ def test_a_model_that_cannot_run_on_meta_falls_back_to_the_estimate(torch_python
 def test_a_missing_function_is_one_line(torch_python, model_file):
     out = run_cli("vram", "--measure", f"{model_file}:nope", "--python", str(torch_python))
     assert out.returncode == 1 and "nope" in out.stdout and "Traceback" not in out.stdout + out.stderr
+
+
+def test_recurrent_layers_leave_room_for_cudnns_own_reserve(torch_python, model_file):
+    """Meta runs an LSTM's generic kernels; the GPU's cuDNN reserve is unknown there: the answer says so."""
+    lstm = run_cli("--lang", "en", "vram", "--measure", f"{model_file}:make_lstm", "--python", str(torch_python),
+                   "--vram-gb", "4")
+    assert lstm.returncode == 0, lstm.stderr
+    assert "recurrent layers (LSTM/GRU/RNN)" in lstm.stdout
+    cnn = run_cli("--lang", "en", "vram", "--measure", f"{model_file}:make", "--python", str(torch_python),
+                  "--vram-gb", "4")
+    assert cnn.returncode == 0 and "recurrent layers" not in cnn.stdout

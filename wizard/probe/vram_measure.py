@@ -398,7 +398,10 @@ def measure_batch(torch, args, batch, shape, backward=True):
            "lora_adapters": adapters, "weights_bytes": weights,
            "gradients_bytes": sum(p.numel() * p.element_size() for p in trainable),
            "optimizer_bytes": OPTIMIZER_STATES[args.optimizer] * sum(p.numel() * 4 for p in trainable),
-           "buffers_bytes": sum(b.numel() * b.element_size() for b in model.buffers())}
+           "buffers_bytes": sum(b.numel() * b.element_size() for b in model.buffers()),
+           # LSTM/GRU/RNN layers: meta runs their generic kernels; a GPU's cuDNN keeps a reserve of
+           # its own for backward that no meta kernel knows (torch's own meta _cudnn_rnn says 0)
+           "recurrent_layers": sum(1 for m in model.modules() if isinstance(m, torch.nn.RNNBase))}
     param_keys = set(storage_key(p)[0] for p in model.parameters())
     if args.mode == "inference":
         excluded = param_keys | set(storage_key(b)[0] for b in model.buffers())

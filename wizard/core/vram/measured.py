@@ -216,6 +216,8 @@ def from_events(request: MeasureRequest, events: list[dict[str, Any]], vram_tota
         first = rows[0]
         items = _items_at(rows, request.batch)
         notes = _notes(request, first, result.get("seconds"), result.get("torch"), vram_total, vram_used)
+        if request.mode != "inference" and int(result["rows"][0].get("recurrent_layers") or 0):
+            notes.insert(1, Note("vram.assume.measured_recurrent"))
         est = Estimate(model=_spec(request, first.params), mode=request.mode, precision=request.dtype,
                        base_precision=request.dtype, batch=request.batch, context=None, image_size=None,
                        items=items, trainable_params=first.trainable_params, notes=notes,
