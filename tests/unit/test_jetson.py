@@ -231,3 +231,25 @@ def test_doctor_on_a_jetson_never_says_reinstall_the_driver():
         for part in (board_finding.title(lang), board_finding.cause(lang), board_finding.fix(lang)):
             assert part and "{" not in part and not part.startswith("finding."), part
     assert "JetPack 4" in board_finding.cause("en") and "nvidia-driver" in board_finding.fix("ko")
+
+
+def test_verify_on_a_jetson_never_sends_to_a_desktop_build_or_driver():
+    """A CPU-only torch where an NVIDIA GPU is (a recorded run), on the Orin Nano's captured kernel:
+    the fix is NVIDIA's JetPack wheels, not download.pytorch.org's +cuXXX build."""
+    import json as _json
+
+    from wizard.core.verify.checklist import VerifyReport
+
+    probe = Path(__file__).resolve().parents[1] / "data" / "probe" / "verify_cpu_only_on_gpu_windows.jsonl"
+
+    def run(release: str) -> VerifyReport:
+        evs = [_json.loads(line) for line in probe.read_text(encoding="utf-8").splitlines() if line.strip()]
+        for e in evs:
+            if e.get("type") == "facts" and e.get("section") == "python":
+                e["data"].update({"sys_platform": "linux", "system": "Linux", "machine": "aarch64", "release": release})
+        return VerifyReport.from_events(evs, python_exe="python3")
+
+    jetson = run(uname_release(text("orin_nano_uname.txt"))).check("cuda.build")
+    assert jetson.fix == "jetson_wheels" and jetson.evidence["desktop_fix"] == "install_cuda_build"
+    assert "jetson-ai-lab" in jetson.fix_text("en") and "jetson-ai-lab" in jetson.fix_text("ko")
+    assert run("6.5.0-35-generic").check("cuda.build").fix == "install_cuda_build"  # an ARM server keeps it

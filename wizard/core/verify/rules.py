@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 from packaging.version import InvalidVersion, Version
 
 from wizard.core.verify.checks import ORDER, Check
+from wizard.core.verify.jetson_guard import guard as jetson_guard
 from wizard.core.verify.probe_runner import Event, ProbeOutcome
 from wizard.core.verify.variants import rule_torch_variant
 
@@ -535,4 +536,5 @@ def evaluate(ctx: Context, rules: Sequence[Rule] | None = None) -> list[Check]:
         for check in rule(ctx):
             by_key.setdefault(check.key, check)
     order = {cid: i for i, cid in enumerate(ORDER)}
-    return sorted(by_key.values(), key=lambda c: (order.get(c.id, len(order)), -1 if c.device is None else c.device))
+    checks = jetson_guard(ctx, list(by_key.values()))  # never a desktop driver or build on a Jetson
+    return sorted(checks, key=lambda c: (order.get(c.id, len(order)), -1 if c.device is None else c.device))
