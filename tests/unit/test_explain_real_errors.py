@@ -242,8 +242,8 @@ def test_not_setup_problems_say_so_in_both_languages():
 
 
 def test_korean_windows_wording_constructed():
-    """Only one real Korean text was found (index.json 'not_found' says where); this text is
-    CONSTRUCTED from it with the won sign a Korean console shows for a backslash and a Hangul
+    """Three real Korean consoles were found (index.json 'not_found' says where), none with a
+    won-sign path; this text is CONSTRUCTED from them with the won sign a Korean console shows for a backslash and a Hangul
     user folder. It checks the rule does not depend on how the path is shown."""
     text = ('OSError: [WinError 126] 지정된 모듈을 찾을 수 없습니다. Error loading '
             '"C:\u20a9Users\u20a9학생\u20a9venv\u20a9Lib\u20a9site-packages\u20a9torch\u20a9lib\u20a9c10.dll" '
