@@ -385,3 +385,14 @@ def test_mirror_addresses_from_the_environment_must_name_their_one_field(monkeyp
     monkeypatch.setenv("GSW_INDEX_PYTORCH_PAGE", "https://mirror.example/whl/{variant}}/torch/")
     cfg = update.UpdateConfig.from_env()
     assert cfg.pypi_json == "https://mirror.example/pypi/{name}/json" and cfg.pytorch_page == ""
+
+
+def test_a_pep691_json_page_from_a_mirror_is_read_too():
+    doc = {"meta": {"api-version": "1.1"}, "name": "torch",
+           "files": [{"filename": "torch-2.15.0+cu130-cp313-cp313-win_amd64.whl", "url": "x.whl", "hashes": {}},
+                     {"filename": "torch-2.15.0+cu130-cp313-cp313-manylinux_2_28_x86_64.whl", "url": "y.whl",
+                      "hashes": {}, "yanked": "broken"}]}
+    assert live_index.index_page(json.dumps(doc).encode(), "https://mirror.example/whl/cu130/torch/") == \
+        {"2.15.0": ["windows-x86_64"]}  # the yanked Linux file does not count
+    with pytest.raises(live_index.SourceUnreadable):
+        live_index.index_page(b'{"meta": {"api-version": "2.0"}, "files": []}', "https://mirror.example/")

@@ -223,14 +223,21 @@ def pypi_project(body: bytes) -> dict[str, Any]:
 
 
 def index_page(body: bytes, url: str) -> dict[str, list[str]]:
-    """A PEP 503 page → {'2.15.0': ['linux-x86_64', ...]} for its torch wheels of this variant."""
-    from wizard.core.recommend.wheel_index import parse_simple_html
+    """A PEP 503 (or PEP 691 JSON) page → {'2.15.0': ['linux-x86_64', ...]} for its torch wheels."""
+    from wizard.core.recommend.wheel_index import IndexPageError, parse_simple_html, parse_simple_json
 
     text = body.decode("utf-8", "replace")
-    if "<a" not in text.lower():
+    if text.lstrip().startswith("{"):  # a mirror that answers in PEP 691 JSON
+        try:
+            files = parse_simple_json(json.loads(text), url)
+        except (ValueError, IndexPageError) as exc:
+            raise SourceUnreadable(f"not a simple-index page ({str(exc)[:80]})") from None
+    elif "<a" in text.lower():
+        files = parse_simple_html(text, url)
+    else:
         raise SourceUnreadable("no links on the page")
     out: dict[str, set[str]] = {}
-    for f in parse_simple_html(text, url):
+    for f in files:
         facts = wheel_facts(f.filename)
         if facts is not None and not f.yanked and f.filename.startswith("torch-"):
             out.setdefault(facts[0], set()).update(facts[3])
