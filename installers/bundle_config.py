@@ -52,6 +52,11 @@ EXCLUDED_MODULES = [
     "pyqtgraph.examples",
     "pyqtgraph.opengl",  # 3-D widgets need PyOpenGL, which the wizard does not use
     "pyqtgraph.jupyter",
+    # The IANA zone database (604 of the Windows bundle's 891 files; every file is one more for
+    # antivirus to scan on a real Windows start). python-dateutil 4 requires it, but the wizard
+    # only uses dateutil through jupyter_client (ISO dates with offsets, the local zone), which
+    # never looks a zone up by name; dateutil falls back when tzdata cannot be imported.
+    "tzdata",
 ]
 
 # Qt's own translations: the wizard speaks Korean and English (English is built into Qt).

@@ -53,9 +53,15 @@ class Installed:
         return self.runner.run([self.exe(name), *args], extra=env, timeout=timeout, cwd=self.runner.profile)
 
 
+ASCII_ENV_ROOT = "C:\\GPU-Setup-Wizard\\envs"  # the Hangul profile's default root (wizard/core/base/ascii_root.py)
+
+
 def decode(raw: bytes) -> tuple[str, str]:
     """(text, encoding): a redirected stream of the wizard keeps the Windows code page (what
-    PowerShell and cmd decode a pipe with), so cp949 here is expected, UTF-8 when all ASCII."""
+    PowerShell and cmd decode a pipe with), so cp949 text is expected on stderr; ``--json`` on
+    stdout is pure ASCII there (non-ASCII escaped: at once UTF-8 and cp949)."""
+    if raw.isascii():
+        return raw.decode("ascii"), "ascii"
     try:
         return raw.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:
@@ -115,6 +121,13 @@ def doctor(ctx: Installed, stand_in: Path | None) -> tuple[bool, str, dict]:
                  findings=[f.get("id") for f in doc.get("findings", [])])
     if not str(doc.get("schema", "")).startswith("gpu-setup-wizard/doctor@1."):
         return False, f"schema {doc.get('schema')!r}", facts
+    # --json redirected on Korean Windows: ASCII (escapes), not cp949 bytes a UTF-8 reader garbles
+    if encoding != "ascii":
+        return False, f"--json on a redirected cp949 stdout is {encoding}, not ASCII", facts
+    # the ASCII-root rule: a Hangul profile's environments go under C:\GPU-Setup-Wizard\envs
+    facts["default_env_root"] = (doc.get("system") or {}).get("disk_path")
+    if facts["default_env_root"] != ASCII_ENV_ROOT:
+        return False, f"default environment root {facts['default_env_root']!r}, expected {ASCII_ENV_ROOT!r}", facts
     if stand_in is None:
         ok = not gpus and not nvidia.get("driver_version")
         return ok, "" if ok else f"a GPU without one: {facts}", facts

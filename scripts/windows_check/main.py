@@ -32,6 +32,7 @@ sys.path.insert(0, str(HERE))
 import app_steps  # noqa: E402
 import build_steps  # noqa: E402
 import fake_smi  # noqa: E402
+import torch_chain  # noqa: E402
 import unit_tier  # noqa: E402
 import wine  # noqa: E402
 import winpython  # noqa: E402
@@ -156,6 +157,7 @@ def run_checks(check: Check, cache: Path, work: Path, root: Path | None) -> int:
     stand_in = work / "nvidia-smi.exe"
     check.step("stand-in-nvidia-smi", lambda: fake_smi.build(capture, stand_in, fake_smi.wizard_query_sets(REPO))
                and True)
+    chain_wheels = check.step("torch-chain-wheels", torch_chain.download, REPO, cache)
     if py is None:
         check.write()
         return 1
@@ -215,7 +217,12 @@ def run_checks(check: Check, cache: Path, work: Path, root: Path | None) -> int:
             check.data["startup_ratio"] = ratio.get("ratio") if ratio else None
             check.data["startup_ratio_target"] = app_steps.STARTUP_TARGET
             check.data["startup_ratio_met"] = bool(ratio) and ratio["ratio"] <= app_steps.STARTUP_TARGET
-        check.step("uninstall", app_steps.uninstall, ctx, {app_steps.STAND_IN_DIR})
+        if chain_wheels is not None:
+            check.step("torch-install-verify-kernel-hangul-profile", torch_chain.run, ctx, REPO, chain_wheels,
+                       winpy, check.out, app_steps.decode)
+        else:
+            check.skip("torch-install-verify-kernel-hangul-profile", "the torch wheels were not downloaded")
+        check.step("uninstall", app_steps.uninstall, ctx, {app_steps.STAND_IN_DIR, *torch_chain.MADE_BY_STUDENT})
         check.step("upgrade-from-older-version", app_steps.upgrade, ctx, Path(inst["old_installer"]),
                    Path(inst["test_installer"]), build_steps.OLD_ONLY_FILE, inst["version"])
         check.step("uninstall-after-upgrade", app_steps.uninstall, ctx, {app_steps.STAND_IN_DIR})

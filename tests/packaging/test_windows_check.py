@@ -156,3 +156,24 @@ def test_release_payload_drops_the_shims_by_place_not_by_name(tmp_path):
                                "bundle-self-check.exe"]
     assert (dest / "_internal/numpy.libs/msvcp140-a4c2.dll").is_file()
     assert (dest / "gpu-setup-wizard.exe").is_file()
+
+
+def test_the_bundle_runs_without_tzdata():
+    """installers/bundle_config.py leaves tzdata (604 files) out: what the wizard uses of dateutil
+    (through jupyter_client) works when tzdata cannot be imported, in a real interpreter."""
+    sys.path.insert(0, str(REPO / "installers"))
+    import bundle_config
+
+    assert "tzdata" in bundle_config.EXCLUDED_MODULES
+    code = ("import sys; sys.modules['tzdata'] = None\n"
+            "import datetime, json\n"
+            "from jupyter_client.jsonutil import extract_dates, json_default\n"
+            "from dateutil.tz import tzlocal\n"
+            "d = extract_dates({'t': '2026-12-06T03:04:05.123456+09:00'})['t']\n"
+            "assert d.utcoffset() == datetime.timedelta(hours=9), d\n"
+            "now = datetime.datetime.now(tzlocal())\n"
+            "print(json.dumps({'t': json_default(d), 'local': now.utcoffset() is not None}))\n"
+            "assert 'tzdata' not in [m for m in sys.modules if sys.modules[m] is not None]\n")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert '"local": true' in res.stdout
