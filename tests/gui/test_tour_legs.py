@@ -56,12 +56,13 @@ def passed(result) -> tuple[dict, Path]:
     return record, out
 
 
-def test_a_fixed_mirror_typed_again_is_asked_again_and_installs(legs):
+def test_a_fixed_mirror_is_asked_again_and_a_failed_install_resumes_once_it_is_whole(legs):
     record, _out = passed(legs("mirror-fixed", "ko"))
     facts = record["facts"]
-    assert record["pages"] == ["mirror-lacks-the-build", "mirror-fixed", "install"]
+    assert record["pages"] == ["mirror-lacks-the-build", "mirror-fixed", "install-failed", "install-resumed"]
     assert "✖" in facts["broken_status"] and "torch" in facts["broken_status"]
-    assert facts["asked_again"] and facts["install_state"] == "done"
+    assert facts["asked_again"] and facts["first_install"] == "failed"
+    assert facts["resume_asked"] and facts["install_state"] == "done"
     assert facts["env_python"] and Path(facts["env_python"]).name.startswith("python")
 
 

@@ -5,8 +5,9 @@ itself"), each walked in the real window from its first page by the mouse and ke
 
 * ``mirror-fixed``: the typed mirror lacks the build (and tells clients to cache its pages for
   ten minutes); the page says so and Install stays off. The mirror is fixed, the student types its
-  address again: the index is asked again, the plan is ready and the install finishes (a real venv,
-  small wheels named like the build from a loopback index).
+  address again: the index is asked again and the plan is ready. The install then meets the mirror
+  syncing again (its torch file answers 404) and fails; once the file is back, Resume finishes it
+  (a real venv, small wheels named like the build from a loopback index).
 * ``chosen-python``: the interpreter picked on the Recommendation page is the one the Environment
   page plans with, and its note does not send the student back to choose it.
 * ``course-mirror``: a course profile opened on the System page asks for an extra package; with
@@ -150,6 +151,7 @@ class Leg:
 # --- the legs ----------------------------------------------------------------------------------------
 def mirror_fixed(leg: Leg) -> None:
     from tests.integration.index_server import make_wheel
+    from wizard.ui.pages.base import PageId
 
     tour, env, idx = leg.tour, leg.env, leg.index
     idx.page_headers = {"Cache-Control": "max-age=600"}
@@ -173,21 +175,36 @@ def mirror_fixed(leg: Leg) -> None:
         leg.check(env.plan_error is None, "the fixed mirror still fails: " + env.plan_status.text())
         leg.check(leg.install_button().isEnabled(), "Install is off although the fixed mirror has the build")
         tour.grab("mirror-fixed")
+        torch = next(f.filename for f in idx.files.values() if f.project == "torch" and "1.0.0" not in f.filename)
+        idx.fail(torch, 404)  # while the mirror syncs again, its torch file is gone for a moment
+        leg.facts["broken_file"] = torch
         leg.click(leg.install_button())
 
     def installed() -> bool:
         page = leg.w.install_page
         return page.runner is not None and not page.runner.running and page.state not in ("running", "stopping")
 
+    def failed() -> None:
+        page = leg.w.install_page
+        tour.grab("install-failed")
+        leg.facts["first_install"] = page.state
+        leg.check(page.state == "failed", f"the install from a mirror without its torch file ended as {page.state}")
+        leg.check("✓" not in leg.w.steps.labels[PageId.INSTALL].text(), "the side list ticks a failed install")
+        idx.fail(leg.facts["broken_file"], None)  # the mirror is whole again
+        asked[0] = len(idx.log)
+        leg.click(page.resume_button)
+
     def done() -> None:
-        tour.grab("install")
+        tour.grab("install-resumed")
         leg.facts["install_state"] = leg.w.install_page.state
-        leg.check(leg.w.install_page.state == "done", f"the install ended as {leg.w.install_page.state}")
+        leg.facts["resume_asked"] = len(idx.log) > asked[0]
+        leg.check(leg.w.install_page.state == "done", f"the resumed install ended as {leg.w.install_page.state}")
         leg.facts["env_python"] = leg.session.install.env_python if leg.session.install else None
 
     tour.then("the mirror without the build", leg.plan_ready, broken)
     tour.then("the re-planned mirror", lambda: len(idx.log) > asked[0] and leg.plan_ready(), fixed)
-    tour.then("the install", installed, done)
+    tour.then("the install from the mirror missing its torch file", installed, failed)
+    tour.then("the resumed install", lambda: leg.w.install_page.state not in ("failed",) and installed(), done)
 
 
 def chosen_python(leg: Leg) -> None:
