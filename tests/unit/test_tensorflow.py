@@ -117,3 +117,39 @@ def test_the_data_cites_a_source_for_every_route():
     assert all("https://" in s for s in doc["sources"].values())
     for route in doc["routes"].values():
         assert route["source"] and set(route["source"]) <= set(doc["sources"])
+
+
+def test_a_course_asking_for_tensorflow_installs_this_machines_tensorflow():
+    """Through the application layer both faces use: the course's bare ``tensorflow`` is installed
+    as ``tensorflow[and-cuda]`` on Linux with an NVIDIA GPU, and the recommendation says why."""
+    from wizard.app.install import InstallSettings, options_for
+    from wizard.app.session import Session
+    from wizard.core.course.profile import parse_course
+    from wizard.core.recommend.choose_python import PythonChoice
+
+    course = parse_course('schema = "gpu-setup-wizard/course@1.0"\n[course]\nname = "TF 101"\n'
+                          'packages = ["tensorflow>=2.16"]\n')
+    rec = recommend(LINUX_3060, Wishes(tensorflow=True))
+    session = Session(recommendation=PythonChoice("3.11", None, rec))
+    session.course = course
+    assert rec.best is not None
+    options = options_for(session, rec.best, InstallSettings())
+    assert "tensorflow[and-cuda]>=2.16" in options.requirements and "tensorflow>=2.16" not in options.requirements
+    assert any(a.kind == "tensorflow" for a in rec.advice)
+
+
+def test_the_recommendation_for_a_tensorflow_course_says_how():
+    from wizard.app.recommend import compute
+    from wizard.app.session import Session
+    from wizard.core.course.profile import parse_course
+    from wizard.core.machine.models import Detection, GpuInfo, NvidiaInfo, PythonInterpreter, SystemInfo
+
+    det = Detection(SystemInfo(os="windows", arch="x86_64"),
+                    NvidiaInfo(status="ok", driver_version="572.61", cuda_version="12.8",
+                               gpus=[GpuInfo(0, name="NVIDIA GeForce RTX 3060", compute_capability="8.6")]))
+    det.pythons = [PythonInterpreter("C:\\Python311\\python.exe", "3.11.9", "AMD64", 64, "CPython")]
+    session = Session(detection=det)
+    session.course = parse_course('schema = "gpu-setup-wizard/course@1.0"\n[course]\nname = "TF 101"\n'
+                                  'packages = ["tensorflow"]\n')
+    tf = next(a for a in compute(session).recommendation.advice if a.kind == "tensorflow")
+    assert "WSL2" in tf.text("en") and "WSL2" in tf.text("ko")
