@@ -26,7 +26,7 @@ or Restore instead).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QTimer, SignalInstance
 from PySide6.QtWidgets import QWidget, QWizardPage
@@ -59,6 +59,7 @@ from wizard.ui.pages.environment.target_chooser import TargetChooser
 from wizard.ui.session_model import SessionModel
 
 if TYPE_CHECKING:
+    from wizard.app.install import EnvState, StateStore
     from wizard.app.recommend import Candidate, PythonChoice
     from wizard.app.session import Session
     from wizard.core.base.host import Host
@@ -106,7 +107,7 @@ class EnvironmentPage(BasePage):
         self.confirmed: set[str] = set()
         self.target: EnvTarget | None = None
         self.target_problem: str | None = None
-        self.resume_state: Any = None  # EnvState of the unfinished install the target continues
+        self.resume_state: EnvState | None = None  # the unfinished install the target continues
         self.last_run = LastRun()  # what the last run left: its mirror, build and environment
         self.answers = Answers(self)  # the plan and the checks, from the worker pool
         self.answers.plan_answered.connect(self._plan_answered)
@@ -204,7 +205,7 @@ class EnvironmentPage(BasePage):
     def effective_cache_dir(self) -> str:
         return app_install.default_cache_dir(self.cache_dir)
 
-    def store(self) -> Any:
+    def store(self) -> StateStore:
         return app_install.state_store(self.state_dir)
 
     def options(self) -> InstallOptions | None:
@@ -531,7 +532,7 @@ class EnvironmentPage(BasePage):
         """Add a venv folder the detection did not list, and select it."""
         return self.chooser.add_existing_folder(folder)
 
-    def remove_unfinished(self, state: Any = None) -> None:
+    def remove_unfinished(self, state: EnvState | None = None) -> None:
         """Delete an unfinished environment the wizard created (the chooser asks, then removes it)."""
         self.chooser.remove_unfinished(state if state is not None else self.resume_combo.currentData())
 

@@ -6,7 +6,7 @@ answers are :mod:`wizard.app.reuse`'s."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from wizard.app import reuse
 from wizard.core.base.i18n import t
@@ -14,7 +14,7 @@ from wizard.ui.pages.environment.common import GREEN
 from wizard.ui.pages.environment.common import esc as _esc
 
 if TYPE_CHECKING:
-    from wizard.app.install import InstallSettings
+    from wizard.app.install import InstallSettings, StateStore
     from wizard.app.recommend import Candidate
     from wizard.app.session import Session
 
@@ -30,7 +30,7 @@ class LastRun:
         self.mirror = ""  # the mirror that came back (said while the field still holds it)
         self.build: Candidate | None = None  # the last run's build, when it still fits this machine
 
-    def apply(self, session: Session, settings: InstallSettings, store: Any) -> bool:
+    def apply(self, session: Session, settings: InstallSettings, store: StateStore) -> bool:
         """First show: fill the last run's mirror, proxy and uv mirror into ``settings`` (unless this
         run set its own) and find its build and environment. True when the settings changed."""
         if self.applied:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from functools import partial
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QStandardItemModel
@@ -58,6 +58,9 @@ from wizard.ui.pages.environment.common import esc as _esc
 from wizard.ui.pages.environment.failure import describe
 from wizard.ui.workers import Task, submit
 
+if TYPE_CHECKING:
+    from wizard.app.install import EnvState, StateStore
+
 _MODE_KEYS = {MODE_RESUME: "environment.mode.resume", MODE_NEW_VENV: "environment.mode.new_venv",
               MODE_EXISTING: "environment.mode.existing", MODE_NEW_CONDA: "environment.mode.new_conda",
               MODE_EXISTING_CONDA: "environment.mode.existing_conda", MODE_SKIP: "environment.mode.skip"}
@@ -79,7 +82,7 @@ class TargetChooser(QGroupBox):
     changed = Signal()
     mode_changed = Signal(str)
 
-    def __init__(self, session_of: Callable[[], Session], store_of: Callable[[], Any], lang_of: Callable[[], str],
+    def __init__(self, session_of: Callable[[], Session], store_of: Callable[[], StateStore], lang_of: Callable[[], str],
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._session_of, self._store_of, self._lang_of = session_of, store_of, lang_of
@@ -400,7 +403,7 @@ class TargetChooser(QGroupBox):
     def _remove_clicked(self) -> None:
         self.remove_unfinished(self.resume_combo.currentData())
 
-    def remove_unfinished(self, state: Any) -> None:
+    def remove_unfinished(self, state: EnvState | None) -> None:
         """Delete an unfinished environment the wizard created (after a confirmation), on a worker;
         then the list is filled again and ``changed`` said."""
         if state is None or not state.created_by_wizard:
@@ -462,7 +465,7 @@ class TargetChooser(QGroupBox):
     _last_note: tuple | None = None
 
     # --- the notes -----------------------------------------------------------------------------------
-    def show_notes(self, problem_text: str | None, resume_state: Any, python_mirror: str, reuse_note: str) -> None:
+    def show_notes(self, problem_text: str | None, resume_state: EnvState | None, python_mirror: str, reuse_note: str) -> None:
         """The note under the current mode: why there is no target, what continues, what uv
         downloads, a Python other than the recommendation's, conda's name rules."""
         self._last_note = (problem_text, resume_state, python_mirror, reuse_note)
@@ -513,7 +516,7 @@ class TargetChooser(QGroupBox):
                 self.resume_note.setText("<br>".join(lines))
             self.remove_button.setEnabled(bool(state is not None and state.created_by_wizard))
 
-    def resume_why(self, state: Any) -> str:
+    def resume_why(self, state: EnvState) -> str:
         """Where and why an unfinished install stopped, in the page's language (the state's own
         ``error`` is the engine's English text: it stays in the details)."""
         if not state.failed_step and not state.error:
