@@ -59,9 +59,20 @@ def wheel_python(l4t: str | None) -> str | None:
     return str(entry["python"]) if entry else None
 
 
+def board_l4t(facts: MachineFacts) -> str | None:
+    """The board's L4T release: detected, or (when the release file could not be read) the one an
+    Orin's driver CUDA belongs to (12.6 -> 36.4, resources/jetson.json); None when unknown."""
+    if facts.jetson_l4t:
+        return facts.jetson_l4t
+    if facts.cuda_driver and "8.7" in facts.gpu_ccs:
+        found: str | None = jetson_data()["detection"]["cuda_to_l4t"].get(facts.cuda_driver)
+        return found
+    return None
+
+
 def _board(facts: MachineFacts) -> dict[str, str]:
-    return {"model": facts.jetson_model or "NVIDIA Jetson", "l4t": facts.jetson_l4t or "?",
-            "jetpack": jetpack_of(facts.jetson_l4t) or "?"}
+    l4t = board_l4t(facts)
+    return {"model": facts.jetson_model or "NVIDIA Jetson", "l4t": l4t or "?", "jetpack": jetpack_of(l4t) or "?"}
 
 
 def _common_advice(facts: MachineFacts) -> list[Advice]:
@@ -92,10 +103,11 @@ def for_jetson(facts: MachineFacts, wishes: Wishes, colab_gpu: str) -> tuple[lis
     pages = jetson_data()["pages"]
     advice = _common_advice(facts)
     board = _board(facts)
-    entry = wheel_entry(facts.jetson_l4t)
+    entry = wheel_entry(board_l4t(facts))
     colab = Advice("colab", "info", msg("recommend.advice.colab", gpu=colab_gpu))
     if entry is None:
-        major = int(facts.jetson_l4t.split(".")[0]) if facts.jetson_l4t else None
+        l4t = board_l4t(facts)
+        major = int(l4t.split(".")[0]) if l4t else None
         key = "recommend.jetson.unknown" if major is None else "recommend.jetson.no_table"
         advice.append(Advice("jetson_wheels", "required", msg(key, **board, url=pages["wheels"]), url=pages["wheels"]))
         return [], advice
