@@ -60,3 +60,32 @@ def test_the_last_runs_build_is_offered_and_the_recommendation_stays_the_choice(
     assert f"torch=={older.torch}" in env_page.what_label.text()
     assert "keeps the recommended build" not in env_page.what_label.text()
     wait_plan(qtbot, env_page)  # (the answers for the dead port come back before the window goes)
+
+
+def test_the_last_run_is_read_once_and_this_runs_own_mirror_wins(build, root, tmp_path):
+    """LastRun on its own (no window): a mirror given for this run is kept and nothing is said
+    about the last one; the note names the last run's mirror only while the field still holds it;
+    a second show reads nothing again (the student's own changes stay)."""
+    from wizard.app import install as app_install
+    from wizard.app.install import InstallSettings
+    from wizard.ui.pages.environment.reuse_view import LastRun
+
+    remembered = "http://127.0.0.1:9/whl"
+    assert reuse.save_remembered(reuse.Remembered(mirror=remembered, proxy="http://proxy.example:3128"))
+    store = app_install.state_store(str(tmp_path / "state"))
+    session = make_session(build)
+
+    given = InstallSettings(mirror="http://mirror.example/whl")
+    last = LastRun()
+    assert not last.apply(session, given, store)  # this run's own setting wins
+    assert given.mirror == "http://mirror.example/whl" and not given.proxy
+    assert last.note(given.mirror, session.candidate, "en") == ""
+
+    settings = InstallSettings()
+    last = LastRun()
+    assert last.apply(session, settings, store)
+    assert (settings.mirror, settings.proxy) == (remembered, "http://proxy.example:3128")
+    assert remembered in last.note(settings.mirror, session.candidate, "en")
+    assert last.note("http://another.example/whl", session.candidate, "en") == ""  # the student typed another
+    settings.mirror = ""
+    assert not last.apply(session, settings, store) and settings.mirror == ""  # once per page
