@@ -130,10 +130,15 @@ def test_stamp_url_writes_the_address(tmp_path):
     assert run("--stamp-url", "http://example.org/m.json", "--update-json", str(target)).returncode == 2
 
 
-def test_the_shipped_address_is_the_newest_release_manifest():
-    url = update.shipped_url()
-    assert re.fullmatch(r"https://github\.com/[\w.-]+/[\w.-]+/releases/latest/download/compat\.manifest\.json", url)
-    assert update.UpdateConfig(url=url).active
+def test_a_source_checkout_asks_no_one_and_a_release_asks_its_own_repository():
+    """A checkout does not know its repository: no invented address (a stranger's server asked
+    every day); the release workflow stamps the repository it builds in, and that is active."""
+    assert update.shipped_url() == ""
+    text = WORKFLOW.read_text(encoding="utf-8")
+    stamped = re.search(r"--stamp-url \"(https://github\.com/\$\{\{ github\.repository \}\}/releases/latest/"
+                        r"download/compat\.manifest\.json)\"", text)
+    assert stamped, "the release must stamp its own repository's manifest address"
+    assert update.UpdateConfig(url="https://github.com/o/r/releases/latest/download/compat.manifest.json").active
 
 
 def test_the_release_workflow_signs_uploads_and_stamps():
