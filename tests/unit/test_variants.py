@@ -126,3 +126,33 @@ def test_the_data_cites_its_sources():
     assert all("https://" in s for s in doc["sources"].values())
     for failure in doc["known_failures"].values():
         assert failure["source"] and set(failure["source"]) <= set(doc["sources"])
+
+
+def test_uv_torch_backend_cpu_build_on_windows_is_named():
+    """The recorded Windows run with a +cpu torch next to an NVIDIA GPU, installed by uv: uv's
+    --torch-backend=auto is known to do this (astral-sh/uv#17236)."""
+    def run(installer: str | None) -> VerifyReport:
+        evs = [json.loads(line) for line in (PROBE_DATA / "verify_cpu_only_on_gpu_windows.jsonl").read_text(
+            encoding="utf-8").splitlines() if line.strip()]
+        for e in evs:
+            if e.get("type") == "facts" and e.get("section") == "torch":
+                e["data"]["dist_installer"] = installer
+        return VerifyReport.from_events(evs, python_exe="python")
+
+    c = run("uv").check("torch.resolver")
+    assert c is not None and (c.status, c.cause, c.fix) == ("warn", "uv_torch_backend_cpu", "variant_use_index")
+    assert "--torch-backend=auto" in c.cause_text("en") and "--torch-backend=auto" in c.cause_text("ko")
+    assert run("pip").check("torch.resolver") is None
+
+
+def test_the_probe_reports_who_installed_torch(tmp_path):
+    site = tmp_path / "site"
+    info = site / "torch-2.9.1+cpu.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: torch\nVersion: 2.9.1+cpu\n", encoding="utf-8")
+    (info / "INSTALLER").write_text("uv\n", encoding="utf-8")
+    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); sys.path.insert(0, sys.argv[2]); "
+            "import _common; print(json.dumps([_common.torch_installer(), _common.torch_variant()]))")
+    out = subprocess.run([sys.executable, "-c", code, str(PROBE), str(site)], capture_output=True, text=True,
+                         timeout=60, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == ["uv", None]

@@ -303,11 +303,24 @@ def torch_version_facts(torch):
         "float32_matmul_precision": safe(torch.get_float32_matmul_precision),
     }
     facts["variant"] = torch_variant()
+    facts["dist_installer"] = torch_installer()
     try:
         facts["config"] = clip(torch.__config__.show(), 6000)
     except Exception as exc:  # only informative
         facts["config"] = "unavailable: %s" % exc
     return facts
+
+
+def torch_installer():
+    """Which tool installed torch (its dist-info's INSTALLER: 'pip', 'uv', 'conda'), or None."""
+    try:
+        import importlib.metadata as metadata
+    except ImportError:
+        return None
+    try:
+        return (metadata.distribution("torch").read_text("INSTALLER") or "").strip() or None
+    except (metadata.PackageNotFoundError, OSError, ValueError):
+        return None
 
 
 def torch_variant():

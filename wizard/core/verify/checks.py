@@ -22,8 +22,8 @@ _RANK = {"fail": 3, "warn": 2, "pass": 1, "skip": 0}
 
 # Reading order of the checklist; ids not listed (a newer probe's) go last.
 ORDER = (
-    "probe", "python", "torch.import", "torch.variant", "cuda.build", "cuda.driver", "cuda.available",
-    "cuda.device_count",
+    "probe", "python", "torch.import", "torch.variant", "torch.resolver", "cuda.build", "cuda.driver",
+    "cuda.available", "cuda.device_count",
     "cuda.device", "cuda.arch", "cuda.kernel", "cuda.matmul.fp32", "cuda.matmul.fp16", "cuda.matmul.bf16",
     "cuda.memory", "cuda.amp_step", "cudnn", "nccl", "mps", "mps.matmul", "xpu", "xpu.matmul",
     "cpu.matmul", "cpu.train_step", "torchvision", "torchaudio", "model.tiny_bert", "tensorflow", "tensorflow.route",

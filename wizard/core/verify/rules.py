@@ -20,7 +20,7 @@ from packaging.version import InvalidVersion, Version
 from wizard.core.verify.checks import ORDER, Check
 from wizard.core.verify.jetson_guard import guard as jetson_guard
 from wizard.core.verify.probe_runner import Event, ProbeOutcome
-from wizard.core.verify.variants import rule_torch_variant
+from wizard.core.verify.variants import rule_torch_variant, rule_uv_cpu_build
 
 if TYPE_CHECKING:
     from wizard.core.machine.models import Detection
@@ -525,7 +525,8 @@ def rule_probe_checks(ctx: Context) -> Iterable[Check]:
 
 VERIFY_RULES: list[Rule] = [
     rule_probe_run, rule_python, rule_cuda_build, rule_cuda_driver, rule_cuda_available, rule_device_count,
-    rule_devices, rule_arch, rule_tensorflow_route, rule_tensorflow_memory, rule_torch_variant, rule_probe_checks,
+    rule_devices, rule_arch, rule_tensorflow_route, rule_tensorflow_memory, rule_torch_variant,
+    rule_uv_cpu_build, rule_probe_checks,
 ]
 
 

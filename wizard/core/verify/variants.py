@@ -77,3 +77,18 @@ def rule_torch_variant(ctx: Any) -> Iterable[Check]:
                                  "variant_provider_windows": "provider_cannot_read_gpu_windows"}.get(cause)
     yield Check("torch.variant", "warn", detail="variant_null", params=params, cause=cause,
                 fix="variant_use_index", evidence=evidence, source="rule")
+
+
+def rule_uv_cpu_build(ctx: Any) -> Iterable[Check]:
+    """A +cpu torch that uv installed next to an NVIDIA GPU on Windows: uv's --torch-backend=auto
+    is known to do that there (resources/variants.json, uv_torch_backend). Said beside the CPU-only
+    check, which already gives the fix; this one says where the build came from."""
+    tv = ctx.torch
+    installer = str(tv.get("dist_installer") or "").lower()
+    windows = str(ctx.section("python").get("sys_platform", "")).startswith("win")
+    if not ctx.has_torch or ctx.is_cuda_build or ctx.is_rocm_build or installer != "uv" or not windows \
+            or not ctx.nvidia_present or isinstance(tv.get("variant"), dict):
+        return
+    yield Check("torch.resolver", "warn", detail="uv_cpu_build", params={"version": str(tv.get("version") or "?")},
+                cause="uv_torch_backend_cpu", fix="variant_use_index",
+                evidence={"installer": installer, "version": tv.get("version"), "cuda": tv.get("cuda")}, source="rule")
