@@ -30,7 +30,7 @@ def test_markdown_to_stdout_in_korean(data_dir):
     heads = [line for line in out.stdout.splitlines() if line.startswith("#")]
     assert heads[:3] == ["# GPU/Cloud 환경 점검 결과", "## 벤치마크(Benchmark)", "## 판단"]
     # headless: the window's steps are not run, and say so
-    assert "- PyTorch CUDA: 실행 안 함" in out.stdout and "- CPU time: 실행 안 함" in out.stdout
+    assert "- PyTorch CUDA: 실행 안 함" in out.stdout and "- CPU 시간 (CPU time): 실행 안 함" in out.stdout
     assert "## 부록 B: nvidia-smi (이 컴퓨터)" in out.stdout
 
 

@@ -46,11 +46,23 @@ def test_korean_headings_and_labels_are_the_lessons():
     md = render_markdown(build(rs.full_session("ko"), lang="ko"))
     heads = [line for line in md.splitlines() if line.startswith("#")]
     assert heads[:3] == ["# GPU/Cloud 환경 점검 결과", "## 벤치마크(Benchmark)", "## 판단"]
-    labels = ["날짜", "local GPU", "nvidia-smi 결과", "PyTorch CUDA", "GPU memory", "Colab 실행 여부",
-              "cloud GPU 사용 여부", "CPU time", "GPU time", "speedup", "이 환경으로 가능한 강의",
-              "Colab/클라우드가 필요한 강의"]
+    labels = ["날짜", "로컬 GPU (local GPU)", "nvidia-smi 결과", "PyTorch CUDA", "GPU 메모리 (GPU memory)",
+              "Colab 실행 여부", "cloud GPU 사용 여부", "CPU 시간 (CPU time)", "GPU 시간 (GPU time)",
+              "속도 향상 (speedup)", "이 환경으로 가능한 강의", "Colab/클라우드가 필요한 강의"]
     positions = [md.index(f"- {label}:") for label in labels]
     assert positions == sorted(positions), "the lesson's lines are out of order"
+
+
+def test_korean_labels_are_korean_and_keep_the_lessons_term():
+    """The lesson's checklist names five lines in English ("local GPU", "GPU memory", "CPU time",
+    "GPU time", "speedup"): a Korean screen says them in Korean, with the lesson's term beside
+    it so the student finds the line the lesson asks for."""
+    from wizard.core.base.i18n import t
+
+    for key, term in [("local_gpu", "local GPU"), ("gpu_memory", "GPU memory"), ("cpu_time", "CPU time"),
+                      ("gpu_time", "GPU time"), ("speedup", "speedup")]:
+        ko = t(f"report.line.{key}", "ko")
+        assert f"({term})" in ko and any("\uac00" <= ch <= "\ud7a3" for ch in ko.split("(")[0]), ko
 
 
 # --------------------------------------------------------------------------- filled from measurements
