@@ -88,9 +88,9 @@ def choose_python(detection: Detection, wishes: Wishes | None = None,
 
 def _board_python(detection: Detection) -> str | None:
     """On a Jetson, the one Python NVIDIA's wheels for its JetPack are built for."""
-    l4t = getattr(detection.system, "jetson_l4t", None)
-    if not l4t:
+    facts = MachineFacts.from_detection(detection, FALLBACK_PYTHON)
+    if not facts.is_jetson:
         return None
-    from wizard.core.recommend.jetson import wheel_python
+    from wizard.core.recommend.jetson import board_l4t, wheel_python
 
-    return wheel_python(l4t)
+    return wheel_python(board_l4t(facts))
