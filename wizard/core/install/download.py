@@ -80,7 +80,7 @@ from wizard.core.install.download_http import (
     short,
     write_json,
 )
-from wizard.core.install.download_progress import DownloadProgress, DownloadResult, FileProgress, rates
+from wizard.core.install.download_progress import DownloadProgress, DownloadResult, FileProgress, rates, settle_stopped
 from wizard.core.install.locks import acquire_waiting, cache_file_lock
 
 DEFAULT_PARALLEL = 3  # a few at once: more does not help one link, and torch is one big file anyway
@@ -221,6 +221,8 @@ class Downloader:
             raise
         finally:
             pool.shutdown(wait=True)
+        if error is not None:
+            settle_stopped(progress.values())
         result.elapsed_s = time.monotonic() - self._start
         result.downloaded_bytes = self._fetched
         self._emit(progress)

@@ -6,6 +6,7 @@ the window show the same sentence in the student's language.
 from __future__ import annotations
 
 from wizard.core.base.i18n import Message, msg
+from wizard.core.install.failure_kind import MISSING_FILE_REASONS, MISSING_FILE_STATUSES
 
 
 class DownloadError(Exception):
@@ -32,10 +33,19 @@ class NetworkError(DownloadError):
 
 
 class HttpStatusError(DownloadError):
+    """The server answered the file's request with an error status. 404, 403 and 410 mean the
+    index lists a file it does not serve (kind ``missing-file``: a mirror that is incomplete or
+    being changed -- the server was reached, so it is not a connection problem); any other
+    status keeps the kind ``http``."""
+
     kind = "http"
 
     def __init__(self, host: str, url: str, status: int, filename: str | None = None) -> None:
-        super().__init__(msg("install.error.http", host=host, status=status, file=filename or url), filename)
+        missing = status in MISSING_FILE_STATUSES
+        key = "install.error.missing_file" if missing else "install.error.http"
+        super().__init__(msg(key, host=host, status=status, file=filename or url), filename)
+        if missing:
+            self.kind = MISSING_FILE_REASONS[0]
         self.host = host
         self.url = url
         self.status = status

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Iterable, Sequence
 
 MIN_SPAN_S = 0.2  # a shorter window says nothing about a speed
 
@@ -83,4 +83,13 @@ def rates(samples: Sequence[tuple[float, int, int]]) -> tuple[float, float]:
     return max(0, useful1 - useful0) / span, max(0, fetched1 - fetched0) / span
 
 
-__all__ = ["DownloadProgress", "DownloadResult", "FileProgress", "rates"]
+def settle_stopped(files: Iterable[FileProgress]) -> None:
+    """The states a stopped run leaves: a file that has bytes on disk is ``cancelled`` (kept for
+    Resume), one with none is still ``waiting`` (it was never started, or nothing of it arrived:
+    "kept for Resume" would promise what is not there). Finished and failed files keep theirs."""
+    for fp in files:
+        if fp.state in ("waiting", "downloading", "verifying", "cancelled"):
+            fp.state = "cancelled" if fp.done > 0 else "waiting"
+
+
+__all__ = ["DownloadProgress", "DownloadResult", "FileProgress", "rates", "settle_stopped"]

@@ -20,11 +20,12 @@ from enum import Enum
 
 class FailureKind(str, Enum):
     """What the student can do about a failure: fix the connection (a mirror, a proxy), pick a
-    build the index has, free disk space, pick one build of the torch family, or read the
-    tool's own words (other)."""
+    build the index has, wait for (or replace) an index that lists a file it does not serve,
+    free disk space, pick one build of the torch family, or read the tool's own words (other)."""
 
     CONNECTION = "connection"
     NO_BUILD = "no-build"
+    MISSING_FILE = "missing-file"
     DISK = "disk"
     MISMATCH = "mismatch"
     OTHER = "other"
@@ -48,6 +49,10 @@ class FailureKind(str, Enum):
 CONNECTION_REASONS = ("network", "http", "offline", "refused", "host", "proxy", "timeout")
 DISK_REASONS = ("space", "disk", "disk-full")
 NO_BUILD_REASONS = ("no-version",)
+# The index answered, and the file its page lists is not there (HTTP 404, 403 or 410): a mirror
+# that is incomplete or being changed. Not a connection problem: the server was reached.
+MISSING_FILE_REASONS = ("missing-file",)
+MISSING_FILE_STATUSES = (403, 404, 410)
 MISMATCH_REASONS = ("family-mismatch",)
 # A plan with one of these cannot be installed as it is: the install would stop on the same
 # answer (the engine's resolve step asks the same question).
@@ -57,6 +62,7 @@ _KIND_OF_REASON: dict[str, FailureKind] = {
     **{r: FailureKind.CONNECTION for r in CONNECTION_REASONS},
     **{r: FailureKind.DISK for r in DISK_REASONS},
     **{r: FailureKind.NO_BUILD for r in NO_BUILD_REASONS},
+    **{r: FailureKind.MISSING_FILE for r in MISSING_FILE_REASONS},
     **{r: FailureKind.MISMATCH for r in MISMATCH_REASONS},
 }
 
@@ -95,5 +101,5 @@ def says_network(text: str) -> bool:
 
 
 __all__ = ["CONNECTION_REASONS", "DISK_MARKERS", "DISK_REASONS", "FailureKind", "MISMATCH_REASONS",
-           "NETWORK_MARKERS", "NO_BUILD_REASONS", "PLAN_BLOCKING_REASONS", "host_in_output", "reason_in_output",
+           "MISSING_FILE_REASONS", "MISSING_FILE_STATUSES", "NETWORK_MARKERS", "NO_BUILD_REASONS", "PLAN_BLOCKING_REASONS", "host_in_output", "reason_in_output",
            "says_network"]
