@@ -338,7 +338,7 @@ def bench_details_section(ctx: ReportContext) -> Section:
         rows = [[ctx.t(f"report.speedup.{s.id}"), f"{s.baseline} → {s.target}",
                  str(s.size if s.size is not None else ""), fmt_speedup(s.factor, ctx.lang)] for s in speedups]
         sec.tables.append(Table("speedups", [ctx.t("report.col.what"), ctx.t("report.col.devices"),
-                                             ctx.t("report.col.size"), ctx.t("report.line.speedup")], rows))
+                                             ctx.t("report.col.size"), ctx.t("report.col.speedup")], rows))
     effs = bench.efficiencies()
     if effs:
         rows = [[t(f"bench.result.{e.id}", ctx.lang), str(e.dtype), str(e.size or ""),

@@ -200,7 +200,7 @@ def _no_gpu_reason(ctx: ReportContext, bench: BenchReport) -> str:
 
 def _comparison_table(ctx: ReportContext) -> Table:
     cols = [ctx.t(k) for k in ("report.col.machine", "report.col.gpu", "report.col.driver_cuda", "report.col.torch",
-                               "report.line.cpu_time", "report.line.gpu_time", "report.line.speedup")]
+                               "report.col.cpu_time", "report.col.gpu_time", "report.col.speedup")]
     rows = []
     na, not_run = t("common.na", ctx.lang), t("report.not_run", ctx.lang)
     for m in ctx.machines:
