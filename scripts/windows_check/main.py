@@ -143,7 +143,8 @@ def main(argv: list[str]) -> int:
     work = out / "work"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir()
-    with wine.Mounts(root, [REPO, cache, out]):
+    shared = REPO.parent / "shared"  # the recorded captures the unit tests read, when they are beside the repo
+    with wine.Mounts(root, [REPO, cache, out, *([shared] if shared.is_dir() else [])]):
         return run_checks(check, cache, work, root)
 
 

@@ -16,12 +16,47 @@ from pathlib import Path
 from wine import Wine, windows_path
 
 TEST_MODULES = [
+    # processes, console flags, code pages
     "tests/unit/test_windows_console_flags.py",
     "tests/unit/test_process.py",
     "tests/unit/test_process_steps.py",
+    "tests/unit/test_cli_json_output.py",  # --json on a cp949 pipe: a real Windows child
+    # paths, files, locks, the ASCII-root rule, deletion
     "tests/unit/test_host.py",
     "tests/unit/test_files_and_schema.py",
+    "tests/unit/test_ascii_root.py",
+    "tests/unit/test_user_input.py",  # PowerShell's UTF-16, cp949 and BOMs, read from real files
+    "tests/unit/test_deletion_rule.py",
+    "tests/unit/test_storage_core.py",
+    "tests/unit/test_history.py",
+    "tests/unit/test_envs.py",  # Windows venv layouts, the path-length preflight
+    "tests/unit/test_kernels.py",  # kernel.json folders, Hangul kernel paths
+    "tests/unit/test_privacy.py",
+    "tests/unit/test_resources.py",
+    "tests/unit/test_i18n.py",
+    # platform detection, the registry and driver-model readers
+    "tests/unit/test_system.py",
+    "tests/unit/test_adapters.py",
+    "tests/unit/test_pythons.py",
+    "tests/unit/test_nvidia_smi.py",
+    "tests/unit/test_nvml.py",
 ]
+# Tests left out under Windows, each with why (pytest --deselect; the reasons go to the JSON).
+DESELECTED = {
+    "tests/unit/test_storage_core.py::test_walk_counts_files_once_follows_no_link_and_survives_a_loop":
+        "symbolic links: Windows needs SeCreateSymbolicLinkPrivilege to make them, and those wine makes "
+        "do not read back as links",
+    "tests/unit/test_storage_core.py::test_documented_cache_defaults_for_each_os":
+        "compares a recorded macOS/Linux host's POSIX paths, which the code joins with the running "
+        "machine's rules (os.path): backslashes on Windows",
+    "tests/unit/test_storage_core.py::test_a_tool_that_does_not_answer_falls_back_to_the_default":
+        "uv's answer '/answered/by/uv' is a POSIX path: Windows' Python 3.13 does not call it absolute",
+    "tests/unit/test_envs.py::test_own_runtime_is_refused_unless_confirmed":
+        "under %TEMP% the Windows path-length preflight (MAX_PATH for torch's deepest file) also "
+        "refuses the test's folder, rightly; the test expects the one check alone",
+    "tests/unit/test_envs.py::test_existing_targets_lists_venvs_conda_envs_and_the_wizard_folder":
+        "lists real folders with os_name='linux': on Windows the POSIX join mixes separators",
+}
 REQUIREMENTS = ["pytest>=8", "hypothesis", "colorama"]
 
 
@@ -44,13 +79,14 @@ def prepare(cache: Path, runner: Wine, python: str) -> Path:
 
 
 def run(runner: Wine, python: str, target: Path, repo: Path, out: Path) -> tuple[bool, str, dict]:
-    res = runner.run([python, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", *TEST_MODULES],
+    deselect = [arg for nodeid in DESELECTED for arg in ("--deselect", nodeid)]
+    res = runner.run([python, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", *deselect, *TEST_MODULES],
                      extra={"PYTHONPATH": windows_path(target), "QT_QPA_PLATFORM": "offscreen"},
                      timeout=900, cwd=repo)
     text = res.stdout.decode("utf-8", errors="replace") + res.stderr.decode("utf-8", errors="replace")
     (out / "windows-unit-tests.log").write_text(text, encoding="utf-8")
     counts = {k: int(v) for v, k in re.findall(r"(\d+) (passed|failed|skipped|error|errors)", text.splitlines()[-1]
                                                if text.strip() else "")}
-    facts = {"modules": TEST_MODULES, "counts": counts, "log": "windows-unit-tests.log"}
+    facts = {"modules": TEST_MODULES, "counts": counts, "deselected": DESELECTED, "log": "windows-unit-tests.log"}
     ok = res.returncode == 0 and counts.get("passed", 0) > 0
     return ok, "" if ok else f"pytest exited {res.returncode}: {text.strip().splitlines()[-1:]}", facts

@@ -56,13 +56,17 @@ def open_user_file(path: str | os.PathLike[str]) -> BinaryIO:
     st = os.stat(path)
     if not stat.S_ISREG(st.st_mode):
         raise NotARegularFile(path, file_kind(st.st_mode))
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOCTTY", 0)
+    nonblock = getattr(os, "O_NONBLOCK", 0)
+    flags = os.O_RDONLY | nonblock | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOCTTY", 0)
     fd = os.open(path, flags)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise NotARegularFile(path, file_kind(st.st_mode))
-        if hasattr(os, "set_blocking"):
+        # Undo O_NONBLOCK where it was set (POSIX). Windows has no O_NONBLOCK, and its
+        # os.set_blocking works on pipes only: on a file it raises "[WinError 1] Invalid function",
+        # which made every kernel.json and every input file unreadable there.
+        if nonblock:
             os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:
