@@ -149,8 +149,12 @@ def test_typed_in_orin_is_a_jetson_too():
     # an Orin whose driver says CUDA 12.6 runs L4T 36.4 (JetPack 6): its wheels
     assert rec.best is not None and rec.best.index_url == "https://pypi.jetson-ai-lab.io/jp6/cu126"
     assert "L4T 36.4, JetPack 6" in rec.advice[0].text("en")
-    # nothing says which L4T: the pointer to NVIDIA's list, not a guess
+    # no CUDA version (nvidia-smi's field reads N/A), but driver 540.4.0 is L4T 36.4's: the same wheels
     rec = recommend(MachineFacts("linux", "aarch64", "3.10", "540.4.0", None, ["8.7"]))
+    never_touches_the_driver(rec)
+    assert rec.best is not None and rec.best.index_url == "https://pypi.jetson-ai-lab.io/jp6/cu126"
+    # nothing says which L4T: the pointer to NVIDIA's list, not a guess
+    rec = recommend(MachineFacts("linux", "aarch64", "3.10", None, None, ["8.7"]))
     never_touches_the_driver(rec)
     assert rec.best is None
     assert any(a.kind == "jetson_wheels" and "forums.developer.nvidia.com" in (a.url or "") for a in rec.advice)

@@ -61,13 +61,15 @@ def wheel_python(l4t: str | None) -> str | None:
 
 def board_l4t(facts: MachineFacts) -> str | None:
     """The board's L4T release: detected, or (when the release file could not be read) the one an
-    Orin's driver CUDA belongs to (12.6 -> 36.4, resources/jetson.json); None when unknown."""
+    Orin's driver CUDA belongs to (12.6 -> 36.4), or else its driver (540.4.0 -> 36.4; both in
+    resources/jetson.json); None when unknown."""
     if facts.jetson_l4t:
         return facts.jetson_l4t
-    if facts.cuda_driver and "8.7" in facts.gpu_ccs:
-        found: str | None = jetson_data()["detection"]["cuda_to_l4t"].get(facts.cuda_driver)
-        return found
-    return None
+    if "8.7" not in facts.gpu_ccs:
+        return None
+    detection = jetson_data()["detection"]
+    found: str | None = detection["cuda_to_l4t"].get(facts.cuda_driver or "")
+    return found or detection["driver_to_l4t"].get(facts.driver_version or "")
 
 
 def _board(facts: MachineFacts) -> dict[str, str]:
