@@ -23,12 +23,19 @@ def _mypy(cwd: Path, *args: str, cache: Path) -> subprocess.CompletedProcess[str
                            "--hide-error-context", *args], cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
-def test_mypy_finds_nothing_in_wizard(tmp_path):
-    out = _mypy(REPO, cache=tmp_path / "cache")  # the files and flags come from pyproject.toml
+@pytest.fixture(scope="module")
+def mypy_cache(tmp_path_factory) -> Path:
+    """One cache for the module's runs: the second reads the standard library's types (most of a
+    cold run) from the first's instead of analysing them again. Fresh per test session."""
+    return tmp_path_factory.mktemp("mypy-cache")
+
+
+def test_mypy_finds_nothing_in_wizard(mypy_cache):
+    out = _mypy(REPO, cache=mypy_cache)  # the files and flags come from pyproject.toml
     assert out.returncode == 0, out.stdout + out.stderr
 
 
-def test_a_type_error_fails_and_strict_applies_to_base_and_app_only(tmp_path):
+def test_a_type_error_fails_and_strict_applies_to_base_and_app_only(tmp_path, mypy_cache):
     (tmp_path / "pyproject.toml").write_text((REPO / "pyproject.toml").read_text(encoding="utf-8"), encoding="utf-8")
     untyped = "def helper(value):\n    return value\n"
     for package in ("wizard/core/base", "wizard/app", "wizard/core/vram"):
@@ -38,7 +45,7 @@ def test_a_type_error_fails_and_strict_applies_to_base_and_app_only(tmp_path):
             tmp_path.joinpath(*parts[:depth], "__init__.py").touch()
         tmp_path.joinpath(package, "untyped.py").write_text(untyped, encoding="utf-8")
     (tmp_path / "wizard/core/vram/wrong.py").write_text('count: int = "three"\n', encoding="utf-8")
-    out = _mypy(tmp_path, cache=tmp_path / "cache")
+    out = _mypy(tmp_path, cache=mypy_cache)
     lines = out.stdout.splitlines()
     assert out.returncode == 1, out.stdout + out.stderr
     assert any(line.startswith("wizard/core/vram/wrong.py:1:") and "[assignment]" in line for line in lines), lines
