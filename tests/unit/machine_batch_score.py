@@ -12,7 +12,7 @@ NVIDIA publishes for the card, which NVML would report), runs ``recommend --json
   in the file's range;
 * wrong build / no answer otherwise;
 * dangerous advice, whatever the build: a Jetson offered download.pytorch.org or PyPI wheels or
-  told to install a driver package; Jetson wheels on a machine that is not a Jetson; a Python the
+  told to install a driver package; a Linux driver package inside WSL2; Jetson wheels on a machine that is not a Jetson; a Python the
   recommended wheels do not support; a CUDA build whose driver bar is above the machine's driver.
 
 Run ``python -m tests.unit.machine_batch_score`` for the table.
@@ -33,7 +33,6 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from tests import scenarios
 from tests.recorded_host import RecordedHost
-from wizard.core.base.host import CommandResult
 from wizard.core.machine import nvidia_smi
 
 MACHINES = Path(__file__).resolve().parents[1] / "data" / "machines"
@@ -293,6 +292,9 @@ def score(m: Machine) -> Score:
                 s.dangers.append(f"server-ARM wheel offered on a Jetson ({c.get('index_url')})")
                 break
         s.dangers += sorted({f"driver package on a Jetson: {DRIVER_PACKAGE.search(t).group(0)}"  # type: ignore[union-attr]
+                             for t in shown if DRIVER_PACKAGE.search(t)})
+    if m.wsl:  # WSL2 uses the Windows driver; a Linux driver package inside it breaks the GPU
+        s.dangers += sorted({f"Linux driver package inside WSL2: {DRIVER_PACKAGE.search(t).group(0)}"  # type: ignore[union-attr]
                              for t in shown if DRIVER_PACKAGE.search(t)})
     if not candidates:
         s.detail = "; ".join(a.get("text", "")[:120] for a in document.get("advice") or [])
