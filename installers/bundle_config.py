@@ -57,6 +57,12 @@ EXCLUDED_MODULES = [
     # only uses dateutil through jupyter_client (ISO dates with offsets, the local zone), which
     # never looks a zone up by name; dateutil falls back when tzdata cannot be imported.
     "tzdata",
+    # setuptools' pkg_resources: nothing the wizard runs imports it, but once it is in the bundle
+    # PyInstaller's runtime hook imports it at every start, before the first line of the wizard
+    # (measured under wine: with it come _ssl/libssl, _hashlib/libcrypto (5 MB), pyexpat, _queue,
+    # crypt32 and iphlpapi, the DLLs the frozen wizard loaded beyond the bare QWizard's).
+    "pkg_resources",
+    "setuptools",
 ]
 
 # Qt's own translations: the wizard speaks Korean and English (English is built into Qt).

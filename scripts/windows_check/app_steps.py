@@ -6,6 +6,7 @@ Each step function returns ``(ok, reason, facts)``; ``main.py`` times it and wri
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import statistics
 import subprocess
@@ -209,6 +210,15 @@ def first_paint_ms(ctx: Installed, argv: list[str]) -> float | None:
     return None
 
 
+def loaded_dlls(ctx: Installed, argv: list[str]) -> list[str]:
+    """The DLLs and .pyd files a start-up loads (wine's +loaddll trace): each is a file the loader
+    maps and relocates, and one more for antivirus to scan on Windows."""
+    env = {**APP_ENV, "DISPLAY": ctx.display, "WINEDEBUG": "+loaddll"}
+    res = ctx.runner.run(argv, extra=env, timeout=180, cwd=ctx.runner.profile)
+    names = re.findall(r'Loaded L"([^"]+)"', res.stderr.decode("utf-8", errors="replace"))
+    return sorted({n.rsplit("\\", 1)[-1].lower() for n in names})
+
+
 def startup_ratio(ctx: Installed, bare_exe: Path, rounds: int = 5) -> tuple[bool, str, dict]:
     """The wizard's first paint against the bare QWizard's, alternated, medians compared."""
     wizard_ms, bare_ms = [], []
@@ -220,13 +230,17 @@ def startup_ratio(ctx: Installed, bare_exe: Path, rounds: int = 5) -> tuple[bool
             ms = first_paint_ms(ctx, argv)
             if ms is not None:
                 into.append(ms)
+    dlls = {side: loaded_dlls(ctx, argv) for side, argv in
+            (("wizard", [ctx.exe("gpu-setup-wizard-cli"), "--smoke-test"]), ("bare", [windows_path(bare_exe)]))}
     if not wizard_ms or not bare_ms:
         return False, f"no first-paint time (wizard {wizard_ms}, bare {bare_ms})", {}
     ratio = statistics.median(wizard_ms) / statistics.median(bare_ms)
     # A measurement: the step is ok when both sides were timed; whether the target is met goes
     # to the JSON beside it (startup_ratio_met), so a slow wine does not hide the other steps.
     facts = {"wizard_ms": wizard_ms, "bare_ms": bare_ms, "ratio": round(ratio, 3),
-             "target": STARTUP_TARGET, "met": ratio <= STARTUP_TARGET}
+             "target": STARTUP_TARGET, "met": ratio <= STARTUP_TARGET,
+             "dlls_loaded": {side: len(names) for side, names in dlls.items()},
+             "dlls_only_wizard": sorted(set(dlls["wizard"]) - set(dlls["bare"]))}
     return True, "", facts
 
 

@@ -177,3 +177,23 @@ def test_the_bundle_runs_without_tzdata():
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
     assert res.returncode == 0, res.stderr[-2000:]
     assert '"local": true' in res.stdout
+
+
+def test_what_the_bundle_leaves_out_the_wizard_never_imports():
+    """pkg_resources/setuptools stay out of the bundle (their runtime hook would import them, and
+    ssl, hashlib and pyexpat with them, before every first paint): the wizard up to its first
+    paint imports none of them, in a real interpreter."""
+    sys.path.insert(0, str(REPO / "installers"))
+    import bundle_config
+
+    left_out = {"pkg_resources", "setuptools", "tzdata"}
+    assert left_out <= set(bundle_config.EXCLUDED_MODULES)
+    code = ("import atexit, sys, runpy\n"
+            f"atexit.register(lambda: print('LOADED', sorted(m for m in {sorted(left_out)!r} if m in sys.modules)))\n"
+            "sys.argv = ['gpu-setup-wizard', '--smoke-test', '--lang', 'en']\n"
+            "runpy.run_module('wizard', run_name='__main__')\n")
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "GSW_OFFLINE": "1"}
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env,
+                         check=False)
+    assert "painted after" in res.stdout, res.stderr[-2000:]
+    assert "LOADED []" in res.stdout, res.stdout[-2000:]
