@@ -15,7 +15,8 @@ if TYPE_CHECKING:
     from wizard.core.diagnosis.model import Diagnosis as Diagnosis
 
 # an environment that cannot be asked (``recognise_in_environment``): the faces catch it by this name
-__getattr__ = lazy_exports(__name__, {"ContextError": "wizard.core.diagnosis.context"})
+__getattr__ = lazy_exports(__name__, {"ContextError": "wizard.core.diagnosis.context",
+                                        "Diagnosis": "wizard.core.diagnosis.model"})
 
 EXPLAIN_SCHEMA = "gpu-setup-wizard/explain@1.0"
 

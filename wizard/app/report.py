@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 __getattr__ = lazy_exports(__name__, {
     "colab_cell": "wizard.core.report.colab_cell", "RemoteInputError": "wizard.core.report.remote",
     "Plot": "wizard.core.report.render", "MachineRecord": "wizard.core.report.document",
-    "Report": "wizard.core.report.document",
+    "Report": "wizard.core.report.document", "CourseProfile": "wizard.core.course.profile",
 })
 
 FORMATS = ("md", "html", "pdf", "json")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 from wizard.core.base.host import Host, RealHost
 from wizard.core.base.i18n import t
 from wizard.core.storage import cleanup as core_clean
+from wizard.core.storage.cleanup import CleanPlan as CleanPlan  # what plan() answers, for the faces
 from wizard.core.storage.locations import (
     KIND_ENV,
     KIND_HF,
@@ -39,7 +40,6 @@ from wizard.core.storage.measure import human_size as human_size  # re-exported 
 if TYPE_CHECKING:
     from wizard.core.history.store import HistoryStore
     from wizard.core.install.recovery import StateStore
-    from wizard.core.storage.cleanup import CleanPlan as CleanPlan  # what plan() answers, for the faces
 
 SCHEMA = "gpu-setup-wizard/storage@1.0"
 KIND_ORDER = (KIND_ENV, KIND_WIZARD_CACHE, KIND_PIP, KIND_UV, KIND_HF)
