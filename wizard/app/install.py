@@ -29,6 +29,8 @@ from wizard.core.install.preflight import (
     PreflightResult,
 )
 from wizard.core.install.recovery import OPTION_REMOVE, OPTION_RESTORE, OPTION_RESUME
+from wizard.core.install.recovery import EnvState as EnvState  # re-exported for the faces' annotations
+from wizard.core.install.recovery import StateStore as StateStore
 from wizard.core.install.runner import InstallJob, Progress, run_steps
 
 if TYPE_CHECKING:
@@ -38,8 +40,6 @@ if TYPE_CHECKING:
     from wizard.core.base.host import Host
     from wizard.core.base.i18n import Message
     from wizard.core.install.job import Step
-    from wizard.core.install.recovery import EnvState as EnvState  # re-exported for the faces' annotations
-    from wizard.core.install.recovery import StateStore as StateStore
     from wizard.core.install.summary import InstallSummary
     from wizard.core.machine.models import PythonInterpreter
     from wizard.core.recommend.recommender import Candidate
