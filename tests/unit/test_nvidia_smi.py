@@ -526,3 +526,16 @@ def test_normalise_bus_id():
     assert normalise_bus_id("0000:03:00.0") == "00000000:03:00.0"
     assert normalise_bus_id("00000000:0c:00.0") == "00000000:0C:00.0"
     assert normalise_bus_id("N/A") is None and normalise_bus_id("GPU-1") is None
+
+
+def test_jetson_table_has_its_gpu_row_without_a_pci_bus():
+    """A Jetson's integrated GPU has no PCI bus id: its row reads "N/A  N/A" where a card's bus and
+    display are. Before, the row was skipped and a Jetson's table showed no GPU at all."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "data" / "jetson" / "orin_nano_jp62_nvidia_smi.txt").read_text(
+        encoding="utf-8")
+    result = smi.parse_table(text)
+    assert (result.driver_version, result.cuda_version) == ("540.4.0", "12.6")
+    assert [(g.index, g.name, g.pci_bus_id) for g in result.gpus] == [(0, "Orin (nvgpu)", None)]
+    assert "no GPU rows" not in (result.detail or "")

@@ -43,6 +43,8 @@ TABLE_HEADER = re.compile(
 _MODES = r"On|Off|WDDM|TCC|MCDM|N/A|ERR!"
 _GPU_CELL = re.compile(rf"^(?P<index>\d{{1,3}})\s+(?P<name>.*?)\s*(?P<mode>{_MODES})$")
 _BUS_CELL = re.compile(r"^(?P<bus>[0-9A-Fa-f]{1,8}:[0-9A-Fa-f]{1,2}:[0-9A-Fa-f]{1,2}\.[0-7])\s+(?P<disp>\S+)$")
+# A Jetson's integrated GPU sits on no PCI bus: its row reads "0  Orin (nvgpu)  N/A | N/A  N/A |"
+_NO_BUS_CELL = re.compile(r"^N/A\s+(?P<disp>N/A|On|Off)$")
 _FAN = re.compile(r"^(?:(\d+)\s*%|N/A|ERR!)$")
 _TEMP = re.compile(r"^(?:(-?\d+)\s*C|N/A|ERR!)$")
 _POWER = re.compile(r"(?P<draw>\S+)\s*/\s*(?P<cap>\S+)\s*$")
@@ -132,7 +134,8 @@ def parse_table_text(text: str) -> SourceResult:
         if cells is None:
             continue
         if section == "gpus" and len(cells) >= 3:
-            gpu_cell, bus_cell = _GPU_CELL.match(cells[0]), _BUS_CELL.match(cells[1])
+            gpu_cell = _GPU_CELL.match(cells[0])
+            bus_cell = _BUS_CELL.match(cells[1]) or _NO_BUS_CELL.match(cells[1])
             if gpu_cell and bus_cell:
                 index = int(gpu_cell.group("index"))
                 current = by_index.setdefault(index, GpuInfo(index=index, sources={"index": TABLE_SOURCE}))
@@ -144,7 +147,8 @@ def parse_table_text(text: str) -> SourceResult:
                 mode = gpu_cell.group("mode")
                 if mode in ("WDDM", "TCC", "MCDM"):
                     put(current, "driver_model", mode, TABLE_SOURCE)
-                put(current, "pci_bus_id", normalise_bus_id(bus_cell.group("bus")), TABLE_SOURCE)
+                if "bus" in bus_cell.groupdict():
+                    put(current, "pci_bus_id", normalise_bus_id(bus_cell.group("bus")), TABLE_SOURCE)
                 put(current, "display_active", on_off(bus_cell.group("disp")), TABLE_SOURCE)
                 continue
             if current is not None and stage == 1 and _second_line(current, cells):
