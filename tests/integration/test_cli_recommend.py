@@ -92,3 +92,41 @@ def test_text_in_korean():
     out = run_cli("recommend", "--os", "windows", "--python", "3.11",
                   "--driver", "566.36", "--gpu-cc", "8.6", lang="ko")
     assert out.returncode == 0 and "추천 PyTorch 빌드" in out.stdout and "--index-url" in out.stdout
+
+
+def _doctor_of_smi_file(tmp_path, name: str, text: str):
+    smi = tmp_path / name
+    smi.write_text(text, encoding="utf-8")
+    out = run_cli("doctor", "--nvidia-smi-file", str(smi), "--json")
+    assert out.returncode == 0, out.stderr
+    doc = tmp_path / (name + ".doctor.json")
+    doc.write_text(out.stdout, encoding="utf-8")
+    return doc
+
+
+def test_a_doctor_of_a_saved_nvidia_smi_file_names_no_os_and_says_to_add_it(tmp_path):
+    """`doctor --nvidia-smi-file` cannot know the OS of a Linux table: recommend --from-doctor
+    says to add --os (in the student's language), and with --os it answers."""
+    from tests.nvidia_smi_texts import TWO_GPU_470
+
+    doc = _doctor_of_smi_file(tmp_path, "linux.txt", TWO_GPU_470)
+    refused = run_cli("recommend", "--from-doctor", str(doc), lang="ko")
+    assert refused.returncode == 2 and "--os" in refused.stderr and "운영체제" in refused.stderr
+    assert "must be windows" not in refused.stderr
+    answered = run_cli("recommend", "--from-doctor", str(doc), "--os", "linux", "--json")
+    assert answered.returncode == 0, answered.stderr
+    assert answered.json["machine"]["os"] == "linux"
+
+
+def test_a_jetsons_saved_table_is_never_given_a_desktop_build(tmp_path):
+    """Only a Jetson's nvidia-smi calls its GPU "Orin (nvgpu)": the recommendation is JetPack's,
+    with no driver advice and no x86/server-ARM build from download.pytorch.org."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "data" / "jetson" / "orin_nano_jp62_nvidia_smi.txt").read_text(
+        encoding="utf-8")
+    doc = _doctor_of_smi_file(tmp_path, "orin.txt", text)
+    out = run_cli("recommend", "--from-doctor", str(doc))
+    assert out.returncode == 0, out.stderr
+    assert "Jetson" in out.stdout and "aarch64" in out.stdout
+    assert "download.pytorch.org/whl" not in out.stdout and "apt install nvidia-driver" not in out.stdout

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
 from wizard.app.session import Session
+from wizard.core.base.i18n import MessageError
 from wizard.core.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
@@ -193,10 +194,18 @@ class DoctorFileError(ValueError):
         return self.error.text(lang) if hasattr(self.error, "text") else str(self.error)
 
 
+class DoctorNoOs(MessageError, ValueError):
+    """A doctor document that names no operating system (made from an nvidia-smi file alone)."""
+
+
 def recommend_from_doctor(text: str, wishes: Wishes | None = None, python: str | None = None,
-                          course_session: Session | None = None) -> Recommendation:
+                          course_session: Session | None = None, os_name: str | None = None) -> Recommendation:
     """The recommendation for the machine another ``doctor --json`` describes (its Pythons
-    included). Raises :class:`DoctorFileError` for a document that is not one."""
+    included). Raises :class:`DoctorFileError` for a document that is not one.
+
+    A doctor made from a saved nvidia-smi file alone (``doctor --nvidia-smi-file``) names no
+    operating system: ``os_name`` (``--os``) says it, a Windows driver model (WDDM/TCC/MCDM) in
+    the file shows it, and otherwise the error says to add ``--os``."""
     from wizard.core.base.schema import SchemaError
     from wizard.core.base.typed import DocumentTypeError
     from wizard.core.machine.doctor import load_doctor_json
@@ -207,6 +216,21 @@ def recommend_from_doctor(text: str, wishes: Wishes | None = None, python: str |
         detection = detection_from_doctor_json(load_doctor_json(text))
     except (SchemaError, DocumentTypeError) as exc:
         raise DoctorFileError(exc) from exc
+    if os_name or detection.system.os not in ("windows", "linux", "macos"):
+        windows = any(g.driver_model in ("WDDM", "TCC", "MCDM") for g in detection.nvidia.gpus)
+        # only a Jetson's nvidia-smi names its GPU "Orin (nvgpu)": a board, whose driver comes with
+        # its OS image, never a desktop's x86 build and driver advice
+        board = any((g.name or "").lower().endswith("(nvgpu)") for g in detection.nvidia.gpus)
+        if board and not os_name and not detection.system.arch:
+            detection.system.arch = "aarch64"
+            if detection.system.jetson_model is None:
+                detection.system.jetson_model = ""
+        chosen = os_name or ("windows" if windows else "linux" if board else None)
+        if chosen is None:
+            from wizard.core.base.i18n import msg
+
+            raise DoctorFileError(DoctorNoOs(msg("recommend.doctor.no_os")))
+        detection.system.os = chosen
     if course_session is not None and course_session.course is not None:
         course_session.detection = detection  # the pin applies as for this machine
         return recommend_for(course_session, wishes, python).recommendation

@@ -96,7 +96,7 @@ def recommend_for(args: argparse.Namespace, lang: str, course_session: Session |
     if args.from_doctor:
         try:
             text = read_input(args.from_doctor, lang)
-            return app_recommend.recommend_from_doctor(text, wishes, args.python, course_session), None
+            return app_recommend.recommend_from_doctor(text, wishes, args.python, course_session, args.os), None
         except OSError as exc:
             return error(t("recommend.cli.bad_from_doctor", lang, path=args.from_doctor, error=exc.strerror or exc))
         except app_recommend.DoctorFileError as exc:
