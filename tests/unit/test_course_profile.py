@@ -164,7 +164,7 @@ def test_range_prefers_a_build_that_uses_the_gpu():
     assert best.kind == "cuda" and app_course.pinned_ok(s, recommend(facts, wishes))
 
 
-def test_install_request_gets_the_extras_and_pypi_beside_the_torch_index():
+def test_install_request_gets_the_extras_and_pypi_after_the_torch_index_or_the_mirror():
     s = _session(scenarios.windows_rtx3060(), course="good.toml")
     cand = app_recommend.recommend_for(s).recommendation.best
     options = app_install.install_options(cand, app_install.InstallSettings())
@@ -172,13 +172,27 @@ def test_install_request_gets_the_extras_and_pypi_beside_the_torch_index():
     assert torch_index and torch_index.startswith("https://download.pytorch.org/")
     app_course.add_extras(s, options)
     assert options.requirements[-2:] == ["packaging>=20", "surely-not-installed-pkg"]
-    assert options.index_url is None and options.extra_index_urls[0] == torch_index
+    assert options.index_url == torch_index and options.extras_index == "https://pypi.org/simple"
+    assert app_install.sources_text(options) == f"{torch_index} + PyPI"  # asked in this order
     app_course.add_extras(s, options)  # once only
     assert options.requirements.count("packaging>=20") == 1
-    # a mirror the student set stays the index
+    # a mirror the student set is asked first (torch, and the extras when it has them); PyPI after it
     mirrored = app_install.install_options(cand, app_install.InstallSettings(mirror="http://127.0.0.1:9/whl"))
+    mirror = mirrored.index_url
     app_course.add_extras(s, mirrored)
-    assert mirrored.index_url.startswith("http://127.0.0.1:9/whl") and not mirrored.extra_index_urls
+    assert mirrored.index_url == mirror and not mirrored.extra_index_urls
+    assert mirrored.extras == ["packaging>=20", "surely-not-installed-pkg"]
+    assert mirrored.extras_index == "https://pypi.org/simple"
+    assert app_install.sources_text(mirrored) == f"{mirror} + PyPI"
+    assert "PyPI" not in app_install.sources_text(mirrored, "ko").split(";")[0]
+    # a PyPI mirror as the extras' source, and the mirror alone when the student says so
+    settings = app_install.InstallSettings(mirror="http://127.0.0.1:9/whl", extras_index="http://127.0.0.1:8/simple")
+    via = app_install.options_for(s, cand, settings)
+    assert via.index_url == mirror and via.extras_index == "http://127.0.0.1:8/simple"
+    assert app_install.sources_text(via) == f"{mirror} + http://127.0.0.1:8/simple"
+    alone = app_install.options_for(s, cand, app_install.InstallSettings(mirror="http://127.0.0.1:9/whl",
+                                                                         extras_index=mirror))
+    assert alone.index_url == mirror and alone.extras_index is None and app_install.sources_text(alone) == mirror
 
 
 def test_verify_checks_each_extra_in_the_target_interpreter():

@@ -69,12 +69,16 @@ EXISTING_ENV_IMPORTS: tuple[str, ...] = ("torch",)
 @dataclass
 class InstallSettings:
     """The advanced settings: a mirror of the PyTorch index, uv's Python mirror, a proxy,
-    and which tool plans and installs from the cache ("auto": uv when its binary is found)."""
+    which tool plans and installs from the cache ("auto": uv when its binary is found), and
+    where a course's extra packages come from when the build's index lacks them
+    (``extras_index``: "" is PyPI, or a PyPI mirror; the mirror's own address: the mirror only).
+    """
 
     mirror: str = ""
     python_mirror: str = ""
     proxy: str = ""
     installer: str = INSTALLER_AUTO
+    extras_index: str = ""
 
 
 @dataclass
@@ -137,7 +141,7 @@ def options_for(session: Session, candidate: Candidate, settings: InstallSetting
     if getattr(session, "course", None) is not None:
         from wizard.core.course.profile import add_extras
 
-        add_extras(session.course, options)
+        add_extras(session.course, options, settings.extras_index.strip() or None)
         _tensorflow_for_machine(session, options)
     return options
 
@@ -178,9 +182,21 @@ def failure_kind(reason: object) -> FailureKind:
     return FailureKind.of(reason)
 
 
-def sources_text(options: InstallOptions) -> str:
-    """Where the packages come from: the index, then any extra index ("PyPI" for none)."""
-    return " + ".join([options.index_url or "PyPI", *options.extra_index_urls])
+def sources_text(options: InstallOptions, lang: str | None = None) -> str:
+    """Where the packages come from. With ``lang`` and a course's extras that have their own
+    source: in words ("<mirror>; the course's X: from <mirror> when it has them, else from
+    PyPI"); otherwise the indexes in the order they are asked (extra ones first, as uv does;
+    "PyPI" for none)."""
+    if lang is not None:
+        from wizard.core.install.extras import sources_words
+
+        words = sources_words(options, lang)
+        if words is not None:
+            return words
+    from wizard.core.install.extras import ordered_indexes
+
+    main, extra = ordered_indexes(options)
+    return " + ".join([*extra, main or "PyPI"])
 
 
 # --- where it goes -------------------------------------------------------------------------------

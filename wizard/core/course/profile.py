@@ -102,21 +102,16 @@ def _lesson_json(lesson: CourseLesson) -> dict[str, Any]:
 PYTORCH_INDEX = "https://download.pytorch.org/"
 
 
-def add_extras(course: CourseProfile | None, options: Any) -> Any:
+def add_extras(course: CourseProfile | None, options: Any, extras_index: str | None = None) -> Any:
     """``options`` (an install request's InstallOptions) with the course's extras appended, each once.
 
-    download.pytorch.org has no transformers: PyPI becomes the index and the build's own index an
-    extra one. pip takes the highest version over both (2.6.0+cu126 > 2.6.0); uv asks extra
-    indexes first, so torch still comes from the build's index. A mirror the student set is left
-    alone (a classroom mirror usually carries everything)."""
-    extras = [p for p in (course.packages if course is not None else ()) if p not in options.requirements]
-    if not extras:
-        return options
-    options.requirements = list(options.requirements) + extras
-    if options.index_url and options.index_url.startswith(PYTORCH_INDEX):
-        options.extra_index_urls = [options.index_url, *options.extra_index_urls]
-        options.index_url = None
-    return options
+    download.pytorch.org has no transformers, and a mirror of it may lack them too: the extras
+    come from the build's index (PyTorch's, or the student's mirror) when it has them, else from
+    ``extras_index`` -- PyPI unless a PyPI mirror is named; torch still comes from the build's
+    index (the rule and why: :mod:`wizard.core.install.extras`)."""
+    from wizard.core.install.extras import arrange
+
+    return arrange(options, list(course.packages) if course is not None else [], extras_index)
 
 
 def _dist_name(req: str) -> str:

@@ -21,11 +21,13 @@ from enum import Enum
 class FailureKind(str, Enum):
     """What the student can do about a failure: fix the connection (a mirror, a proxy), pick a
     build the index has, wait for (or replace) an index that lists a file it does not serve,
+    choose where a course's extra packages come from (extras),
     free disk space, pick one build of the torch family, or read the tool's own words (other)."""
 
     CONNECTION = "connection"
     NO_BUILD = "no-build"
     MISSING_FILE = "missing-file"
+    EXTRAS = "extras"
     DISK = "disk"
     MISMATCH = "mismatch"
     OTHER = "other"
@@ -53,16 +55,22 @@ NO_BUILD_REASONS = ("no-version",)
 # that is incomplete or being changed. Not a connection problem: the server was reached.
 MISSING_FILE_REASONS = ("missing-file",)
 MISSING_FILE_STATUSES = (403, 404, 410)
+# A course's extra packages the indexes asked do not have, or whose source (PyPI, a PyPI mirror)
+# could not be reached: another PyTorch build cannot help; their source can
+# (wizard/core/install/extras.py).
+EXTRAS_REASONS = ("missing-extra", "extras-unreachable")
 MISMATCH_REASONS = ("family-mismatch",)
 # A plan with one of these cannot be installed as it is: the install would stop on the same
 # answer (the engine's resolve step asks the same question).
-PLAN_BLOCKING_REASONS = ("network", "no-version", "failed", "family-mismatch", "bad-report", "old-pip", "no-pip")
+PLAN_BLOCKING_REASONS = ("network", "no-version", "failed", "family-mismatch", "bad-report", "old-pip", "no-pip",
+                         *EXTRAS_REASONS)
 
 _KIND_OF_REASON: dict[str, FailureKind] = {
     **{r: FailureKind.CONNECTION for r in CONNECTION_REASONS},
     **{r: FailureKind.DISK for r in DISK_REASONS},
     **{r: FailureKind.NO_BUILD for r in NO_BUILD_REASONS},
     **{r: FailureKind.MISSING_FILE for r in MISSING_FILE_REASONS},
+    **{r: FailureKind.EXTRAS for r in EXTRAS_REASONS},
     **{r: FailureKind.MISMATCH for r in MISMATCH_REASONS},
 }
 
@@ -100,6 +108,6 @@ def says_network(text: str) -> bool:
     return any(m in body for m in NETWORK_MARKERS)
 
 
-__all__ = ["CONNECTION_REASONS", "DISK_MARKERS", "DISK_REASONS", "FailureKind", "MISMATCH_REASONS",
+__all__ = ["CONNECTION_REASONS", "DISK_MARKERS", "DISK_REASONS", "EXTRAS_REASONS", "FailureKind", "MISMATCH_REASONS",
            "MISSING_FILE_REASONS", "MISSING_FILE_STATUSES", "NETWORK_MARKERS", "NO_BUILD_REASONS", "PLAN_BLOCKING_REASONS", "host_in_output", "reason_in_output",
            "says_network"]

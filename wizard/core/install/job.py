@@ -236,6 +236,11 @@ class InstallOptions:
     # ask the index again instead of trusting a cached page: a re-plan after a failed answer (a
     # mirror fixed meanwhile must be seen; uv keeps pages a server calls fresh for minutes)
     refresh_index: bool = False
+    # a course's extra packages (requirement strings, also in ``requirements``) and where they
+    # come from when the build's index lacks them (wizard/core/install/extras.py); None: the
+    # build's index is their only source
+    extras: list[str] = field(default_factory=list)
+    extras_index: str | None = None
 
     def resolved_installer(self) -> str:
         """pip or uv: what "auto" means on this machine (uv when its binary is found)."""

@@ -72,12 +72,14 @@ class PlanError(Exception):
     """Resolution failed. ``kind``: 'no-version', 'network', 'no-pip', 'old-pip', 'bad-report',
     'failed'. ``message`` says it in words; ``host`` names the server for network failures."""
 
-    def __init__(self, kind: str, message: Message, detail: str = "", host: str | None = None) -> None:
+    def __init__(self, kind: str, message: Message, detail: str = "", host: str | None = None,
+                 output: str = "") -> None:
         super().__init__(message.text("en"))
         self.kind = kind
         self.message = message
         self.detail = detail
         self.host = host
+        self.output = output  # the tool's whole output, where the classifier read it
 
     @property
     def failure_kind(self) -> FailureKind:
@@ -398,7 +400,12 @@ _HOST_IN_ERROR = re.compile(r"(?:host='([^']+)'|https?://([^/:\s'\"]+))")
 
 def classify_pip_failure(output: str, index_url: str | None) -> PlanError:
     """What a failed resolution means, from pip's own words (its last ERROR lines)."""
-    text = output or ""
+    err = _classify_pip(output or "", index_url)
+    err.output = output or ""
+    return err
+
+
+def _classify_pip(text: str, index_url: str | None) -> PlanError:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     errors = [ln for ln in lines if ln.startswith("ERROR:")]
     detail = errors[-1] if errors else (lines[-1] if lines else "")

@@ -13,6 +13,7 @@ from typing import Any, Callable
 from wizard.core.base.files import write_atomic
 from wizard.core.base.i18n import msg
 from wizard.core.install.environments import find_uv
+from wizard.core.install.extras import for_extras, ordered_indexes
 from wizard.core.install.family import family_problem
 from wizard.core.install.job import (
     INSTALLER_UV,
@@ -81,16 +82,17 @@ def resolve_command(job: JobState) -> ProcessSpec:
         lock = _lock_path(job)
         Path(lock).unlink(missing_ok=True)  # uv would prefer the versions of an old lock file
         write_requirements_in(lock, job.options.requirements)
-        argv = uv_resolve_argv(_uv(job), job.env_python(), job.options.requirements, job.options.index_url, lock,
-                               job.options.extra_index_urls, job.options.only_binary,
-                               refresh=job.options.refresh_index)
+        main, extra = ordered_indexes(job.options)  # a course's extras' source after the build's index
+        argv = uv_resolve_argv(_uv(job), job.env_python(), job.options.requirements, main, lock, extra,
+                               job.options.only_binary, refresh=job.options.refresh_index)
         # uv's HTTP client's DEBUG lines name the URLs it read: the plan cache's record
         # (RUST_LOG, not -v: -v cannot go with --quiet, which keeps the lock off stdout)
         return ProcessSpec(argv, {**uv_env_for(job), "RUST_LOG": "uv_client=debug"}, str(job.work_dir), 900.0)
     report = _report_path(job)
     Path(report).unlink(missing_ok=True)
-    argv = resolve_argv(job.pip_or_default(), job.options.requirements, job.options.index_url, report,
-                        job.options.extra_index_urls, job.options.only_binary, extra_args=_extra_pip_args(job))
+    main, extra = ordered_indexes(job.options)
+    argv = resolve_argv(job.pip_or_default(), job.options.requirements, main, report, extra,
+                        job.options.only_binary, extra_args=_extra_pip_args(job))
     return ProcessSpec(argv, job.child_env(), str(job.work_dir), 900.0)
 
 
@@ -100,8 +102,8 @@ def resolve_parser(job: JobState) -> OutputParser:
 
 def _plan_key(job: JobState) -> str:
     o = job.options
-    return plan_key(_uv(job), job.env_python(), o.requirements, o.index_url, o.extra_index_urls, o.only_binary,
-                    uv_network_args())
+    main, extra = ordered_indexes(o)
+    return plan_key(_uv(job), job.env_python(), o.requirements, main, extra, o.only_binary, uv_network_args())
 
 
 def _plan_cache(job: JobState) -> PlanCache:
@@ -175,7 +177,7 @@ def resolve_finish(job: JobState, result: ProcessResult, parser: OutputParser) -
         if result.timed_out or result.error:
             raise job.process_failure(STEP_RESOLVE, result, parser)
         classify = classify_uv_failure if job.installer == INSTALLER_UV else classify_pip_failure
-        err = classify(parser.tail_text(), job.options.index_url)
+        err = for_extras(classify(parser.tail_text(), job.options.index_url), job.options)
         raise StepError(STEP_RESOLVE, err.message, err.kind, err.detail or parser.tail_text(), err.host)
     try:
         files = _read_resolution(job)

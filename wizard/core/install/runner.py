@@ -67,7 +67,7 @@ from wizard.core.install.job import (
 )
 from wizard.core.install.locks import InstallBusy
 from wizard.core.install.parsers import UvPythonParser
-from wizard.core.install.plan import InstallPlan, installed_argv, parse_installed
+from wizard.core.install.plan import InstallPlan, PlanError, installed_argv, parse_installed
 from wizard.core.install.recovery import STATUS_COMPLETE
 
 # The decoder of a step's output, under its old name; cancel for a pid held elsewhere, likewise.
@@ -368,9 +368,18 @@ def preview_plan(target: EnvTarget, options: InstallOptions, host: Host | None =
             from wizard.core.install.environments import find_uv
 
             uv = options.uv_exe or target.uv_exe or find_uv()
-        plan = resolve_plan(host, py, options.requirements, options.index_url, work_dir or tmp,
-                            extra_index_urls=options.extra_index_urls, session=session, uv_exe=uv,
-                            uv_cache_dir=options.uv_cache_dir, refresh=options.refresh_index)
+        from wizard.core.install.extras import for_extras, ordered_indexes
+
+        main, extra = ordered_indexes(options)  # a course's extras' source after the build's index
+        try:
+            plan = resolve_plan(host, py, options.requirements, main, work_dir or tmp,
+                                extra_index_urls=extra, session=session, uv_exe=uv,
+                                uv_cache_dir=options.uv_cache_dir, refresh=options.refresh_index)
+        except PlanError as exc:
+            said = for_extras(exc, options)  # a course's extras the indexes lack: named, not torch
+            if said is exc:
+                raise
+            raise said from exc
     if py != target.python_exe:
         for f in plan.files:  # a new environment has nothing installed yet
             f.satisfied, f.installed_version = False, None

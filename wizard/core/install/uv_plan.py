@@ -137,7 +137,12 @@ _NETWORK = ("error sending request", "Failed to fetch", "dns error", "Connection
 
 def classify_uv_failure(output: str, index_url: str | None) -> PlanError:
     """What a failed ``uv pip compile`` means, from uv's words."""
-    text = output or ""
+    err = _classify_uv(output or "", index_url)
+    err.output = output or ""
+    return err
+
+
+def _classify_uv(text: str, index_url: str | None) -> PlanError:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     detail = next((ln for ln in lines if ln.startswith(("error:", "×", "╰─▶"))), lines[-1] if lines else "")
     host_match = re.search(r"https?://([^/:\s'\"`]+)", text)
