@@ -5,6 +5,7 @@ The PNGs land in artifacts/screenshots/ (ignored by git) so a person can open th
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -12,20 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.xvfb import start_xvfb
+
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "artifacts" / "screenshots"
+PAGE_RUNS = [("windows-gpu", "ko"), ("no-gpu", "en"), ("mismatch", "ko")]
 
 pytestmark = pytest.mark.slow
-
-
-
-
-def _run(display: str, *args: str) -> list[Path]:
-    env = {**os.environ, "DISPLAY": display, "QT_QPA_PLATFORM": "xcb"}
-    out = subprocess.run([sys.executable, "-m", "tests.gui.screenshot", str(OUT), *args], cwd=REPO, env=env,
-                         capture_output=True, text=True, timeout=180)
-    assert out.returncode == 0, out.stderr
-    return [Path(line) for line in out.stdout.split() if line.endswith(".png")]
 
 
 def _looks_like_a_window(path: Path) -> None:
@@ -37,9 +31,41 @@ def _looks_like_a_window(path: Path) -> None:
     assert len(colours) > 20, f"{path.name} is nearly blank ({len(colours)} colours)"
 
 
-@pytest.mark.parametrize("scenario,lang", [("windows-gpu", "ko"), ("no-gpu", "en"), ("mismatch", "ko")])
-def test_pages_screenshot(xvfb_display, scenario, lang):
-    paths = _run(xvfb_display, "--scenario", scenario, "--lang", lang, "--plot-seconds", "3")
+@pytest.fixture(scope="module")
+def page_runs(tmp_path_factory) -> dict[tuple[str, str], tuple[int | None, str, str]]:
+    """Each recorded machine's page screenshots, the three runs started at once: (exit status,
+    stdout, stderr) by (scenario, lang). A run spends most of its time on the page timers (the
+    GPU page's live plot draws for 3 s), so side by side they take little more than one. Each
+    has its own X server: grabWindow reads the screen, where the windows must not overlap."""
+    logs = tmp_path_factory.mktemp("screenshot runs")
+    with contextlib.ExitStack() as stack:
+        running = {}
+        for scenario, lang in PAGE_RUNS:
+            env = {**os.environ, "DISPLAY": stack.enter_context(start_xvfb()), "QT_QPA_PLATFORM": "xcb"}
+            out = stack.enter_context((logs / f"{scenario}-{lang}.out").open("w+", encoding="utf-8"))
+            err = stack.enter_context((logs / f"{scenario}-{lang}.err").open("w+", encoding="utf-8"))
+            proc = subprocess.Popen([sys.executable, "-m", "tests.gui.screenshot", str(OUT), "--scenario", scenario,
+                                     "--lang", lang, "--plot-seconds", "3"], cwd=REPO, env=env, stdout=out,
+                                    stderr=err, text=True)
+            running[(scenario, lang)] = (proc, out, err)
+        done = {}
+        for key, (proc, out, err) in running.items():
+            try:
+                proc.wait(timeout=180)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            out.seek(0)
+            err.seek(0)
+            done[key] = (proc.returncode, out.read(), err.read())
+    return done
+
+
+@pytest.mark.parametrize("scenario,lang", PAGE_RUNS)
+def test_pages_screenshot(page_runs, scenario, lang):
+    returncode, stdout, stderr = page_runs[(scenario, lang)]
+    assert returncode == 0, stderr
+    paths = [Path(line) for line in stdout.split() if line.endswith(".png")]
     assert [p.name for p in paths] == [f"{scenario}-{lang}-{n}.png" for n in ("1-system", "2-gpu", "3-recommend", "3-recommend-more",
                                                                        "4-environment", "8-vram")]
     for path in paths:
