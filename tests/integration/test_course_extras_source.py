@@ -105,3 +105,24 @@ def test_the_extras_source_missing_it_too_says_to_check_the_course(tmp_path, uv_
     assert err.kind == "missing-extra", err.output
     en = err.message.text("en")
     assert EXTRA in en and "course profile" in en and empty.simple_url in en
+
+
+def test_an_install_says_it_too_and_resume_asks_the_same_extras_source(tmp_path, uv_exe, indexes):
+    """The install's own resolve step words it as the preview does; the saved state keeps the
+    extras' source, so Resume asks the same indexes (not the mirror alone)."""
+    from wizard.core.install.recovery import StateStore
+    from wizard.core.install.runner import InstallJob, run_steps
+
+    mirror, _pypi = indexes
+    dead = f"http://127.0.0.1:{free_port()}/simple"
+    options, _run = plan(tmp_path, uv_exe, mirror, dead)
+    options.cache_dir, options.state_dir = str(tmp_path / "cache"), str(tmp_path / "state")
+    target = new_venv(str(tmp_path / "envs" / "course"), sys.executable)
+    job = InstallJob(target, options, RealHost())
+    assert not run_steps(job)
+    assert job.failure is not None and job.failure.step_id == "resolve", job.failure and job.failure.detail
+    assert job.failure.kind == "extras-unreachable" and EXTRA in job.failure.message.text("ko")
+    state = StateStore(tmp_path / "state").load(target.path)
+    assert state is not None and state.index_url == mirror.simple_url and state.extras_index == dead
+    again = app_install.resume_request(state).options
+    assert again.extras == [EXTRA] and again.extras_index == dead and again.index_url == mirror.simple_url

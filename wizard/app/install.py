@@ -268,7 +268,8 @@ def resume_request(state: EnvState, settings: InstallSettings | None = None, *, 
                              proxies={"http": proxy, "https": proxy} if proxy else None,
                              uv_python_mirror=settings.python_mirror.strip() or None,
                              verify_imports=list(VERIFY_IMPORTS),
-                             refresh_index=state.status == "failed")  # a failed answer is asked again
+                             refresh_index=state.status == "failed",  # a failed answer is asked again
+                             extras=list(state.extras), extras_index=state.extras_index)  # a course's, as it ran
     pins = ", ".join(state.pins) if state.pins else " ".join(state.requirements)
     return InstallRequest(state.env_target(), options, None, f"{pins} ← {state.index_url or 'PyPI'}")
 

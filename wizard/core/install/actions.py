@@ -140,14 +140,16 @@ def _load_or_new_state(ctx: StepContext) -> EnvState:
         state = None  # a finished earlier run: this is a new job on an existing environment
     if state is None:
         return EnvState(env_path=t.path, target=t.to_json(), created_by_wizard=t.creates_env,
-                        requirements=list(job.options.requirements), index_url=job.options.index_url)
+                        requirements=list(job.options.requirements), index_url=job.options.index_url,
+                        extras=list(job.options.extras), extras_index=job.options.extras_index)
     job.resuming = True
     # an installer killed mid-write leaves files that look installed: put the whole set in again
     job.reinstall = state.error_kind == "killed-mid-write"
     if state.created_by_wizard and not t.creates_env:
         # resuming a new environment that now exists: keep treating it as ours
         job.target = EnvTarget.from_json(state.target)
-    same = state.requirements == list(job.options.requirements) and state.index_url == job.options.index_url
+    same = (state.requirements == list(job.options.requirements) and state.index_url == job.options.index_url
+            and state.extras_index == job.options.extras_index)
     if same and state.plan:
         try:
             job.plan = InstallPlan.from_json(state.plan)
@@ -156,6 +158,7 @@ def _load_or_new_state(ctx: StepContext) -> EnvState:
     if not same:  # the student changed the build after a failure: plan again for the new one
         state.requirements = list(job.options.requirements)
         state.index_url = job.options.index_url
+        state.extras, state.extras_index = list(job.options.extras), job.options.extras_index
         state.plan = None
     ctx.log(msg("install.resuming", steps=", ".join(state.steps_done) or "-").text(ctx.job.lang))
     return state

@@ -87,6 +87,8 @@ class EnvState:
     error_kind: str | None = None
     requirements: list[str] = field(default_factory=list)
     index_url: str | None = None  # the index or mirror actually asked (None: PyPI)
+    extras: list[str] = field(default_factory=list)  # a course's extra packages among the requirements
+    extras_index: str | None = None  # where they come from when the index lacks them (extras.py)
     pins: list[str] = field(default_factory=list)  # the exact set the plan chose ("torch==2.13.0+cpu")
     installer: str | None = None  # pip or uv, as the run used it
     current_step: str | None = None  # the step under way while status is "running"
