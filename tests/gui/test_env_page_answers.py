@@ -103,12 +103,18 @@ def test_a_course_extra_the_mirror_lacks_is_in_the_preview_and_blocks_install(qt
     session = make_session(build)
     session.course = CourseProfile(name="NLP", packages=("transformers",))
     window, env_page, _page = open_pages(qtbot, session, root, index)
+    # the extras' source is the mirror itself ("the mirror only"; PyPI is the default, which a test
+    # without the internet cannot ask): the mirror lacks the extra
+    # (the page's own field for it is to come: set here, and the plan asked again for it)
+    env_page.settings.extras_index = env_page.options().index_url
+    env_page.answers.forget_plan()
     env_page.set_mode(MODE_NEW_VENV)
     env_page.venv_path.setText(str(root / "envs" / "과목 환경"))
     wait_plan(qtbot, env_page)
     assert "transformers" in env_page.what_label.text()  # what is asked, extras included
-    assert env_page.plan_error is not None and env_page.plan_error.failure_kind == app_install.FailureKind.NO_BUILD
-    assert "transformers" in env_page.plan_status.text()  # the missing package is named, not torch alone
+    assert env_page.plan_error is not None and env_page.plan_error.failure_kind == app_install.FailureKind.EXTRAS
+    status = env_page.plan_status.text()
+    assert "transformers" in status and "torch==" not in status  # the missing package alone is named
     assert not env_page.isComplete() and not commit_button(window).isEnabled()
     assert "Ready to install" not in env_page.checks_label.text()
 
