@@ -126,3 +126,24 @@ def test_an_install_says_it_too_and_resume_asks_the_same_extras_source(tmp_path,
     assert state is not None and state.index_url == mirror.simple_url and state.extras_index == dead
     again = app_install.resume_request(state).options
     assert again.extras == [EXTRA] and again.extras_index == dead and again.index_url == mirror.simple_url
+
+
+def test_the_command_line_takes_the_extras_source_and_says_it(tmp_path):
+    """``install --extras-index``: the same setting as the window's, said in the "what" line; an
+    address without a scheme is refused before anything runs."""
+    from pathlib import Path
+
+    from tests.cli_runner import run_cli
+
+    good = str(Path(__file__).resolve().parents[1] / "data" / "courses" / "good.toml")
+    env = {"GSW_COMPAT_UPDATE": "0", "NO_PROXY": "*"}
+    source = f"http://127.0.0.1:{free_port()}/simple"
+    done = run_cli("install", "--venv", str(tmp_path / "env"), "--course", good, "--plan-only", "--lang", "en",
+                   "--index-url", "http://127.0.0.1:9/whl", "--extras-index", source, env=env)
+    what = [line for line in done.stderr.splitlines() if "torch==" in line and "packaging>=20" in line]
+    assert what and "http://127.0.0.1:9/whl" in what[0] and source in what[0], done.stderr
+    assert "when it has them" in what[0]
+    bad = run_cli("install", "--venv", str(tmp_path / "env2"), "--course", good, "--plan-only",
+                  "--extras-index", "pypi.org/simple", env=env, data_dir=tmp_path / "data")
+    assert bad.returncode == 2 and "is not a web address" in bad.stderr and "Traceback" not in bad.stderr
+    assert not (tmp_path / "env2").exists()

@@ -173,12 +173,13 @@ def extra_requirements(session: Session) -> list[str]:
     return list(session.course.packages) if session.course is not None else []
 
 
-def add_extras(session: Session, options: InstallOptions) -> InstallOptions:
-    """``options`` (InstallOptions) with the course's extras appended, each once (see
-    :func:`wizard.core.course.profile.add_extras` for the index they come from)."""
+def add_extras(session: Session, options: InstallOptions, extras_index: str = "") -> InstallOptions:
+    """``options`` (InstallOptions) with the course's extras appended, each once; ``extras_index``:
+    where they come from when the build's index lacks them ("": PyPI; see
+    :func:`wizard.core.course.profile.add_extras`)."""
     from wizard.core.course.profile import add_extras as core_add_extras
 
-    extended: InstallOptions = core_add_extras(session.course, options)
+    extended: InstallOptions = core_add_extras(session.course, options, extras_index.strip() or None)
     return extended
 
 

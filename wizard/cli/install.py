@@ -137,11 +137,12 @@ class _ProgressPrinter:
 
 
 def _bad_index_url(args: argparse.Namespace, lang: str) -> str | None:
-    """Why ``--index-url``/``--python-mirror`` is no web address, or None. Asked before anything
-    else: pip would take ``download.pytorch.org/whl/cu126`` for a folder and install from it."""
+    """Why ``--index-url``/``--python-mirror``/``--extras-index`` is no web address, or None. Asked
+    before anything else: pip would take ``download.pytorch.org/whl/cu126`` for a folder and install from it."""
     from wizard.app.install import index_url_problem
 
-    for url in (getattr(args, "index_url", None), getattr(args, "python_mirror", None)):
+    for url in (getattr(args, "index_url", None), getattr(args, "python_mirror", None),
+                getattr(args, "extras_index", None)):
         problem = index_url_problem(url) if url else None
         if problem:
             return t(problem, lang, url=url)
@@ -221,11 +222,11 @@ def run(args: argparse.Namespace) -> int:
     target = answer.target
     assert target is not None  # with the recommendation made, resolve_target answers a target or a problem
     settings = app_install.InstallSettings(mirror=args.index_url or "", python_mirror=args.python_mirror or "",
-                                           installer=_installer(args))
+                                           installer=_installer(args), extras_index=args.extras_index or "")
     options = app_install.install_options(candidate, settings, cache_dir=args.cache_dir, parallel=args.parallel,
                                           confirmed=set(CONFIRMABLE) if args.yes else set())
-    _add_course(session, choice, options, lang)
-    say(t("install.cli.what", lang, reqs=" ".join(options.requirements), index=app_install.sources_text(options),
+    _add_course(session, choice, options, lang, settings.extras_index)
+    say(t("install.cli.what", lang, reqs=" ".join(options.requirements), index=app_install.sources_text(options, lang),
           target=target.label(lang)))
     request = app_install.InstallRequest(target, app_install.asking_again(options))  # a command asks the index anew
     if args.plan_only:
@@ -233,7 +234,8 @@ def run(args: argparse.Namespace) -> int:
     return _run_request(request, host, args, lang)
 
 
-def _add_course(course: Session, choice: PythonChoice, options: InstallOptions, lang: str) -> None:
+def _add_course(course: Session, choice: PythonChoice, options: InstallOptions, lang: str,
+                extras_index: str = "") -> None:
     """The course's pin notes on stderr and its extras in the request (the app layer's, as the window's)."""
     if course.course is None:
         return
@@ -241,7 +243,7 @@ def _add_course(course: Session, choice: PythonChoice, options: InstallOptions, 
 
     for line in pin_notes(course, choice.recommendation):
         say(line)
-    add_extras(course, options)
+    add_extras(course, options, extras_index)
 
 
 def _run_request(request: InstallRequest, host: Host, args: argparse.Namespace, lang: str) -> int:

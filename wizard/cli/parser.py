@@ -250,6 +250,7 @@ def add_install_parser(sub: SubParsers, common: argparse.ArgumentParser, lang: s
     p.add_argument("--cache-dir", metavar="DIR", help=t("install.cli.cache.help", lang))
     p.add_argument("--parallel", type=int, default=3, metavar="N", help=t("install.cli.parallel.help", lang))
     p.add_argument("--python-mirror", metavar="URL", help=t("install.cli.python_mirror.help", lang))
+    p.add_argument("--extras-index", metavar="URL", help=t("install.cli.extras_index.help", lang))
     add_course_argument(p, lang)
     add_bundle_arguments(p, lang)
     what = p.add_mutually_exclusive_group()
