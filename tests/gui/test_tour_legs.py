@@ -62,6 +62,9 @@ def test_a_fixed_mirror_is_asked_again_and_a_failed_install_resumes_once_it_is_w
     assert record["pages"] == ["mirror-lacks-the-build", "mirror-fixed", "install-failed", "install-resumed"]
     assert "✖" in facts["broken_status"] and "torch" in facts["broken_status"]
     assert facts["asked_again"] and facts["first_install"] == "failed"
+    # the mirror answered 404 for the file its page lists: the file is missing, the server was reached
+    assert facts["failure_kind"] == "missing-file" and "연결하지 못" not in facts["failure_text"]
+    assert facts["broken_file"] in facts["failure_text"] and "404" in facts["failure_text"]
     assert facts["resume_asked"] and facts["install_state"] == "done"
     assert facts["env_python"] and Path(facts["env_python"]).name.startswith("python")
 
@@ -78,6 +81,8 @@ def test_a_course_with_a_mirror_previews_its_extra_and_where_it_comes_from(legs)
     record, _out = passed(legs("course-mirror", "ko"))
     facts = record["facts"]
     assert "tiny-course-extra" in facts["status_missing"] and "✖" in facts["status_missing"]
+    # only what is missing is named, and not as "pick a build this index has"
+    assert "torch==" not in facts["status_missing"] and "torchvision" not in facts["status_missing"]
     assert "tiny-course-extra" in facts["what_planned"] and record["index_url"].rsplit("/whl", 1)[0] in facts["what_planned"]
     assert {"torch", "torchvision", "tiny-course-extra"} <= set(facts["planned_files"])
 

@@ -188,6 +188,9 @@ def mirror_fixed(leg: Leg) -> None:
         page = leg.w.install_page
         tour.grab("install-failed")
         leg.facts["first_install"] = page.state
+        failure = page.job.failure if page.job is not None else None
+        leg.facts["failure_kind"] = str(failure.failure_kind) if failure is not None else None
+        leg.facts["failure_text"] = failure.message.text(tour.record.lang) if failure is not None else ""
         leg.check(page.state == "failed", f"the install from a mirror without its torch file ended as {page.state}")
         leg.check("✓" not in leg.w.steps.labels[PageId.INSTALL].text(), "the side list ticks a failed install")
         idx.fail(leg.facts["broken_file"], None)  # the mirror is whole again
