@@ -133,3 +133,30 @@ def test_an_install_whose_mirror_lost_a_file_says_the_file_is_missing(tmp_path):
     assert gone in ko and "404" in ko and "연결하지 못" not in ko
     assert job.summary()["error"]["kind"] == "missing-file"
     assert Path(root / "cache").exists()
+
+
+@pytest.mark.parametrize("installer", ["uv", "pip"])
+def test_a_plan_that_reads_a_missing_wheel_says_the_file_is_missing(tmp_path, installer):
+    """An index without metadata files: the resolver reads the wheel itself, and the index
+    answers 404 for it. The plan (the Environment page's preview) names the file, not the
+    connection, and blocks Install."""
+    from wizard.app.install import plan_blocks
+    from wizard.core.install.environments import find_uv
+    from wizard.core.install.plan import PlanError
+    from wizard.core.install.runner import preview_plan
+
+    uv = find_uv()
+    if installer == "uv" and not uv:
+        pytest.skip("uv is not installed (pip install uv)")
+    with LoopbackIndex(with_metadata=False) as idx:
+        served = idx.add_wheels([make_wheel(tmp_path / "w", "gsw-gone", "1.0")])[0]
+        idx.fail(served.filename, 404)
+        options = InstallOptions(["gsw-gone==1.0"], idx.simple_url, installer=installer, uv_exe=uv,
+                                 uv_cache_dir=str(tmp_path / "uv-cache"))
+        target = new_venv(str(tmp_path / "envs" / "v"), sys.executable)
+        with pytest.raises(PlanError) as info:
+            preview_plan(target, options, RealHost())
+    err = info.value
+    assert err.kind == "missing-file" and err.failure_kind == FailureKind.MISSING_FILE, err.output
+    assert plan_blocks(err) and err.host == "127.0.0.1"
+    assert served.filename in err.message.text("ko") and "연결하지 못" not in err.message.text("ko")

@@ -63,7 +63,7 @@ MISMATCH_REASONS = ("family-mismatch",)
 # A plan with one of these cannot be installed as it is: the install would stop on the same
 # answer (the engine's resolve step asks the same question).
 PLAN_BLOCKING_REASONS = ("network", "no-version", "failed", "family-mismatch", "bad-report", "old-pip", "no-pip",
-                         *EXTRAS_REASONS)
+                         "missing-file", *EXTRAS_REASONS)
 
 _KIND_OF_REASON: dict[str, FailureKind] = {
     **{r: FailureKind.CONNECTION for r in CONNECTION_REASONS},
@@ -80,6 +80,23 @@ NETWORK_MARKERS = ("NewConnectionError", "Failed to establish a new connection",
                    "ConnectTimeoutError", "ProxyError", "SSLError", "Connection refused", "ReadTimeoutError",
                    "Could not fetch URL", "ConnectionError")
 DISK_MARKERS = ("No space left on device", "[Errno 28]", "ENOSPC", "disk is full")
+
+
+# uv's and pip's words for a file the index lists and then will not serve
+_FILE_STATUS = (re.compile(r"status client error \((\d{3})[^)]*\) for url \((\S+?)\)"),  # uv
+                re.compile(r"HTTP error (\d{3}) while getting (\S+)"))  # pip
+_FILE_SUFFIXES = (".whl", ".tar.gz", ".zip", ".metadata")
+
+
+def missing_file_in_output(text: str) -> tuple[int, str] | None:
+    """(status, URL) when a tool's output says a file (a wheel, an sdist, its metadata) was
+    answered 404, 403 or 410 -- the index lists it and does not have it; None otherwise."""
+    for pattern in _FILE_STATUS:
+        for m in pattern.finditer(text or ""):
+            status, url = int(m.group(1)), m.group(2).split("#", 1)[0]
+            if status in MISSING_FILE_STATUSES and url.lower().endswith(_FILE_SUFFIXES):
+                return status, url
+    return None
 
 
 def reason_in_output(text: str) -> str | None:
@@ -109,5 +126,5 @@ def says_network(text: str) -> bool:
 
 
 __all__ = ["CONNECTION_REASONS", "DISK_MARKERS", "DISK_REASONS", "EXTRAS_REASONS", "FailureKind", "MISMATCH_REASONS",
-           "MISSING_FILE_REASONS", "MISSING_FILE_STATUSES", "NETWORK_MARKERS", "NO_BUILD_REASONS", "PLAN_BLOCKING_REASONS", "host_in_output", "reason_in_output",
+           "MISSING_FILE_REASONS", "MISSING_FILE_STATUSES", "NETWORK_MARKERS", "missing_file_in_output", "NO_BUILD_REASONS", "PLAN_BLOCKING_REASONS", "host_in_output", "reason_in_output",
            "says_network"]

@@ -405,6 +405,23 @@ def classify_pip_failure(output: str, index_url: str | None) -> PlanError:
     return err
 
 
+def missing_file_error(text: str, detail: str) -> PlanError | None:
+    """The resolver was answered 404/403/410 for a file the index lists (uv and pip read a wheel
+    for its metadata when the index gives none): the file is missing, not the connection."""
+    from urllib.parse import unquote
+
+    from wizard.core.install.failure_kind import missing_file_in_output
+
+    found = missing_file_in_output(text)
+    if found is None:
+        return None
+    status, url = found
+    host = urlsplit(url).hostname or "?"
+    name = unquote(url.rstrip("/").rsplit("/", 1)[-1])
+    return PlanError("missing-file", msg("install.error.missing_file", host=host, status=status, file=name), detail,
+                     host)
+
+
 def _classify_pip(text: str, index_url: str | None) -> PlanError:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     errors = [ln for ln in lines if ln.startswith("ERROR:")]
@@ -413,6 +430,9 @@ def _classify_pip(text: str, index_url: str | None) -> PlanError:
     network = says_network(text)  # the one list of the tools' words (failure_kind)
     if "No module named pip" in text:
         return PlanError("no-pip", msg("install.plan.error.no_pip"), detail)
+    missing = missing_file_error(text, detail)
+    if missing is not None:
+        return missing
     if "no such option: --dry-run" in text or "no such option: --report" in text:
         return PlanError("old-pip", msg("install.plan.error.old_pip"), detail)
     if "Could not find a version that satisfies" in text or "No matching distribution found" in text:

@@ -25,7 +25,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from wizard.core.base.i18n import msg
-from wizard.core.install.plan import PlanError, PlannedFile, index_args, pip_child_env
+from wizard.core.install.plan import PlanError, PlannedFile, index_args, missing_file_error, pip_child_env
 
 PYLOCK_NAME = "pylock.toml"
 # uv variables that choose what is installed or from where: never inherited by the wizard's runs
@@ -147,6 +147,9 @@ def _classify_uv(text: str, index_url: str | None) -> PlanError:
     detail = next((ln for ln in lines if ln.startswith(("error:", "×", "╰─▶"))), lines[-1] if lines else "")
     host_match = re.search(r"https?://([^/:\s'\"`]+)", text)
     host = host_match.group(1) if host_match else (urlsplit(index_url).hostname if index_url else None)
+    missing = missing_file_error(text, detail)
+    if missing is not None:  # before the network words: uv says "Failed to fetch" for a 404 too
+        return missing
     if any(m in text for m in _NETWORK):
         return PlanError("network", msg("install.error.network", host=host or "?", detail=detail), detail, host)
     if "No solution found" in text or "not found in the package registry" in text or "there is no version" in text:
