@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -59,6 +60,8 @@ def run_cli(*args: str, stdin: str | bytes | None = None, lang: str = "en",
     set for the command (None removes one). ``data_dir``: where history is kept (``GSW_DATA_DIR``).
     ``host``: the machine the command detects and probes (a ``RecordedHost``); None is this one.
     """
+    if any(str(a) == "pdf" or str(a).lower().endswith(".pdf") for a in args):
+        _widgets_application()
     raw_in = stdin.encode("utf-8") if isinstance(stdin, str) else (stdin or b"")
     out, err = _text_stream(), _text_stream()
     variables: dict[str, str | None] = {"GSW_LANG": lang, "PYTHONUTF8": "1", **(env or {})}
@@ -73,6 +76,19 @@ def run_cli(*args: str, stdin: str | bytes | None = None, lang: str = "en",
         if isinstance(exc.code, str):
             err.write(exc.code + "\n")
     return CLIResult(int(status), _read(out), _read(err))
+
+
+def _widgets_application() -> None:
+    """A PDF is drawn with Qt, which needs an application; left to itself, the export makes a
+    QGuiApplication, this process's one Qt application for good, and a later test's window made
+    on it aborts the process (tests/gui/test_in_process_pdf.py). A QApplication made first serves
+    the export as well (it takes a running one). Without PySide6 the command says so itself."""
+    try:
+        from PySide6.QtWidgets import QApplication
+    except ImportError:
+        return
+    if QApplication.instance() is None:
+        QApplication([sys.argv[0] if sys.argv else "pytest"])
 
 
 def _read(stream: io.TextIOWrapper) -> str:
