@@ -418,7 +418,7 @@ def missing_file_error(text: str, detail: str) -> PlanError | None:
     status, url = found
     host = urlsplit(url).hostname or "?"
     name = unquote(url.rstrip("/").rsplit("/", 1)[-1])
-    return PlanError("missing-file", msg("install.error.missing_file", host=host, status=status, file=name), detail,
+    return PlanError("missing-file", msg("install.plan.error.missing_file", host=host, status=status, file=name), detail,
                      host)
 
 
