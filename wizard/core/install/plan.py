@@ -418,8 +418,8 @@ def missing_file_error(text: str, detail: str) -> PlanError | None:
     status, url = found
     host = urlsplit(url).hostname or "?"
     name = unquote(url.rstrip("/").rsplit("/", 1)[-1])
-    return PlanError("missing-file", msg("install.plan.error.missing_file", host=host, status=status, file=name), detail,
-                     host)
+    said = msg("install.plan.error.missing_file", host=host, status=status, file=name)
+    return PlanError("missing-file", said, detail, host)
 
 
 def _classify_pip(text: str, index_url: str | None) -> PlanError:
