@@ -126,5 +126,5 @@ def says_network(text: str) -> bool:
 
 
 __all__ = ["CONNECTION_REASONS", "DISK_MARKERS", "DISK_REASONS", "EXTRAS_REASONS", "FailureKind", "MISMATCH_REASONS",
-           "MISSING_FILE_REASONS", "MISSING_FILE_STATUSES", "NETWORK_MARKERS", "missing_file_in_output", "NO_BUILD_REASONS", "PLAN_BLOCKING_REASONS", "host_in_output", "reason_in_output",
-           "says_network"]
+           "MISSING_FILE_REASONS", "MISSING_FILE_STATUSES", "NETWORK_MARKERS", "NO_BUILD_REASONS",
+           "PLAN_BLOCKING_REASONS", "host_in_output", "missing_file_in_output", "reason_in_output", "says_network"]
