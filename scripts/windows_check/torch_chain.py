@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 
 TORCH = "2.13.0"
-REQUIREMENTS = [f"torch=={TORCH}", "ipykernel"]
+TORCHVISION = "0.28.0"  # the wizard installs torch with its torchvision (the compatibility table's pair)
+REQUIREMENTS = [f"torch=={TORCH}", f"torchvision=={TORCHVISION}", "ipykernel"]
 VENV = r"envs\torch-cpu"  # under the Hangul profile
 # wine 10 has no GetNumaNodeProcessorMaskEx: torch's Intel OpenMP (libiomp5md.dll) aborts at import
 # ("OMP: Error #179") unless its affinity/topology detection is off. Windows has the call; test-only.
@@ -26,7 +27,7 @@ WINE_ONLY_ENV = {"KMP_AFFINITY": "disabled", "KMP_TOPOLOGY_METHOD": "flat"}
 # wizard's own data (settings, install state, download cache: kept by `uninstall /S`, removed by
 # /PURGE), pip's cache from the ipykernel install.
 MADE_BY_STUDENT = ("envs", "AppData/Roaming/jupyter", "AppData/Local/gpu-setup-wizard", "AppData/Local/pip",
-                   "AppData/Local/uv")
+                   "AppData/Local/uv", "AppData/Roaming/uv")  # uv's own folders: its cache, its state
 
 
 def download(repo: Path, cache: Path) -> Path:
