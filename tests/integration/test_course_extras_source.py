@@ -124,6 +124,9 @@ def test_an_install_says_it_too_and_resume_asks_the_same_extras_source(tmp_path,
     assert job.failure.kind == "extras-unreachable" and EXTRA in job.failure.message.text("ko")
     state = StateStore(tmp_path / "state").load(target.path)
     assert state is not None and state.index_url == mirror.simple_url and state.extras_index == dead
+    from wizard.core.install.summary import InstallSummary
+
+    assert InstallSummary.from_json(job.summary()).extras_index == dead  # the report knows both indexes
     again = app_install.resume_request(state).options
     assert again.extras == [EXTRA] and again.extras_index == dead and again.index_url == mirror.simple_url
 

@@ -476,6 +476,8 @@ class JobState:
             "target_kind": self.target.kind,
             "requirements": list(self.options.requirements),
             "index_url": self.options.index_url,
+            # a course's extras' source, asked after index_url (None: the index alone; extras.py)
+            "extras_index": self.options.extras_index,
             "installer": self.installer,
             "pip": " ".join(self.pip_cmd[:3]) if self.pip_cmd else None,
             "already_satisfied": self.was_satisfied,

@@ -45,6 +45,7 @@ class InstallSummary:
     target_kind: str | None = None  # "new-venv", "existing-venv", "new-conda", ...
     requirements: tuple[str, ...] = ()
     index_url: str | None = None
+    extras_index: str | None = None  # a course's extras' source, asked after index_url
     installer: str | None = None
     pip: str | None = None
     already_satisfied: bool = False
@@ -78,7 +79,8 @@ class InstallSummary:
             ok=doc.get("ok") is True, status=_text(doc.get("status")), env_python=_text(doc.get("env_python")),
             env_path=_text(doc.get("env_path")), target_kind=_text(doc.get("target_kind")),
             requirements=tuple(str(r) for r in doc.get("requirements") or [] if r),
-            index_url=_text(doc.get("index_url")), installer=_text(doc.get("installer")), pip=_text(doc.get("pip")),
+            index_url=_text(doc.get("index_url")), extras_index=_text(doc.get("extras_index")),
+            installer=_text(doc.get("installer")), pip=_text(doc.get("pip")),
             already_satisfied=doc.get("already_satisfied") is True, installed=installed,
             imports={str(k): str(v) for k, v in imports.items()} if isinstance(imports, Mapping) else {},
             downloaded_bytes=_int(doc.get("downloaded_bytes")), from_cache_bytes=_int(doc.get("from_cache_bytes")),
