@@ -184,9 +184,9 @@ def failure_kind(reason: object) -> FailureKind:
 
 def sources_text(options: InstallOptions, lang: str | None = None) -> str:
     """Where the packages come from. With ``lang`` and a course's extras that have their own
-    source: in words ("<mirror>; the course's X: from <mirror> when it has them, else from
-    PyPI"); otherwise the indexes in the order they are asked (extra ones first, as uv does;
-    "PyPI" for none)."""
+    source: in words ("<mirror> (the course's X: from PyPI when not there)", made to follow
+    "from" in a sentence); otherwise the indexes in the order they are asked (extra ones first,
+    as uv does; "PyPI" for none)."""
     if lang is not None:
         from wizard.core.install.extras import sources_words
 
