@@ -49,6 +49,7 @@ from urllib.parse import urlsplit
 import requests
 from requests.adapters import HTTPAdapter
 from requests.utils import should_bypass_proxies
+from urllib3 import PoolManager
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import DecodeError, ProtocolError, ReadTimeoutError, SSLError
@@ -308,8 +309,8 @@ class _Adapter(HTTPAdapter):
         super().init_poolmanager(connections, maxsize, block, **pool_kwargs)
         self.poolmanager.pool_classes_by_scheme = _POOLS  # the watched connections
 
-    def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> Any:
-        manager = super().proxy_manager_for(proxy, **proxy_kwargs)
+    def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> PoolManager:
+        manager: PoolManager = super().proxy_manager_for(proxy, **proxy_kwargs)  # a (SOCKS)ProxyManager
         if not proxy.lower().startswith("socks"):  # a SOCKS proxy's pools are its own
             manager.pool_classes_by_scheme = _POOLS
         return manager
