@@ -3,7 +3,8 @@
 
 A widget that owns its state: the last progress report and download snapshot, and the file
 rows (the planned files as "waiting" before the download starts, each then followed to "done",
-"cached", or "stopped, kept for Resume"). The page feeds it the engine's progress reports.
+"cached", "stopped, kept for Resume", or "not started" when the run ended before its first
+byte). The page feeds it the engine's progress reports.
 """
 
 from __future__ import annotations
@@ -172,6 +173,8 @@ class InstallProgress(QWidget):
             state = f.state if f.state in FILE_STATES else "waiting"
             if over and state in ("waiting", "downloading", "verifying"):
                 state = "cancelled"  # the run is over: not "downloading" any more ("stopped, kept for Resume")
+            if over and state == "cancelled" and f.done == 0 and not f.resumed_from:
+                state = "not_started"  # nothing of it on disk: nothing is kept for Resume
             text = t(f"install.page.file.{state}", self.lang)
             if f.resumed_from and state in ("downloading", "verifying", "done"):
                 text += " " + t("install.page.file.resumed", self.lang, size=format_bytes(f.resumed_from))
