@@ -74,6 +74,11 @@ from wizard.ui.session_model import SessionModel
 from wizard.ui.widgets.log_view import LogView
 from wizard.ui.workers import Task, submit
 
+# Failures the Environment page's settings fix (a mirror, a proxy, the extras' source): "Change
+# settings" opens them there. A file the mirror lists but does not serve is one: another index is
+# the way out while the mirror syncs.
+SETTINGS_KINDS = (FailureKind.CONNECTION, FailureKind.MISSING_FILE, FailureKind.EXTRAS)
+
 
 def _part(part: str, name: str) -> property:
     """A widget of one of the page's parts, named on the page too (tests and the tour reach it so)."""
@@ -359,17 +364,18 @@ class InstallPage(BasePage):
         self._task = submit(app_env.remove_environment, state, host, store, on_done=done, on_failed=failed)
 
     def change_settings(self) -> None:
-        """Back to the Environment page (a mirror, another folder); Install there starts again."""
+        """Back to the Environment page (a mirror, another folder); Install there starts again.
+        After a failure of one of ``SETTINGS_KINDS`` the settings there are open."""
         if self.busy:
             return
         wizard = self.wizard()
         if wizard is None:
             return
-        network = (self.job is not None and self.job.failure is not None
-                   and self.job.failure.failure_kind == FailureKind.CONNECTION)
+        in_settings = (self.job is not None and self.job.failure is not None
+                       and self.job.failure.failure_kind in SETTINGS_KINDS)
         wizard.back()
         previous = wizard.currentPage()
-        if network and hasattr(previous, "show_settings"):
+        if in_settings and hasattr(previous, "show_settings"):
             previous.show_settings()
 
     def save_log(self, path: str | os.PathLike[str]) -> None:
