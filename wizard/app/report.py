@@ -68,7 +68,8 @@ def _install_plan(session: Session) -> dict[str, Any] | None:
     options = getattr(request, "options", None)
     if options is None:
         return None
-    return {"requirements": list(options.requirements), "index_url": options.index_url}
+    return {"requirements": list(options.requirements), "index_url": options.index_url,
+            "extras_index": getattr(options, "extras_index", None)}  # a course's extras' own source
 
 
 def build(session: Session, *, lang: str | None = None, include_private: bool = False,

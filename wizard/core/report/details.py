@@ -201,19 +201,30 @@ def _recommendation_items(ctx: ReportContext, sec: Section, with_command: bool) 
     for a in [a for a in getattr(rec, "advice", []) if a.severity == "required"]:
         sec.items.append(Item("advice", ctx.t("report.install.first"), a.text(ctx.lang), WARN, list(a.commands)))
     if with_command:
-        command = (_pip_command(ctx, plan.get("requirements") or [], plan.get("index_url")) if plan
-                   else chosen.commands().as_text().get("pip") if chosen is not None else None)
+        command = (_pip_command(ctx, plan.get("requirements") or [], plan.get("index_url"), plan.get("extras_index"))
+                   if plan else chosen.commands().as_text().get("pip") if chosen is not None else None)
         sec.blocks.append(Block("command", ctx.t("report.install.command"), command))
 
 
-def _pip_command(ctx: ReportContext, requirements: Any, index_url: str | None) -> str | None:
-    """``python -m pip install REQS --index-url INDEX`` of an install's requirements and index."""
+def _pip_command(ctx: ReportContext, requirements: Any, index_url: str | None,
+                 extras_index: str | None = None) -> str | None:
+    """``python -m pip install REQS --index-url INDEX`` of an install's requirements and index;
+    a course's extras that came from their own source (PyPI, a PyPI mirror) add
+    ``--extra-index-url SOURCE`` -- an https or loopback address only (anything else a report
+    could carry is not put into a command the reader copies), and never the build's own index."""
+    from wizard.core.base.http import url_allowed
+    from wizard.core.install.extras import same_index
+
     reqs = [str(r) for r in requirements]
     if not reqs:
         return None
     command = " ".join(["python -m pip install", *reqs])
     if index_url:
         command += " --index-url " + _index_text(ctx, index_url)
+    source = (extras_index or "").strip()
+    if (source and index_url and not same_index(source, index_url)
+            and url_allowed(source, allow_loopback_http=True) and not any(c.isspace() for c in source)):
+        command += " --extra-index-url " + _index_text(ctx, source)
     return command
 
 
@@ -271,7 +282,7 @@ def install_section(ctx: ReportContext) -> Section:
         sec.items.append(Item("installed", ctx.t("report.install.installed"),
                               ctx.t("report.install.failed", status=inst.status or "?"), FAIL,
                               [text] if text else []))
-    command = _pip_command(ctx, inst.requirements, inst.index_url)
+    command = _pip_command(ctx, inst.requirements, inst.index_url, inst.extras_index)
     if command:
         sec.blocks.append(Block("command_ran", ctx.t("report.install.command_ran"), command))
     return sec
