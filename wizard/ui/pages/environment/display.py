@@ -19,7 +19,7 @@ def what_text(options: InstallOptions | None, has_build: bool, lang: str, plain:
     if not has_build:
         return t("environment.what.none", lang)
     reqs = " ".join(options.requirements) if options else ""
-    index = sources_text(options) if options else "PyPI"  # a course's extras: PyPI too
+    index = sources_text(options, lang) if options else "PyPI"  # a course's extras: where from, in words
     if plain:
         return t("environment.what.plain", lang, reqs=reqs, index=index)
     return t("environment.what", lang, reqs=f"<b>{_esc(reqs)}</b>", index=_esc(index))

@@ -133,7 +133,7 @@ class PlanPreview(QGroupBox):
         self.show_details("")
         self.show_alternatives(has_target)
         plan, err = self.plan, self.plan_error
-        sources = app_install.sources_text(options) if options else "PyPI"  # a course's extras: PyPI too
+        sources = app_install.sources_text(options, lang) if options else "PyPI"  # a course's extras: in words
         if not has_target:
             self.plan_status.setText(_esc(target_problem or ""))
             self.plan_tree.hide()
