@@ -96,9 +96,11 @@ def make_session(build, conda: list[CondaInstall] | None = None) -> Session:
     return session
 
 
-def open_pages(qtbot, session: Session, root: Path, index: LoopbackIndex | None):
+def open_pages(qtbot, session: Session, root: Path, index: LoopbackIndex | None, extras_index: str | None = None):
     """The real wizard, starting at the Environment page, with the mirror setting pointing at the
-    loopback index (or, without one, at a port nobody listens on: tests never reach the internet)."""
+    loopback index (or, without one, at a port nobody listens on: tests never reach the internet);
+    ``extras_index``: where a course's extras come from when the mirror lacks them (a loopback
+    "PyPI"), set before the first plan is asked."""
     from tests.integration.index_server import free_port
 
     window = SetupWizard(session)
@@ -107,6 +109,8 @@ def open_pages(qtbot, session: Session, root: Path, index: LoopbackIndex | None)
     env_page.cache_dir = str(root / "cache")
     env_page.state_dir = str(root / "state")
     env_page.settings.mirror = (index.base if index is not None else f"http://127.0.0.1:{free_port()}") + "/whl"
+    if extras_index is not None:
+        env_page.settings.extras_index = extras_index
     window.setStartId(PageId.ENVIRONMENT)
     window.show()
     window.restart()

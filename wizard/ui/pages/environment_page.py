@@ -481,6 +481,7 @@ class EnvironmentPage(BasePage):
 
     def _show_what(self) -> None:
         build = self.last_run.offered_build(self.candidate())
+        self.settings_panel.set_extras_needed(bool(getattr(self.session.course, "packages", None)))
         self.what.show_what(self._what_text(), self.last_run.note(self.settings.mirror, self.candidate(), self.lang),
                             (build.torch, build.variant) if build is not None else None)
 

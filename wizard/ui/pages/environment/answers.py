@@ -19,7 +19,7 @@ from wizard.ui.workers import Task, submit
 if TYPE_CHECKING:
     from wizard.core.base.host import Host
 
-PlanKey = tuple[str | None, str | None, tuple[str, ...], str | None, str]
+PlanKey = tuple[str | None, str | None, tuple[str, ...], str | None, str | None, str]
 
 
 def plan_key(target: EnvTarget, options: InstallOptions) -> PlanKey:
@@ -32,7 +32,8 @@ def plan_key(target: EnvTarget, options: InstallOptions) -> PlanKey:
     else:
         py = None
     existing = target.python_exe if not target.creates_env else None
-    return (py, existing, tuple(options.requirements), options.index_url, target.kind)
+    # a course's extras' source is asked too: changing it plans again
+    return (py, existing, tuple(options.requirements), options.index_url, options.extras_index, target.kind)
 
 
 class Answers(QObject):

@@ -1,5 +1,6 @@
-"""The Environment page's advanced settings: a mirror of the PyTorch index, uv's Python mirror,
-a proxy and the installer, folded under "Advanced" until a student (or a network failure) opens
+"""The Environment page's advanced settings: a mirror of the PyTorch index, where a course's extra
+packages come from (PyPI or a PyPI mirror; shown while a course with extras is open), uv's Python
+mirror, a proxy and the installer, folded under "Advanced" until a student (or a network failure) opens
 them.
 
 A widget that owns its state: it edits one :class:`~wizard.app.install.InstallSettings` and says
@@ -13,7 +14,7 @@ from typing import Callable
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QLineEdit, QToolButton, QVBoxLayout, QWidget
 
-from wizard.app.install import INSTALLER_AUTO, INSTALLER_PIP, INSTALLER_UV, InstallSettings
+from wizard.app.install import INSTALLER_AUTO, INSTALLER_PIP, INSTALLER_UV, InstallSettings, index_url_problem
 from wizard.core.base.i18n import t
 
 
@@ -40,6 +41,14 @@ class SettingsPanel(QWidget):
         self.mirror_edit = QLineEdit()
         self.mirror_edit.setObjectName("mirrorEdit")
         self.mirror_edit.setPlaceholderText("https://mirror.example.org/whl")
+        self.extras_edit = QLineEdit()  # "" is PyPI; the mirror's own address: the mirror only
+        self.extras_edit.setObjectName("extrasIndexEdit")
+        self.extras_edit.setPlaceholderText("https://pypi.org/simple")
+        self.extras_problem = QLabel()  # why the typed address is not one (it is then not used)
+        self.extras_problem.setObjectName("extrasIndexProblem")
+        self.extras_problem.setWordWrap(True)
+        self.extras_problem.setStyleSheet("color: #b00020;")
+        self.extras_problem.hide()
         self.python_mirror_edit = QLineEdit()
         self.python_mirror_edit.setObjectName("pythonMirrorEdit")
         self.python_mirror_edit.setPlaceholderText(
@@ -53,13 +62,18 @@ class SettingsPanel(QWidget):
         self.installer_combo.addItem("pip", INSTALLER_PIP)
         self.installer_combo.addItem("uv", INSTALLER_UV)
         self.mirror_label, self.python_mirror_label = QLabel(), QLabel()
-        self.proxy_label, self.installer_label = QLabel(), QLabel()
+        self.proxy_label, self.installer_label, self.extras_label = QLabel(), QLabel(), QLabel()
         form.addRow(self.mirror_label, self.mirror_edit)
+        form.addRow(self.extras_label, self.extras_edit)
+        form.addRow("", self.extras_problem)
+        self._form = form
+        self.extras_needed = False
+        self.set_extras_needed(False)
         form.addRow(self.python_mirror_label, self.python_mirror_edit)
         form.addRow(self.proxy_label, self.proxy_edit)
         form.addRow(self.installer_label, self.installer_combo)
         self.show_values()
-        for edit in (self.mirror_edit, self.python_mirror_edit, self.proxy_edit):
+        for edit in (self.mirror_edit, self.extras_edit, self.python_mirror_edit, self.proxy_edit):
             edit.editingFinished.connect(self._edited)
         self.installer_combo.currentIndexChanged.connect(lambda _i: self._edited())
         self.advanced.hide()
@@ -73,7 +87,7 @@ class SettingsPanel(QWidget):
         """Put the settings' values into the fields (without saying ``changed``)."""
         s = self.settings
         for edit, value in ((self.mirror_edit, s.mirror), (self.python_mirror_edit, s.python_mirror),
-                            (self.proxy_edit, s.proxy)):
+                            (self.proxy_edit, s.proxy), (self.extras_edit, s.extras_index)):
             edit.blockSignals(True)
             edit.setText(value)
             edit.blockSignals(False)
@@ -87,7 +101,20 @@ class SettingsPanel(QWidget):
         s.python_mirror = self.python_mirror_edit.text().strip()
         s.proxy = self.proxy_edit.text().strip()
         s.installer = self.installer_combo.currentData() or INSTALLER_PIP
+        extras = self.extras_edit.text().strip()
+        problem = index_url_problem(extras) if extras else None
+        self.extras_problem.setText(t(problem, self.lang, url=extras) if problem else "")
+        self.extras_problem.setVisible(bool(problem) and self.extras_needed)
+        if problem is None:  # a text that is no address is not used: the last good source stays
+            s.extras_index = extras
         self.changed.emit()
+
+    def set_extras_needed(self, needed: bool) -> None:
+        """The extras' source is shown while a course with extra packages is open (it means
+        nothing otherwise)."""
+        self.extras_needed = needed
+        self._form.setRowVisible(self.extras_edit, needed)
+        self._form.setRowVisible(self.extras_problem, needed and bool(self.extras_problem.text()))
 
     def reveal(self) -> None:
         """Unfold the settings (after a network failure: the mirror field is what to change)."""
@@ -108,6 +135,8 @@ class SettingsPanel(QWidget):
         self.more_button.setText(t("environment.advanced", lang))
         self.mirror_label.setText(t("environment.advanced.mirror", lang) + ":")
         self.mirror_edit.setToolTip(t("environment.advanced.mirror_tip", lang))
+        self.extras_label.setText(t("environment.advanced.extras_index", lang) + ":")
+        self.extras_edit.setToolTip(t("environment.advanced.extras_index_tip", lang))
         self.python_mirror_label.setText(t("environment.advanced.python_mirror", lang) + ":")
         self.proxy_label.setText(t("environment.advanced.proxy", lang) + ":")
         self.installer_label.setText(t("environment.advanced.installer", lang) + ":")
