@@ -59,32 +59,44 @@ def test_the_python_a_course_names_is_the_same_installed_interpreter_in_both_fac
 
 
 # --- 3. a course's extra with a mirror: both name it, both refuse, then both plan it ----------------
+# The mirror lacks the course's extra, so both faces ask the extras' source for it: a loopback
+# "PyPI" given to both (the window's setting, the command's --extras-index), never pypi.org.
 def test_a_course_extra_with_a_mirror_is_refused_then_planned_alike(qtbot, build, wheels, root, tmp_path):
     from wizard.app import course as app_course
 
     course = course_file(tmp_path, 'packages = ["tiny-course-extra"]')
-    with LoopbackIndex() as idx:
+    with LoopbackIndex() as idx, LoopbackIndex() as pypi:
         idx.add_wheels(wheels.values())
         session = make_session(build)
         app_course.open_course(session, str(course))
-        window, env_page, _page = open_pages(qtbot, session, root, idx)
+        window, env_page, _page = open_pages(qtbot, session, root, idx, extras_index=pypi.simple_url)
         env_page.set_mode(MODE_NEW_VENV)
         env_page.venv_path.setText(str(root / "envs" / "과목 환경"))
         wait_plan(qtbot, env_page)
         assert env_page.plan_error is not None and "tiny-course-extra" in env_page.plan_status.text()
-        out = cli_plan(root, build.best, idx.base + "/whl", "--course", str(course))
+        assert asked(pypi, "tiny-course-extra"), pypi.log  # the extras' source, not pypi.org
+        pypi.log.clear()
+        out = cli_plan(root, build.best, idx.base + "/whl", "--course", str(course), "--extras-index", pypi.simple_url)
         assert out.returncode != 0 and "tiny-course-extra" in out.stderr + out.stdout, out.stdout + out.stderr
-        idx.add_wheels([make_wheel(tmp_path / "extra", "tiny-course-extra", "1.0.0",
-                                   files={"tiny_course_extra.py": "X = 1\n"})])
-        env_page.mirror_edit.editingFinished.emit()  # the same address, asked again
+        assert asked(pypi, "tiny-course-extra"), pypi.log
+        pypi.add_wheels([make_wheel(tmp_path / "extra", "tiny-course-extra", "1.0.0",
+                                    files={"tiny_course_extra.py": "X = 1\n"})])
+        env_page.mirror_edit.editingFinished.emit()  # the same addresses, asked again
         wait_plan(qtbot, env_page)
         assert env_page.plan_error is None, env_page.plan_status.text()
         window_files = {f.name for f in env_page.plan.files}
-        out = cli_plan(root, build.best, idx.base + "/whl", "--course", str(course))
+        window_what = env_page.what_label.text()
+        out = cli_plan(root, build.best, idx.base + "/whl", "--course", str(course), "--extras-index", pypi.simple_url)
     assert out.returncode == 0, out.stdout + out.stderr
     said = out.stdout + out.stderr  # the plan is said on stderr, as the command's progress
     assert "tiny-course-extra" in window_files and "tiny-course-extra" in said
     assert all(name in said for name in window_files)
+    assert pypi.simple_url in window_what and pypi.simple_url in said  # both say where the extra comes from
+
+
+def asked(index: LoopbackIndex, project: str) -> bool:
+    """Whether ``index`` was asked for ``project``'s page."""
+    return any(project in str(entry.get("path")) for entry in index.log)
 
 
 # --- 4. a mirror fixed after it failed: both ask it again ------------------------------------------
