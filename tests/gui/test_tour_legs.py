@@ -85,6 +85,10 @@ def test_a_course_with_a_mirror_previews_its_extra_and_where_it_comes_from(legs)
     assert "torch==" not in facts["status_missing"] and "torchvision" not in facts["status_missing"]
     assert "tiny-course-extra" in facts["what_planned"] and record["index_url"].rsplit("/whl", 1)[0] in facts["what_planned"]
     assert {"torch", "torchvision", "tiny-course-extra"} <= set(facts["planned_files"])
+    # the extra came from the course's extras' source, a loopback "PyPI" (never pypi.org), and the
+    # preview says so beside the mirror
+    assert facts["pypi_asked"] and facts["pypi"].startswith("http://127.0.0.1:")
+    assert facts["pypi"] in facts["what_planned"] and facts["extras_field_shown"]
 
 
 @pytest.mark.parametrize("lang,closed_by", [("ko", "cancel"), ("en", "window-x")])

@@ -10,9 +10,11 @@ itself"), each walked in the real window from its first page by the mouse and ke
   (a real venv, small wheels named like the build from a loopback index).
 * ``chosen-python``: the interpreter picked on the Recommendation page is the one the Environment
   page plans with, and its note does not send the student back to choose it.
-* ``course-mirror``: a course profile opened on the System page asks for an extra package; with
-  a mirror that lacks it the preview names the package and Install stays off; once the mirror
-  has it the preview lists it with the place it comes from.
+* ``course-mirror``: a course profile opened on the System page asks for an extra package; the
+  student names where a course's extras come from ("Course extras from": a loopback "PyPI", so the
+  tour never reaches pypi.org). With a mirror and a PyPI that both lack it the preview names the
+  package and Install stays off; once the PyPI has it the preview lists it with the place it
+  comes from (the mirror for torch, the PyPI for the extra).
 * ``closed-after-report``: the run walks to the report (a recorded CPU-only interpreter answers
   the probes), exports the HTML and closes by Cancel (Korean) or the window's ✕ (English): the
   run is in the history.
@@ -83,6 +85,7 @@ class Leg:
 
     def __init__(self, tour: Tour, session, index, work: Path) -> None:
         self.tour, self.session, self.index, self.work = tour, session, index, work
+        self.pypi = None  # a second loopback index standing for PyPI (a course's extras' source)
         self.w = tour.window
         self.env = self.w.environment_page
         self.facts: dict = tour.record.facts
@@ -121,6 +124,19 @@ class Leg:
         QTest.keyClicks(edit, url)
         edit.editingFinished.emit()  # what leaving the field sends (Xvfb has no window manager to move focus)
         self.tour.record.index_url = url
+
+    def type_extras_index(self, url: str) -> None:
+        """The settings' "Course extras from" field, typed as :meth:`type_mirror` types the mirror."""
+        from PySide6.QtCore import Qt
+        from PySide6.QtTest import QTest
+
+        if not self.env.mirror_edit.isVisible():
+            self.click(self.env.more_button)
+        edit = self.env.settings_panel.extras_edit
+        edit.setFocus()
+        QTest.keyClick(edit, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+        QTest.keyClicks(edit, url)
+        edit.editingFinished.emit()
 
     def plan_ready(self) -> bool:
         env = self.env
@@ -252,7 +268,7 @@ def chosen_python(leg: Leg) -> None:
 def course_mirror(leg: Leg) -> None:
     from tests.integration.index_server import make_wheel
 
-    tour, env, idx = leg.tour, leg.env, leg.index
+    tour, env, idx, pypi = leg.tour, leg.env, leg.index, leg.pypi
     name = "딥러닝 기초" if tour.record.lang == "ko" else "Deep learning basics"
     course = leg.work / "course.toml"
     course.write_text(COURSE.format(name=name), encoding="utf-8")
@@ -272,8 +288,11 @@ def course_mirror(leg: Leg) -> None:
         leg.check("tiny-course-extra" in env.what_label.text(), "the plan does not ask for the course's package")
         leg.check("tiny-course-extra" in env.plan_status.text(), "the refusal does not name the missing package")
         leg.check(not leg.install_button().isEnabled(), "Install is on although the course's package is missing")
-        idx.add_wheels([make_wheel(leg.work / "extra", "tiny-course-extra", "1.0.0",
-                                   files={"tiny_course_extra.py": "X = 1\n"})])
+        leg.facts["pypi"] = pypi.simple_url
+        leg.facts["pypi_asked"] = any("tiny-course-extra" in str(e.get("path")) for e in pypi.log)
+        leg.check(leg.facts["pypi_asked"], "the course's extras' source was not asked for the missing package")
+        pypi.add_wheels([make_wheel(leg.work / "extra", "tiny-course-extra", "1.0.0",
+                                    files={"tiny_course_extra.py": "X = 1\n"})])  # PyPI has it, the mirror not
         asked.append(len(idx.log))
         leg.type_mirror(idx.base + "/whl")
 
@@ -283,12 +302,15 @@ def course_mirror(leg: Leg) -> None:
         leg.facts["what_planned"] = what
         leg.facts["planned_files"] = sorted(f.name for f in env.plan.files) if env.plan else []
         leg.check(env.plan_error is None, "the mirror with the course's package still fails: " + env.plan_status.text())
-        leg.check("tiny-course-extra" in what and idx.base in what, "the plan does not say where the extra comes from")
+        leg.check("tiny-course-extra" in what and idx.base in what and pypi.simple_url in what,
+                  "the plan does not say where the extra comes from")
+        leg.facts["extras_field_shown"] = env.settings_panel.extras_edit.isVisible()
         leg.check("tiny-course-extra" in leg.facts["planned_files"], "the plan's files lack the course's package")
         leg.check(leg.install_button().isEnabled(), "Install is off although everything is on the mirror")
 
     def fill_mirror() -> None:
         idx.add_wheels(build_wheels(leg.work / "wheels", list(env.options().requirements)))
+        leg.type_extras_index(pypi.simple_url)
         leg.type_mirror(idx.base + "/whl")
 
     leg.to_environment(on_system=open_course)
@@ -416,6 +438,7 @@ def dejavu_only_fontconfig(folder: Path) -> None:
 LEG_STEPS = {"mirror-fixed": mirror_fixed, "chosen-python": chosen_python, "course-mirror": course_mirror,
              "closed-after-report": closed_after_report}
 NEEDS_INDEX = {"mirror-fixed", "course-mirror"}
+NEEDS_PYPI = {"course-mirror"}  # a loopback "PyPI" for a course's extras: a leg never reaches pypi.org
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -465,6 +488,7 @@ def _run(args, out: Path, work: Path) -> int:
     from wizard.ui.main_wizard import SetupWizard
 
     index = LoopbackIndex().start() if args.leg in NEEDS_INDEX else None
+    pypi = LoopbackIndex().start() if args.leg in NEEDS_PYPI else None
     app = create_app([sys.argv[0]], lang=args.lang)
     app.setQuitOnLastWindowClosed(False)  # a leg closes the window itself and reports after
     session = Session(host=scenarios.this_pc_without_gpu(), lang=args.lang)
@@ -473,14 +497,17 @@ def _run(args, out: Path, work: Path) -> int:
     window.show()
     record = TourRecord(f"leg-{args.leg}", args.lang, args.size)
     tour = Tour(app, window, record, out)
-    LEG_STEPS[args.leg](Leg(tour, session, index, work))
+    leg = Leg(tour, session, index, work)
+    leg.pypi = pypi
+    LEG_STEPS[args.leg](leg)
     from PySide6.QtCore import QTimer
 
     QTimer.singleShot(0, window.start)
     tour.run()
     code = app.exec()
-    if index is not None:
-        index.stop()
+    for served in (index, pypi):
+        if served is not None:
+            served.stop()
     print(json.dumps({"failure": record.failure, "screenshots": record.screenshots}, ensure_ascii=False))
     return code
 
