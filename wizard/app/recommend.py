@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from wizard.core.recommend.inputs import MachineFacts as MachineFacts
     from wizard.core.recommend.inputs import Wishes as Wishes
     from wizard.core.recommend.recommender import Candidate as Candidate
-    from wizard.core.recommend.recommender import Recommendation
+    from wizard.core.recommend.recommender import Recommendation as Recommendation
     from wizard.core.recommend.text import format_recommendation as format_recommendation
     from wizard.core.recommend.update import UpdateResult  # value types and formatters the faces use, re-exported
 
@@ -30,6 +30,7 @@ __getattr__ = lazy_exports(__name__, {
     "FALLBACK_PYTHON": "wizard.core.recommend.choose_python", "MachineFacts": "wizard.core.recommend.inputs",
     "Wishes": "wizard.core.recommend.inputs", "format_recommendation": "wizard.core.recommend.text",
     "PythonChoice": "wizard.core.recommend.choose_python", "Candidate": "wizard.core.recommend.recommender",
+    "Recommendation": "wizard.core.recommend.recommender",
 })
 
 

@@ -8,14 +8,14 @@ teaching and support form). Exit statuses: SUCCESS; BAD_INPUT for facts the reco
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from wizard.cli.common import error, lang_of, print_json, read_input
 from wizard.cli.exit_status import ExitStatus
 from wizard.core.base.i18n import t
 
 if TYPE_CHECKING:
-    from wizard.app.recommend import MachineFacts, Wishes
+    from wizard.app.recommend import MachineFacts, Recommendation, Wishes
     from wizard.app.session import Session
 
 
@@ -60,7 +60,7 @@ def check_data_update(lang: str) -> None:
         print(result.text(lang), file=sys.stderr)
 
 
-def card_for(args: argparse.Namespace, lang: str) -> Any:
+def card_for(args: argparse.Namespace, lang: str) -> tuple[Recommendation, str | None] | ExitStatus:
     """``--gpu NAME``: the recommendation for a card from the catalogue (the app layer's); an
     unknown or ambiguous name: a "did you mean" line and BAD_INPUT."""
     from wizard.app.recommend import recommend_card
@@ -76,6 +76,8 @@ def card_for(args: argparse.Namespace, lang: str) -> Any:
         return error(t("recommend.cli.gpu.unknown_none", lang, name=args.gpu, known=names))
     if found.problem == "not_nvidia":
         return error(t("recommend.cli.gpu.not_nvidia", lang, gpu=found.card))
+    if found.recommendation is None:  # every problem above has its line; a card always has an answer
+        return error(t("recommend.cli.gpu.unknown_none", lang, name=args.gpu, known=names))
     note = t("recommend.plan.assumed_driver", lang, driver=found.assumed_driver) if found.assumed_driver else None
     return found.recommendation, note
 
@@ -87,7 +89,8 @@ def _wishes(args: argparse.Namespace) -> Wishes:
                   index_url=args.index_url)
 
 
-def recommend_for(args: argparse.Namespace, lang: str, course_session: Session | None = None) -> Any:
+def recommend_for(args: argparse.Namespace, lang: str,
+                  course_session: Session | None = None) -> tuple[Recommendation, str | None] | ExitStatus:
     """(recommendation, a note on the chosen Python or None), or an exit status after an error line.
     ``course_session``: a Session holding ``--course``'s profile, whose pin is the torch wish."""
     from wizard.app import recommend as app_recommend
@@ -125,7 +128,7 @@ def unfit_pythons_text(session: Session, lang: str) -> str:
     return "\n".join([t("recommend.cli.python_unfit", lang)] + ["  " + line for line in lines]) if lines else ""
 
 
-def print_recommendation(args: argparse.Namespace, rec: Any, note: str | None, lang: str,
+def print_recommendation(args: argparse.Namespace, rec: Recommendation, note: str | None, lang: str,
                          course_notes: list[str] | None = None) -> int:
     from wizard.app.recommend import check_index, format_recommendation
 
