@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, Callable
 if TYPE_CHECKING:
     from wizard.app.session import Session
     from wizard.app.vram import GpuMemory
-    from wizard.core.course.lessons import MeasuredNeed
+    from wizard.core.base.process import CancelLike
+    from wizard.core.course.lessons import CourseJudgment, MeasuredNeed
     from wizard.core.course.profile import CourseLesson
 
 
@@ -28,7 +29,7 @@ def lessons_to_measure(session: Session) -> list[CourseLesson]:
 
 def measure_lessons(session: Session, python_exe: str, gpu: GpuMemory | None = None, *,
                     on_event: Callable[[dict[str, Any]], None] | None = None,
-                    cancel: Any = None) -> dict[str, MeasuredNeed]:
+                    cancel: CancelLike = None) -> dict[str, MeasuredNeed]:
     """Measure each model-named lesson in ``python_exe`` (a child process per lesson: call it off
     the GUI thread). A lesson whose setting the wizard refuses, or whose model cannot be measured
     nor estimated, gets a need of None with the reason in the student's language."""
@@ -72,13 +73,14 @@ def record_measured(session: Session, measured: dict[str, MeasuredNeed]) -> None
     session.course_measured = dict(measured)
 
 
-def judge_on(session: Session, gpu: GpuMemory | None, ram_total_bytes: int | None) -> Any:
+def judge_on(session: Session, gpu: GpuMemory | None, ram_total_bytes: int | None) -> CourseJudgment:
     """The course's lessons judged for ``gpu`` (this PC's, a typed card, or None) with what was
-    measured (``vram --course``: the command line has no detection to judge from)."""
+    measured (``vram --course``: the command line has no detection to judge from). The session
+    holds a course (``vram --course`` opened it)."""
     from wizard.core.course.lessons import judge_course
 
     if session.course is None:
-        return None
+        raise ValueError("judge_on needs a session with a course profile")
     gpus: list[tuple[str | None, int | None, int]] = [(gpu.name, gpu.total_bytes, gpu.used_bytes)] if gpu else []
     return judge_course(session.course, gpus, ram_total_bytes, session.lang, session.course_measured)
 
