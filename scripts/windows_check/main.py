@@ -220,7 +220,7 @@ def run_checks(check: Check, cache: Path, work: Path, root: Path | None) -> int:
             check.data["startup_ratio_met"] = bool(ratio) and ratio["ratio"] <= app_steps.STARTUP_TARGET
         if chain_wheels is not None:
             check.step("torch-install-verify-kernel-hangul-profile", torch_chain.run, ctx, REPO, chain_wheels,
-                       winpy, check.out, app_steps.decode)
+                       winpy, check.out, app_steps.decode, Path(py["python"]).parents[1], py["shim_files"])
         else:
             check.skip("torch-install-verify-kernel-hangul-profile", "the torch wheels were not downloaded")
         check.step("uninstall", app_steps.uninstall, ctx, {app_steps.STAND_IN_DIR, *torch_chain.MADE_BY_STUDENT})

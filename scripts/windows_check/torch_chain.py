@@ -12,6 +12,7 @@ packages), downloaded once into the cache. The venv's Python is the verified Win
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -63,7 +64,25 @@ def _tail(raw: bytes, decode) -> str:
     return decode(raw)[0].strip()[-1500:]
 
 
-def run(ctx, repo: Path, wheels: Path, python: str, out: Path, decode) -> tuple[bool, str, dict]:
+SITE = "cp313/Lib/site-packages/"
+
+
+def shim_numpy(venv_site: Path, python_dir: Path, shim_files: list[str]) -> list[str]:
+    """The venv's numpy gets the same wine shims as the freezing Python's (same wheel, numpy
+    2.5.5 cp313): wine's ucrtbase stubs crealf & co., which numpy's .pyds import, and the first
+    `import numpy` (torch imports it) aborts. Test scaffolding in the test prefix only; listed."""
+    copied = []
+    for rel in shim_files:
+        if rel.startswith(SITE + "numpy/") and (python_dir / rel).is_file():
+            target = venv_site / rel[len(SITE):]
+            if target.parent.is_dir():
+                shutil.copy2(python_dir / rel, target)
+                copied.append(rel[len(SITE):])
+    return copied
+
+
+def run(ctx, repo: Path, wheels: Path, python: str, out: Path, decode, python_dir: Path | None = None,
+        shim_files: list[str] | None = None) -> tuple[bool, str, dict]:
     """install, verify, kernel install; each child's output is kept in OUTDIR/torch-chain-*.txt."""
     sys.path.insert(0, str(repo))
     from tests.integration.index_server import LoopbackIndex
@@ -95,6 +114,9 @@ def run(ctx, repo: Path, wheels: Path, python: str, out: Path, decode) -> tuple[
                     pass
             if res.returncode != 0:
                 return False, f"{name} exited {res.returncode}: {_tail(res.stderr, decode)}", facts
+            if name == "install" and python_dir is not None:
+                site = ctx.runner.c_drive(venv) / "Lib" / "site-packages"
+                facts["test_only_files_in_venv"] = shim_numpy(site, python_dir, shim_files or [])
     if not ctx.runner.c_drive(venv).joinpath("pyvenv.cfg").exists():
         return False, "no venv under the Hangul profile", facts
     return True, "", facts
