@@ -118,6 +118,7 @@ class EnvironmentPage(BasePage):
         self._debounce.setInterval(REFRESH_DELAY_MS)
         self._debounce.timeout.connect(self.refresh)
         model.detection_finished.connect(self._detection_finished)
+        common.EnterStaysOnPage(self).entered.connect(self.plan_again)  # Enter in a field never presses Install
         super().retranslate()
 
     def _detection_finished(self, _detection: object) -> None:
@@ -317,8 +318,7 @@ class EnvironmentPage(BasePage):
             self.retranslate()
         self.set_mode(MODE_SKIP)
 
-    # the chooser's lists, named on the page (tests call them so)
-    def _fill_unfinished(self) -> None:
+    def _fill_unfinished(self) -> None:  # the chooser's lists, named on the page (tests call them so)
         self.chooser.fill_unfinished()
 
     def default_venv_path(self) -> str:
@@ -339,6 +339,12 @@ class EnvironmentPage(BasePage):
             self.answers.forget_plan()
             self.preview.forget()
         self._changed()
+
+    def plan_again(self) -> None:
+        """Enter in a field: plan once more, asking the index, and show the new plan (never Install)."""
+        if self.built and self.mode() != MODE_SKIP:
+            self.answers.ask_again()
+            self._changed()
 
     def show_settings(self) -> None:
         """Open the mirror/proxy/installer settings (after a network failure)."""

@@ -47,6 +47,7 @@ class Answers(QObject):
         super().__init__(parent)
         self.key: PlanKey | None = None  # what the current plan answers
         self.answer_failed = False  # the index's last answer was a failure: the next plan asks it again
+        self.ask_index = False  # the student pressed Enter in a field: the next plan asks the index, not a cache
         self._gen = 0  # the choice: bumped on every change
         self._plan_gen = 0
         self._check_gen = 0
@@ -60,6 +61,11 @@ class Answers(QObject):
         """Ask the index again for the next plan (a red answer was for the old settings)."""
         self.key = None
 
+    def ask_again(self) -> None:
+        """Plan once more and ask the index itself (Enter in a field of the page)."""
+        self.key = None
+        self.ask_index = True
+
     def wants_plan(self, target: EnvTarget, options: InstallOptions) -> bool:
         """A new key: the plan on the way (if any) is dropped and the caller asks again."""
         key = plan_key(target, options)
@@ -72,8 +78,9 @@ class Answers(QObject):
     def plan(self, target: EnvTarget, options: InstallOptions, host: Host) -> None:
         self._plan_gen += 1
         gen = self._plan_gen
-        if self.answer_failed:  # the last answer was a failure: ask the index, not a cached page
+        if self.answer_failed or self.ask_index:  # a failure, or Enter: ask the index, not a cached page
             options = app_install.asking_again(options)
+        self.ask_index = False
 
         def done(outcome: PlanOutcome) -> None:
             if common.alive(self) and gen == self._plan_gen:

@@ -1,8 +1,11 @@
 """What the Environment and Install pages share: the target modes, the colours and marks of
-their rich-text labels, and the confirmation dialog (one function, so tests can answer it)."""
+their rich-text labels, the confirmation dialog (one function, so tests can answer it), and
+the filter that keeps Enter in a field from pressing the wizard's default button."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from wizard.app.environments import (  # noqa: F401 - the modes are the app layer's, named here for the pages
@@ -50,3 +53,30 @@ def ask_yes_no(parent: QWidget, title: str, text: str, yes_text: str, no_text: s
     box.setEscapeButton(no)
     box.exec()
     return box.clickedButton() is yes
+
+
+_ENTER_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+
+
+class EnterStaysOnPage(QObject):
+    """Installed on a page: Return/Enter that no child accepted stops at the page.
+
+    A line edit ignores Return/Enter after it has said ``returnPressed``/``editingFinished``, so
+    the key goes up to the QWizard (a QDialog), which clicks its default button -- on the
+    Environment page Install, a commit page. Here it stops and ``entered`` is said (the page
+    plans again and shows the new plan). Buttons take their own Enter; the wizard's are not on
+    the page."""
+
+    entered = Signal()
+
+    def __init__(self, page: QWidget) -> None:
+        super().__init__(page)
+        page.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) and event.key() in _ENTER_KEYS:
+            event.accept()
+            self.entered.emit()
+            return True
+        return False
+

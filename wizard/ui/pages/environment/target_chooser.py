@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from wizard.app import environments as app_env
 from wizard.app import install as app_install
+from wizard.app import recommend as app_recommend
 from wizard.app.environments import TargetChoice
 from wizard.app.reuse import ReuseOffer
 from wizard.app.session import Session
@@ -90,6 +91,7 @@ class TargetChooser(QGroupBox):
         self.auto_path: str | None = None  # the folder proposed for the build (followed until typed over)
         self.reuse_offer: ReuseOffer | None = None  # the environment the last run verified (listed wherever it is)
         self._uv_text: dict[tuple, str] = {}
+        self._best: tuple[tuple[int, int] | None, str | None] = (None, None)
         self._tasks: list[Task] = []
         self._build()
 
@@ -266,23 +268,26 @@ class TargetChooser(QGroupBox):
         combo.blockSignals(True)
         combo.clear()
         chosen = getattr(getattr(session.recommendation, "interpreter", None), "path", None)
+        best = self.best_match_path()
         unfit = []
         for p in app_env.python_options(session.detection, session.recommendation, session.candidate):
             if not p.fits:
                 unfit.append(p)
                 continue
-            mark = "  " + t("environment.python.recommended", lang) if p.recommended else ""
-            combo.addItem(f"Python {p.version} — {p.path}{mark}", ("python", p.path, p.version))
+            # only "Best match"'s pick is recommended; another Python picked on the Recommendation page is the student's
+            key = "environment.python.recommended" if p.path == best else (
+                "environment.python.chosen" if p.recommended else "")
+            mark = "  " + t(key, lang) if key else ""
+            combo.addItem(p.label(lang) + mark, ("python", p.path, p.version))
         version = app_install.python_version(session)
         self.uv = app_env.find_uv()
         if version:
             combo.addItem(t("environment.python.uv", lang, version=version), ("uv", version, version))
             if not self.uv:
                 _disable_last(combo)
-        for p in unfit:
-            why = p.why_not.text(lang) if p.why_not is not None else ""
-            combo.addItem(f"Python {p.version} — {p.path}  ({why})", None)
-            _disable_last(combo, tooltip=why)
+        for p in unfit:  # the app layer's line, as the command line prints it
+            combo.addItem(p.label(lang), None)
+            _disable_last(combo, tooltip=p.why_not.text(lang) if p.why_not is not None else "")
         # (findData compares Python objects by identity: look for an equal tuple instead)
         index = next((i for i in range(combo.count()) if current is not None and combo.itemData(i) == current), -1)
         if index < 0:
@@ -300,6 +305,16 @@ class TargetChooser(QGroupBox):
             note = app_env.env_root_note(self.session.host)  # a Hangul Windows home: why not under it
             self.venv_path.setToolTip(note.text(self.lang) if note is not None else "")
             self.venv_path.blockSignals(False)
+
+    def best_match_path(self) -> str | None:
+        """The interpreter "Best match" picks on the Recommendation page (the app layer's choice
+        with no Python named), asked once per detection."""
+        session = self.session
+        key = (id(session.detection), id(session.course))
+        if self._best[0] != key:
+            interpreter = app_recommend.compute(session).interpreter if session.detection is not None else None
+            self._best = (key, interpreter.path if interpreter is not None else None)
+        return self._best[1]
 
     def fill_existing(self) -> None:
         """Existing: venvs the detection saw or the wizard made, and interpreters themselves."""
