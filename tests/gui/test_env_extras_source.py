@@ -71,6 +71,10 @@ def test_the_extras_source_field_is_checked_used_and_plans_again(qtbot, build, w
         panel.extras_edit.setText("pypi.example.kr/simple")
         panel.extras_edit.editingFinished.emit()
         assert panel.extras_problem.isVisibleTo(env_page) and "https://" in panel.extras_problem.text()
+        qtbot.waitUntil(lambda: panel.extras_problem.geometry().top() > panel.extras_edit.geometry().top())
+        # laid out under its field, inside the settings (not left where the layout never put it)
+        assert (panel.extras_edit.geometry().bottom() <= panel.extras_problem.geometry().top()
+                <= panel.extras_problem.geometry().bottom() <= panel.python_mirror_edit.geometry().top())
         assert env_page.settings.extras_index == dead
         # the loopback "PyPI": the plan is asked again, from it
         panel.extras_edit.setText(pypi.simple_url)
@@ -108,3 +112,29 @@ def test_the_extras_source_is_part_of_the_plan_key(tmp_path):
     a, b = _course_options("https://pypi.org/simple"), _course_options(PYPI_MIRROR)
     assert plan_key(target, a) != plan_key(target, b)
     assert plan_key(target, a) == plan_key(target, _course_options("https://pypi.org/simple"))
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_a_bad_extras_address_is_said_under_its_field(qtbot, lang):
+    from wizard.app.install import InstallSettings
+    from wizard.core.base.i18n import t
+    from wizard.ui.pages.environment.settings_panel import SettingsPanel
+
+    settings = InstallSettings(mirror="https://mirror.example.edu/whl", extras_index="https://pypi.org/simple")
+    panel = SettingsPanel(settings, lambda: lang)
+    qtbot.addWidget(panel)
+    panel.retranslate()
+    panel.set_extras_needed(True)
+    panel.reveal()
+    panel.resize(760, 320)
+    panel.show()
+    panel.extras_edit.setText("pypi.example.kr/simple")
+    panel.extras_edit.editingFinished.emit()
+    assert panel.extras_problem.text() == t("recommend.index.bad_url.scheme", lang, url="pypi.example.kr/simple")
+    assert settings.extras_index == "https://pypi.org/simple"  # the last good source stays
+    qtbot.wait(50)
+    assert (panel.extras_edit.geometry().bottom() <= panel.extras_problem.geometry().top()
+            <= panel.extras_problem.geometry().bottom() <= panel.python_mirror_edit.geometry().top())
+    panel.extras_edit.setText("")  # empty: PyPI
+    panel.extras_edit.editingFinished.emit()
+    assert settings.extras_index == "" and not panel.extras_problem.isVisibleTo(panel)

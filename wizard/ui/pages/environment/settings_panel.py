@@ -48,7 +48,6 @@ class SettingsPanel(QWidget):
         self.extras_problem.setObjectName("extrasIndexProblem")
         self.extras_problem.setWordWrap(True)
         self.extras_problem.setStyleSheet("color: #b00020;")
-        self.extras_problem.hide()
         self.python_mirror_edit = QLineEdit()
         self.python_mirror_edit.setObjectName("pythonMirrorEdit")
         self.python_mirror_edit.setPlaceholderText(
@@ -104,7 +103,7 @@ class SettingsPanel(QWidget):
         extras = self.extras_edit.text().strip()
         problem = index_url_problem(extras) if extras else None
         self.extras_problem.setText(t(problem, self.lang, url=extras) if problem else "")
-        self.extras_problem.setVisible(bool(problem) and self.extras_needed)
+        self._form.setRowVisible(self.extras_problem, bool(problem) and self.extras_needed)  # the row, not the label
         if problem is None:  # a text that is no address is not used: the last good source stays
             s.extras_index = extras
         self.changed.emit()
