@@ -16,20 +16,23 @@ pytestmark = [pytest.mark.gui, pytest.mark.slow]  # real pip resolutions against
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QLineEdit, QWizard  # noqa: E402
 
-from tests.gui.install_driver import make_session, open_pages, wait_plan  # noqa: E402
+from tests.gui.install_driver import make_session, open_pages, wait_end, wait_plan  # noqa: E402
 from wizard.ui.pages.base import PageId  # noqa: E402
 from wizard.ui.pages.environment.common import MODE_NEW_VENV  # noqa: E402
 
 
-def settle(qtbot, window, env_page) -> None:
-    """Let the debounce, the plan and the checks run (and a queued page change happen)."""
+def settle(qtbot, window, env_page, install_page) -> None:
+    """Let the debounce, the plan and the checks run (and a queued page change happen); an
+    install the key started is let finish, so the failing test ends instead of hanging."""
     qtbot.wait(400)
     qtbot.waitUntil(lambda: window.currentId() != PageId.ENVIRONMENT or not env_page.pending(), timeout=120_000)
     qtbot.wait(200)
+    if window.currentId() == PageId.INSTALL:
+        wait_end(qtbot, install_page)
 
 
 def test_enter_after_typing_a_mirror_shows_the_new_plan_instead_of_installing(qtbot, build, index, root):
-    window, env_page, _page = open_pages(qtbot, make_session(build), root, None)  # a mirror nobody answers
+    window, env_page, page = open_pages(qtbot, make_session(build), root, None)  # a mirror nobody answers
     env_page.set_mode(MODE_NEW_VENV)
     env_page.venv_path.setText(str(root / "envs" / "엔터 키"))
     wait_plan(qtbot, env_page)
@@ -41,7 +44,7 @@ def test_enter_after_typing_a_mirror_shows_the_new_plan_instead_of_installing(qt
     qtbot.keyClicks(edit, index.base + "/whl")
     asked = len(index.log)
     qtbot.keyClick(edit, Qt.Key.Key_Return)
-    settle(qtbot, window, env_page)
+    settle(qtbot, window, env_page, page)
     assert window.currentId() == PageId.ENVIRONMENT, "Enter in the mirror field started the install"
     assert not env_page.go_on
     assert len(index.log) > asked  # the new mirror was asked
@@ -52,7 +55,7 @@ def test_enter_after_typing_a_mirror_shows_the_new_plan_instead_of_installing(qt
 
 
 def test_enter_in_every_field_of_the_page_plans_again_and_stays(qtbot, build, index, root):
-    window, env_page, _page = open_pages(qtbot, make_session(build), root, index)
+    window, env_page, page = open_pages(qtbot, make_session(build), root, index)
     env_page.set_mode(MODE_NEW_VENV)
     env_page.venv_path.setText(str(root / "envs" / "모든 칸"))
     wait_plan(qtbot, env_page)
@@ -64,7 +67,7 @@ def test_enter_in_every_field_of_the_page_plans_again_and_stays(qtbot, build, in
     for edit in edits:
         asked = len(index.log)
         qtbot.keyClick(edit, Qt.Key.Key_Enter if edit.objectName() == "proxyEdit" else Qt.Key.Key_Return)
-        settle(qtbot, window, env_page)
+        settle(qtbot, window, env_page, page)
         assert window.currentId() == PageId.ENVIRONMENT, f"Enter in {edit.objectName()} started the install"
         assert not env_page.go_on
         if env_page.mode() == MODE_NEW_VENV:
