@@ -127,7 +127,7 @@ class OutcomeView(QWidget):
         step = t(f"install.step.{err.step_id}", lang)
         options = job.options
         said = describe(err.failure_kind, err.message.text(lang), err.detail, lang, host=err.host,
-                        reqs=" ".join(options.requirements), index=app_install.sources_text(options),
+                        reqs=" ".join(options.requirements), index=app_install.sources_text(options, lang),
                         where="installpage")
         parts = [f'<b style="color:{RED}">✖ {_esc(t("install.page.failed", lang, step=step))}</b>',
                  _esc(said.headline)]
