@@ -396,3 +396,14 @@ def test_a_pep691_json_page_from_a_mirror_is_read_too():
         {"2.15.0": ["windows-x86_64"]}  # the yanked Linux file does not count
     with pytest.raises(live_index.SourceUnreadable):
         live_index.index_page(b'{"meta": {"api-version": "2.0"}, "files": []}', "https://mirror.example/")
+
+
+def test_many_unreadable_pages_are_one_note(server, tmp_path):
+    """A host that fails every variant page (a firewall on download.pytorch.org, seen on a real
+    network) is one line with the count, not a line per page in the window's data line."""
+    server.publish(pypi_docs(), {})  # PyPI answers, every PyTorch page is a 404
+    got = check(config(tmp_path, server.port))
+    unread = [n for n in got["notes"] if n.key.startswith("recommend.compat.index.unread")]
+    assert len(unread) == 1 and unread[0].key == "recommend.compat.index.unread_many"
+    text = unread[0].text("ko")
+    assert "개를 읽지 못해" in text and "download.pytorch.org" in text

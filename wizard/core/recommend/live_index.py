@@ -261,6 +261,7 @@ def read_indexes(folder: Path, variants: list[str], today: str, *, pypi_json: st
     notes: list[Message] = []
     facts: dict[str, Any] = {"checked_on": today, "projects": {}, "index": {}, "stale": []}
     no_network = False
+    unread: list[tuple[str, str]] = []  # (source, why): said once, in one note
     try:
         for name in PACKAGES:
             url = pypi_json.format(name=name)
@@ -268,7 +269,7 @@ def read_indexes(folder: Path, variants: list[str], today: str, *, pypi_json: st
                 got = cache.get(url, MAX_JSON)
                 facts["projects"][name] = pypi_project(got.body)
             except SourceUnreadable as exc:
-                notes.append(Message.of("recommend.compat.index.unread", source=f"PyPI {name}", error=str(exc)[:160]))
+                unread.append((f"PyPI {name}", str(exc)[:160]))
                 if exc.network and name == "torch":
                     no_network = True
                     break  # no network and no saved copy: do not wait out every other address
@@ -283,13 +284,18 @@ def read_indexes(folder: Path, variants: list[str], today: str, *, pypi_json: st
                 got = cache.get(url, MAX_PAGE)
                 facts["index"][variant] = index_page(got.body, url)
             except SourceUnreadable as exc:
-                notes.append(Message.of("recommend.compat.index.unread", source=f"download.pytorch.org {variant}",
-                                        error=str(exc)[:160]))
+                unread.append((f"download.pytorch.org {variant}", str(exc)[:160]))
                 continue
             if got.state == "stale":
                 facts["stale"].append(f"{variant} ({got.saved_at[:10]})")
     finally:
         cache.close()
+    if len(unread) == 1:
+        notes.append(Message.of("recommend.compat.index.unread", source=unread[0][0], error=unread[0][1]))
+    elif unread:  # one line for many pages (a blocked host fails them all), the first reason as the example
+        shown = ", ".join(s for s, _ in unread[:4]) + (", …" if len(unread) > 4 else "")
+        notes.append(Message.of("recommend.compat.index.unread_many", count=len(unread), sources=shown,
+                                error=unread[0][1]))
     result = LiveResult(None, notes)
     if "torch" in facts["projects"]:
         if facts["stale"]:
