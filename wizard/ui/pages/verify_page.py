@@ -144,17 +144,8 @@ class VerifyPage(BasePage):
         self.diagnosis.action_requested.connect(self.run_action)
         # the cards keep their own height (a stretch below them, not gaps between their lines) and the
         # box is as tall as they are, up to a limit past which it scrolls: the checklist keeps the rest
-        cards = QWidget()
-        cards_layout = QVBoxLayout(cards)
-        cards_layout.setContentsMargins(0, 0, 0, 0)
-        cards_layout.addWidget(self.diagnosis)
-        cards_layout.addStretch(1)
-        self.diagnosis_scroll = QScrollArea()
-        self.diagnosis_scroll.setObjectName("diagnosisScroll")
-        self.diagnosis_scroll.setWidgetResizable(True)
-        self.diagnosis_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.diagnosis_scroll.setWidget(cards)
-        self._diagnosis_cards, self._diagnosis_cards_layout = cards, cards_layout
+        self.diagnosis_scroll, self._diagnosis_cards, self._diagnosis_cards_layout = _scrolled_cards(
+            self.diagnosis, "diagnosisScroll")
         box_layout.addWidget(self.diagnosis_scroll)
         self.diagnosis_box.hide()
         layout.addWidget(self.diagnosis_box)
@@ -187,16 +178,7 @@ class VerifyPage(BasePage):
         self.explained = FindingsView(lang_of=self.current_lang)
         self.explained.setObjectName("explainedFindings")
         self.explained.action_requested.connect(self.run_action)
-        cards = QWidget()
-        cards_layout = QVBoxLayout(cards)
-        cards_layout.setContentsMargins(0, 0, 0, 0)
-        cards_layout.addWidget(self.explained)
-        cards_layout.addStretch(1)
-        self.explained_scroll = QScrollArea()
-        self.explained_scroll.setObjectName("explainedScroll")
-        self.explained_scroll.setWidgetResizable(True)
-        self.explained_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.explained_scroll.setWidget(cards)
+        self.explained_scroll = _scrolled_cards(self.explained, "explainedScroll")[0]
         self.explained_scroll.hide()
         box.addWidget(self.explained_scroll, 1)
         self.explain_box.hide()
@@ -432,3 +414,18 @@ class VerifyPage(BasePage):
                 self._show_summary()
         elif not self.probe.running:
             self.status.setText(t("verify.page.intro", self.lang))
+
+
+def _scrolled_cards(view: QWidget, name: str) -> tuple[QScrollArea, QWidget, QVBoxLayout]:
+    """``view``'s cards at their own height (a stretch below them), in a frameless scroll area."""
+    cards = QWidget()
+    cards_layout = QVBoxLayout(cards)
+    cards_layout.setContentsMargins(0, 0, 0, 0)
+    cards_layout.addWidget(view)
+    cards_layout.addStretch(1)
+    area = QScrollArea()
+    area.setObjectName(name)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QScrollArea.Shape.NoFrame)
+    area.setWidget(cards)
+    return area, cards, cards_layout
