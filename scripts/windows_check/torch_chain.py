@@ -28,7 +28,8 @@ WINE_ONLY_ENV = {"KMP_AFFINITY": "disabled", "KMP_TOPOLOGY_METHOD": "flat"}
 # wizard's own data (settings, install state, download cache: kept by `uninstall /S`, removed by
 # /PURGE), pip's cache from the ipykernel install.
 MADE_BY_STUDENT = ("envs", "AppData/Roaming/jupyter", "AppData/Local/gpu-setup-wizard", "AppData/Local/pip",
-                   "AppData/Local/uv", "AppData/Roaming/uv")  # uv's own folders: its cache, its state
+                   "AppData/Local/uv", "AppData/Roaming/uv",  # uv's own folders: its cache, its state
+                   ".ipython")  # IPython's profile folder, made when the kernel registration imports IPython
 
 
 def download(repo: Path, cache: Path) -> Path:
