@@ -180,3 +180,32 @@ def test_an_empty_settings_file_is_just_filled(tmp_path):
     settings.write_text("\n", "utf-8")
     assert write_vscode_setting(tmp_path, "C:\\envs\\dl\\python.exe").changed
     assert json.loads(Path(settings).read_text("utf-8")) == {VSCODE_KEY: "C:\\envs\\dl\\python.exe"}
+
+
+def test_ipykernel_comes_from_the_mirror_the_student_named_not_always_pypi():
+    """pip runs --isolated (pip's own settings unseen): a mirror is passed on, in this order:
+    asked for, this run's course-extras source, PIP_INDEX_URL, else PyPI."""
+    from wizard.app import kernels as app_kernels
+    from wizard.app.install import EnvTarget, InstallOptions, InstallRequest
+    from wizard.app.session import Session
+    from wizard.core.verify.kernel_install import ipykernel_install_argv
+
+    argv = ipykernel_install_argv("/env/bin/python", "3.12", "https://mirror.example.kr/pypi/simple")
+    assert argv[argv.index("--index-url") + 1] == "https://mirror.example.kr/pypi/simple"
+    assert "--index-url" not in ipykernel_install_argv("/env/bin/python", "3.12")
+    session = Session()
+    assert app_kernels.ipykernel_index(session, environ={}) is None
+    assert app_kernels.ipykernel_index(session, environ={"PIP_INDEX_URL": "https://a.kr/simple"}) == "https://a.kr/simple"
+    options = InstallOptions(requirements=["torch"], index_url="https://mirror.kr/whl/cpu",
+                             extras_index="https://pypi.mirror.kr/simple")
+    session.install_request = InstallRequest(EnvTarget(kind="new-venv", path="/env"), options)
+    assert app_kernels.ipykernel_index(session, environ={"PIP_INDEX_URL": "x"}) == "https://pypi.mirror.kr/simple"
+    assert app_kernels.ipykernel_index(session, "https://asked.kr/simple") == "https://asked.kr/simple"
+
+
+def test_kernel_install_refuses_an_index_that_is_no_address(tmp_path):
+    from tests.cli_runner import run_cli
+
+    out = run_cli("kernel", "install", "--python", sys.executable, "--index-url", "mirror.kr/simple", "--yes",
+                  lang="ko")
+    assert out.exit_status == 2 and "mirror.kr/simple" in out.stderr and "Traceback" not in out.stderr

@@ -8,8 +8,9 @@ in the language asked for; the engine is :mod:`wizard.core.verify.kernel_specs`,
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from wizard.app.session import Session
 from wizard.core.base.i18n import t
@@ -54,14 +55,32 @@ def display_name(env: EnvFacts, lang: str) -> str:
 
 
 def register(session: Session, python_exe: str, *, name: str | None = None, consent: bool = False,
-             on_line: Callable[[str], None] | None = None, cancel: CancelLike = None, replace: bool = False) -> RegisterResult:
+             on_line: Callable[[str], None] | None = None, cancel: CancelLike = None, replace: bool = False,
+             index_url: str | None = None) -> RegisterResult:
     """Register ``python_exe`` as a ``--user`` kernel (installing ipykernel only with consent). A
-    kernel of the same name that runs another interpreter is replaced only with ``replace``."""
+    kernel of the same name that runs another interpreter is replaced only with ``replace``.
+    ipykernel comes from :func:`ipykernel_index` (``index_url`` first)."""
     from wizard.core.verify.kernel_install import register_kernel
 
     lang = session.lang
     return register_kernel(python_exe, lambda env: display_name(env, lang), name=name, consent=consent,
-                           on_line=on_line, cancel=cancel, os_name=os_name(session), replace=replace)
+                           on_line=on_line, cancel=cancel, os_name=os_name(session), replace=replace,
+                           index_url=ipykernel_index(session, index_url))
+
+
+def ipykernel_index(session: Session, index_url: str | None = None, environ: Mapping[str, str] | None = None) -> str | None:
+    """Where ipykernel comes from (it is PyPI's, never on a PyTorch index): the address asked for
+    (``kernel install --index-url``), else the PyPI mirror this run's install took a course's
+    extras from, else the student's own ``PIP_INDEX_URL`` (pip runs isolated from its settings,
+    so the wizard passes it on), else PyPI (None)."""
+    if index_url:
+        return index_url
+    request = session.install_request
+    extras = request.options.extras_index if request is not None else None
+    if extras:  # a PyPI mirror, or a mirror the student said has everything
+        return extras
+    env = os.environ if environ is None else environ
+    return env.get("PIP_INDEX_URL") or None
 
 
 def list_kernels(session: Session) -> list[KernelInfo]:

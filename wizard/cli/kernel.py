@@ -47,10 +47,17 @@ def run_install(args: argparse.Namespace) -> int:
         return error(t("verify.cli.no_python", lang, path=args.python))
     if args.name is not None and not valid_name(args.name):
         return error(t("kernels.bad_name", lang, name=args.name))
+    index_url = getattr(args, "index_url", None)
+    if index_url:
+        from wizard.app.install import index_url_problem
+
+        problem = index_url_problem(index_url)
+        if problem is not None:
+            return error(t(problem, lang, url=index_url))
     session = _session(lang, detect=False)
     try:
         result = app_kernels.register(session, python, name=args.name, consent=args.yes, on_line=None,
-                                      replace=getattr(args, "replace", False))
+                                      replace=getattr(args, "replace", False), index_url=index_url)
     except KeyboardInterrupt:
         return ExitStatus.CANCELLED
     if args.json:

@@ -323,6 +323,7 @@ def add_kernel_parser(sub: SubParsers, common: argparse.ArgumentParser, lang: st
     c.add_argument("--name", metavar="N", help=t("kernels.cli.name.help", lang))
     c.add_argument("--yes", action="store_true", help=t("kernels.cli.yes.help", lang))
     c.add_argument("--replace", action="store_true", help=t("kernels.cli.replace.help", lang))
+    c.add_argument("--index-url", metavar="URL", help=t("kernels.cli.index_url.help", lang))
     c.add_argument("--vscode", metavar="PROJECT_DIR", help=t("kernels.cli.vscode.help", lang))
     c.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help=t("cli.json.help", lang))
     c.set_defaults(handler=kernel.run_install)

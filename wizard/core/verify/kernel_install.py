@@ -120,11 +120,15 @@ def _run(argv: list[str], timeout: float, on_line: Callable[[str], None] | None,
     return StepResult(res.argv, res.ok, res.returncode, res.stdout, res.timed_out, res.cancelled, res.error)
 
 
-def ipykernel_install_argv(python_exe: str, python_version: str | None = None) -> list[str]:
+def ipykernel_install_argv(python_exe: str, python_version: str | None = None,
+                           index_url: str | None = None) -> list[str]:
     """pip installing ipykernel into ``python_exe``'s environment (the wizard's pip driving it
-    when it can, the environment's own pip otherwise: see :func:`pip_command`)."""
+    when it can, the environment's own pip otherwise: see :func:`pip_command`), from
+    ``index_url`` (a PyPI mirror) or PyPI. pip runs ``--isolated``, so a mirror set in pip's own
+    configuration is not seen: the caller names it."""
+    index = ["--index-url", index_url] if index_url else []
     return pip_argv(pip_command(python_exe, python_version=python_version), "install", "--no-input",
-                    "--progress-bar", "off", IPYKERNEL_REQUIREMENT)
+                    "--progress-bar", "off", *index, IPYKERNEL_REQUIREMENT)
 
 
 def register_argv(python_exe: str, name: str, display_name: str) -> list[str]:
@@ -182,7 +186,8 @@ def remove_kernelspec(folder: str) -> deletion.DeleteResult:
 
 def register_kernel(python_exe: str, display_name_for: Callable[[EnvFacts], str], *, name: str | None = None,
                     consent: bool = False, on_line: Callable[[str], None] | None = None,
-                    cancel: CancelLike = None, os_name: str = "linux", replace: bool = False) -> RegisterResult:
+                    cancel: CancelLike = None, os_name: str = "linux", replace: bool = False,
+                    index_url: str | None = None) -> RegisterResult:
     """Register ``python_exe`` as a kernel (``--user``). ``display_name_for`` makes the display
     name from the inspected environment (the caller's language). ipykernel is installed first
     when missing, only with ``consent``; without it the result says ``needs_consent``. A
@@ -218,7 +223,8 @@ def register_kernel(python_exe: str, display_name_for: Callable[[EnvFacts], str]
         if not consent:
             result.needs_consent = True
             return result
-        step = _run(ipykernel_install_argv(python_exe, env.python_version), INSTALL_TIMEOUT_S, on_line, cancel)
+        step = _run(ipykernel_install_argv(python_exe, env.python_version, index_url), INSTALL_TIMEOUT_S, on_line,
+                    cancel)
         result.steps.append(step)
         if not step.ok:
             result.failed_step = "ipykernel"
