@@ -79,3 +79,23 @@ def test_a_python_the_build_has_no_wheels_for_reads_as_on_the_command_line(qtbot
     items = _items(chooser)
     for line in lines:
         assert line in items, (line, items)
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_a_hangul_windows_home_is_said_under_the_folder_not_only_in_a_tooltip(qtbot, tmp_path, lang):
+    """New environments go under C:\\GPU-Setup-Wizard\\envs when the Windows user name is Hangul:
+    the page says where and why in the note under the folder (before, a tooltip only)."""
+    from tests.recorded_host import RecordedHost
+
+    host = RecordedHost(os_name="windows", home_dir="C:\\Users\\김학생", env={"SystemDrive": "C:"})
+    session = Session(host=host, lang=lang)
+    session.detection = Detection(SystemInfo(os="windows"), NvidiaInfo(), pythons=[])
+    chooser = TargetChooser(lambda: session, lambda: app_install.state_store(str(tmp_path / "state")), lambda: lang)
+    qtbot.addWidget(chooser)
+    chooser.retranslate()
+    chooser.show_notes(None, None, "", "")
+    note = chooser.venv_note.text()
+    assert "GPU-Setup-Wizard" in note and "김학생" in note, note
+    chooser.venv_path.setText("D:\\my envs\\dl")  # a folder the student typed: taken as typed, no note
+    chooser.show_notes(None, None, "", "")
+    assert "GPU-Setup-Wizard" not in chooser.venv_note.text()

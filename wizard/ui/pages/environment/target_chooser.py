@@ -500,6 +500,9 @@ class TargetChooser(QGroupBox):
                 have = ".".join(str(data[2] or "").split(".")[:2])
                 if version and have and have != version:
                     parts.append(marked("⚠", ORANGE, t("environment.python.other_version", lang, have=have, want=version)))
+            root_note = app_env.env_root_note(self.session.host)  # a Hangul Windows home: where, and why
+            if root_note is not None and self.venv_path.text().strip() == (self.auto_path or ""):
+                parts.append(_esc(root_note.text(lang)))
             self.venv_note.setText("<br>".join(parts))
             self.venv_note.setVisible(bool(parts))
         elif mode == MODE_EXISTING:
