@@ -60,3 +60,9 @@ def test_install_plan_lists_them_before_the_plan(tmp_path):
     assert "Pythons this build cannot use:" in said
     assert "Python 2.7.18 — /usr/bin/python  (torch " in said and "no wheels for Python 2.7.18" in said
     assert "Python 3.7.9 — /usr/bin/python3  (torch " in said
+
+
+def test_the_python_range_reads_as_a_student_reads_it(tmp_path):
+    """packaging writes ">=3.11,<3.16" as "<3.16,>=3.11"; the line says "3.11–3.15"."""
+    _torch, needs = _build(tmp_path)
+    assert "<" not in needs and ">" not in needs and "–" in needs, needs

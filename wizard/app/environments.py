@@ -254,6 +254,19 @@ class PythonOption:
         return f"Python {self.version} — {self.path}{why}"
 
 
+def python_range_text(spec: Any) -> str:
+    """A Python range as a student reads it: ``>=3.11,<3.16`` is "3.11–3.15" (packaging writes
+    it "<3.16,>=3.11"); anything else keeps its clauses, lower bound first."""
+    clauses = sorted(spec, key=lambda s: (s.operator not in (">=", ">"), s.version))
+    low = next((s.version for s in clauses if s.operator == ">="), None)
+    high = next((s.version for s in clauses if s.operator == "<"), None)
+    if low and high and len(clauses) == 2 and high.count(".") == 1 and high.split(".")[1].isdigit() \
+            and int(high.split(".")[1]) > 0:
+        major, minor_ = high.split(".")
+        return f"{low}–{major}.{int(minor_) - 1}"
+    return ",".join(str(s) for s in clauses)
+
+
 def python_options(detection: Any, recommendation: Any, candidate: Any) -> list[PythonOption]:
     """The detected interpreters for a new venv, each once, with whether the build has wheels for
     it: a Python 2.7 or 3.7 is listed with the reason instead of as if it worked."""
@@ -271,7 +284,7 @@ def python_options(detection: Any, recommendation: Any, candidate: Any) -> list[
         why = None
         if str(spec) and p.version and minor(p.version) and not spec.contains(f"{minor(p.version)}.0"):
             why = msg("environment.python.unfit", version=p.version, torch=getattr(candidate, "torch", "?"),
-                      range=str(spec))
+                      range=python_range_text(spec))
         out.append(PythonOption(p.path, p.version or "?", p.path == chosen, why))
     return out
 
