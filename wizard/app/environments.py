@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from wizard.app.install import INSTALLER_AUTO, new_venv_target, unfinished_at
 from wizard.core.base.i18n import Message, msg
@@ -32,6 +32,18 @@ from wizard.core.install.environments import (
     find_uv,
     new_conda_env,
 )
+
+if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
+
+    from wizard.app.reuse import ReuseOffer
+    from wizard.app.session import Session
+    from wizard.core.base.deletion import DeletePlan
+    from wizard.core.base.host import Host
+    from wizard.core.install.recovery import EnvState, StateStore
+    from wizard.core.machine.models import CondaEnv, CondaInstall, Detection, PythonInterpreter
+    from wizard.core.recommend.choose_python import PythonChoice
+    from wizard.core.recommend.recommender import Candidate
 
 # What the student chose (the window's modes; the command line's options map onto them)
 MODE_NEW_VENV = "new-venv"
@@ -59,8 +71,8 @@ class TargetChoice:
     python: str = ""
     existing: EnvTarget | None = None
     conda_name: str = ""
-    conda_env: Any = None
-    resume: Any = None
+    conda_env: tuple[CondaEnv, CondaInstall] | None = None
+    resume: EnvState | None = None
     installer: str = INSTALLER_AUTO
     check_python: bool = False
 
@@ -72,9 +84,9 @@ class TargetAnswer:
 
     target: EnvTarget | None = None
     problem: Message | None = None
-    resume_state: Any = None
+    resume_state: EnvState | None = None
     python_version: str | None = None
-    interpreter: Any = None  # the recommendation's interpreter, when the target is made from it
+    interpreter: PythonInterpreter | None = None  # the recommendation's interpreter, when the target is made from it
 
 
 def is_version(text: str | None) -> bool:
@@ -89,7 +101,7 @@ def minor(version: str | None) -> str | None:
     return ".".join(parts[:2]) if len(parts) >= 2 else version
 
 
-def recommended_python(recommendation: Any, candidate: Any) -> str | None:
+def recommended_python(recommendation: PythonChoice | None, candidate: Candidate | None) -> str | None:
     """The Python version the recommendation chose ("3.12"), else the build's."""
     return getattr(recommendation, "version", None) or getattr(candidate, "python", None)
 
@@ -100,8 +112,9 @@ def venv_mode(path: str) -> str:
     return MODE_EXISTING if os.path.isfile(os.path.join(full, "pyvenv.cfg")) else MODE_NEW_VENV
 
 
-def resolve_target(choice: TargetChoice, host: Any, store: Any, *, recommendation: Any = None,
-                   candidate: Any = None, condas: list[Any] | None = None, uv_exe: str | None = None) -> TargetAnswer:
+def resolve_target(choice: TargetChoice, host: Host, store: StateStore, *,
+                   recommendation: PythonChoice | None = None, candidate: Candidate | None = None,
+                   condas: list[CondaInstall] | None = None, uv_exe: str | None = None) -> TargetAnswer:
     """The one rule: the target ``choice`` describes, or why there is none.
 
     A folder where the wizard's own install stopped continues that install (both faces). A new
@@ -122,12 +135,12 @@ def resolve_target(choice: TargetChoice, host: Any, store: Any, *, recommendatio
     if mode == MODE_NEW_VENV:
         return _new_venv(choice, host, store, recommendation, candidate, uv_exe)
     if mode == MODE_EXISTING:
-        target = choice.existing
-        if target is None and choice.path:
-            target = existing_venv(os.path.abspath(os.path.expanduser(choice.path)))
-        if target is None:
+        listed = choice.existing
+        if listed is None and choice.path:
+            listed = existing_venv(os.path.abspath(os.path.expanduser(choice.path)))
+        if listed is None:
             return TargetAnswer(problem=msg("environment.existing.none"))
-        target = EnvTarget.from_json(target.to_json())
+        target = EnvTarget.from_json(listed.to_json())
         return _checked(target, host, choice.check_python, "install.cli.bad_env_python")
     if mode == MODE_NEW_CONDA:
         return _new_conda(choice, host, recommendation, candidate, condas)
@@ -140,8 +153,8 @@ def resolve_target(choice: TargetChoice, host: Any, store: Any, *, recommendatio
     return _checked(existing_conda_env(env, conda), host, choice.check_python, "install.cli.bad_env_python")
 
 
-def _new_venv(choice: TargetChoice, host: Any, store: Any, recommendation: Any, candidate: Any,
-              uv_exe: str | None) -> TargetAnswer:
+def _new_venv(choice: TargetChoice, host: Host, store: StateStore, recommendation: PythonChoice | None,
+              candidate: Candidate | None, uv_exe: str | None) -> TargetAnswer:
     path = choice.path.strip()
     if not path:
         return TargetAnswer(problem=msg("environment.venv.no_path"))
@@ -176,8 +189,8 @@ def _new_venv(choice: TargetChoice, host: Any, store: Any, recommendation: Any, 
     return TargetAnswer(target, python_version=minor(version), interpreter=interpreter)
 
 
-def _new_conda(choice: TargetChoice, host: Any, recommendation: Any, candidate: Any,
-               condas: list[Any] | None) -> TargetAnswer:
+def _new_conda(choice: TargetChoice, host: Host, recommendation: PythonChoice | None, candidate: Candidate | None,
+               condas: list[CondaInstall] | None) -> TargetAnswer:
     if not condas:
         return TargetAnswer(problem=msg("install.check.no_conda"))
     version = minor(choice.python) if is_version(choice.python) else None
@@ -189,7 +202,7 @@ def _new_conda(choice: TargetChoice, host: Any, recommendation: Any, candidate: 
     return TargetAnswer(new_conda_env(choice.conda_name.strip(), version, condas[0]), python_version=version)
 
 
-def _find_conda_env(name: str, condas: list[Any]) -> tuple[Any, Any] | None:
+def _find_conda_env(name: str, condas: list[CondaInstall]) -> tuple[CondaEnv, CondaInstall] | None:
     for conda in condas:
         for env in conda.envs:
             if env.name == name or env.prefix == name:
@@ -197,7 +210,7 @@ def _find_conda_env(name: str, condas: list[Any]) -> tuple[Any, Any] | None:
     return None
 
 
-def _checked(target: EnvTarget, host: Any, check: bool, key: str) -> TargetAnswer:
+def _checked(target: EnvTarget, host: Host, check: bool, key: str) -> TargetAnswer:
     """An existing environment; with ``check``, its Python is asked whether it runs (and its version)."""
     if not check:
         return TargetAnswer(target)
@@ -210,12 +223,12 @@ def _checked(target: EnvTarget, host: Any, check: bool, key: str) -> TargetAnswe
 
 
 # --- what the window lists ------------------------------------------------------------------------
-def usable_condas(detection: Any) -> list[Any]:
+def usable_condas(detection: Detection | None) -> list[CondaInstall]:
     """The conda installs that can run (or that at least listed their environments)."""
     return [c for c in (detection.conda if detection else []) if c.exe and (c.error is None or c.envs)]
 
 
-def conda_facts(condas: list[Any]) -> tuple[list[str], str | None]:
+def conda_facts(condas: list[CondaInstall]) -> tuple[list[str], str | None]:
     """(every conda env's name, the first base prefix): what a new env's name is checked against."""
     names: list[str] = []
     base = None
@@ -226,7 +239,7 @@ def conda_facts(condas: list[Any]) -> tuple[list[str], str | None]:
     return names, base
 
 
-def find_conda_installs(host: Any) -> list[Any]:
+def find_conda_installs(host: Host) -> list[CondaInstall]:
     """Conda installs on this machine that can be used (the command line detects them itself)."""
     from wizard.core.machine.conda import find_conda
 
@@ -254,7 +267,7 @@ class PythonOption:
         return f"Python {self.version} — {self.path}{why}"
 
 
-def python_range_text(spec: Any) -> str:
+def python_range_text(spec: SpecifierSet) -> str:
     """A Python range as a student reads it: ``>=3.11,<3.16`` is "3.11–3.15" (packaging writes
     it "<3.16,>=3.11"); anything else keeps its clauses, lower bound first."""
     clauses = sorted(spec, key=lambda s: (s.operator not in (">=", ">"), s.version))
@@ -267,7 +280,8 @@ def python_range_text(spec: Any) -> str:
     return ",".join(str(s) for s in clauses)
 
 
-def python_options(detection: Any, recommendation: Any, candidate: Any) -> list[PythonOption]:
+def python_options(detection: Detection | None, recommendation: PythonChoice | None,
+                   candidate: Candidate | None) -> list[PythonOption]:
     """The detected interpreters for a new venv, each once, with whether the build has wheels for
     it: a Python 2.7 or 3.7 is listed with the reason instead of as if it worked."""
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -289,14 +303,14 @@ def python_options(detection: Any, recommendation: Any, candidate: Any) -> list[
     return out
 
 
-def unfit_python_lines(session: Any, lang: str) -> list[str]:
+def unfit_python_lines(session: Session, lang: str) -> list[str]:
     """The detected interpreters the session's build has no wheels for, each with the reason, as
     the window lists them: what ``recommend`` and ``install`` print under the chosen Python."""
     return [o.label(lang) for o in python_options(session.detection, session.recommendation, session.candidate)
             if not o.fits]
 
 
-def env_root_note(host: Any) -> Message | None:
+def env_root_note(host: Host) -> Message | None:
     """Why new environments go under an ASCII root instead of the home (a Windows user name in
     Hangul: the tools that break on such a path are named in wizard/core/base/ascii_root.py), with
     where; None when they go under the home as usual."""
@@ -307,7 +321,7 @@ def env_root_note(host: Any) -> Message | None:
     return msg("environment.venv.ascii_root", root=root, home=home) if root else None
 
 
-def existing_environments(detection: Any, host: Any, offer: Any = None) -> list[EnvTarget]:
+def existing_environments(detection: Detection | None, host: Host, offer: ReuseOffer | None = None) -> list[EnvTarget]:
     """Existing venvs the detection saw or the wizard made (with the last run's, wherever it is),
     then interpreters themselves."""
     from wizard.app.recommend import usable_pythons
@@ -332,7 +346,7 @@ def is_bare_python(target: EnvTarget) -> bool:
     return target.kind == KIND_EXISTING_PYTHON
 
 
-def python_version_of(target: EnvTarget, detection: Any) -> str | None:
+def python_version_of(target: EnvTarget, detection: Detection | None) -> str | None:
     """An existing interpreter target's version, from the detection."""
     for p in (detection.pythons if detection else []):
         if p.path == target.python_exe:
@@ -356,7 +370,8 @@ class RemoveOutcome:
         return self.refused is None
 
 
-def remove_environment(state: Any, host: Any, store: Any, plan: Any = None) -> RemoveOutcome:
+def remove_environment(state: EnvState, host: Host, store: StateStore | None,
+                       plan: DeletePlan | None = None) -> RemoveOutcome:
     """Delete an environment the wizard created, and its record (blocking: a worker's, or the
     command's). Refused -- not raised -- for one it did not create."""
     from wizard.core.install.recovery import RemoveRefused
