@@ -98,22 +98,12 @@ def run(ctx, repo: Path, wheels: Path, python: str, out: Path, decode, python_di
             ("install", ["install", "--venv", venv, "--python", python, "--torch", TORCH, "--variant", "cpu",
                          "--index-url", url, "--yes"], {}, 2400),
             ("verify", ["verify", "--python", venv_python, "--json"], {}, 900),
-            ("kernel-install", ["kernel", "install", "--python", venv_python, "--yes"],
-             {"PIP_INDEX_URL": url, "UV_INDEX_URL": url}, 900),
+            # ipykernel is missing: the wizard installs it (its bundled pip, run by the venv's
+            # Python) from the mirror named here, as a student behind a mirror does, then writes
+            # the kernel.json under %APPDATA% with its interpreter under C:\users\김학생
+            ("kernel-install", ["kernel", "install", "--python", venv_python, "--yes", "--index-url", url], {}, 900),
         ]
         for name, args, extra, timeout in steps:
-            if name == "kernel-install":
-                # The wizard's pip runs --isolated (no PIP_* variables, no config): it takes its
-                # index from nowhere but PyPI, which this machine's wine cannot reach. So the check
-                # puts ipykernel in with the bundled uv from the loopback index, and `kernel install`
-                # does the part that meets the Hangul path: the kernel.json under %APPDATA%, its
-                # interpreter under C:\users\김학생.
-                uv = f"{ctx.windows_profile}\\AppData\\Local\\Programs\\GPU Setup Wizard\\_internal\\bin\\uv.exe"
-                pre = ctx.runner.run([uv, "pip", "install", "--no-config", "--python", venv_python, "--index-url", url,
-                                      "ipykernel"], timeout=900, cwd=ctx.runner.profile)
-                facts["ipykernel_put_in_by_the_check"] = pre.returncode == 0
-                if pre.returncode != 0:
-                    return False, f"uv pip install ipykernel exited {pre.returncode}: {_tail(pre.stderr, decode)}", facts
             res = ctx.run_app("gpu-setup-wizard-cli", args, extra={**WINE_ONLY_ENV, **extra}, timeout=timeout)
             text = decode(res.stdout)[0] + "\n--- stderr ---\n" + decode(res.stderr)[0]
             (out / f"torch-chain-{name}.txt").write_text(text, encoding="utf-8")
