@@ -285,12 +285,16 @@ class VerifyPage(BasePage):
         self._fit_diagnosis()
 
     def _fit_diagnosis(self) -> None:
-        """The box as tall as its cards at the width they have, at most a third of the page."""
+        """The box as tall as its cards at the width they have, at most a third of the page; the
+        page's layout may give it less (it scrolls) when the page has no more room, so the box
+        never runs past its frame (a fixed height did, by a few pixels, on a crowded 1024×700)."""
         area, cards = self.diagnosis_scroll, self._diagnosis_cards
         width = max(area.viewport().width(), 200)
         self._diagnosis_cards_layout.activate()
         wanted = cards.heightForWidth(width) if cards.hasHeightForWidth() else cards.sizeHint().height()
-        area.setFixedHeight(max(48, min(wanted + 2, max(self.height() // 3, 160))))
+        tallest = max(48, min(wanted + 2, max(self.height() // 3, 160)))
+        area.setMinimumHeight(min(48, tallest))
+        area.setMaximumHeight(tallest)
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
