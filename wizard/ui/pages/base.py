@@ -139,11 +139,14 @@ def busy_bar(hidden: bool = True) -> QProgressBar:
     return bar
 
 
-def status_label(object_name: str, rich: bool = True) -> QLabel:
-    """A wrapping status line under a page's buttons (rich text for its coloured marks)."""
+def status_label(object_name: str, rich: bool = True, selectable: bool = False) -> QLabel:
+    """A wrapping status line under a page's buttons (rich text for its coloured marks);
+    ``selectable``: the student can select and copy its text (a path, an error)."""
     label = QLabel()
     label.setObjectName(object_name)
     label.setWordWrap(True)
     if rich:
         label.setTextFormat(QtCore.Qt.TextFormat.RichText)
+    if selectable:
+        label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
     return label

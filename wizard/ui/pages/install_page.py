@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 from typing import Callable
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget, QWizard
 
 from wizard.app import environments as app_env
@@ -51,7 +51,7 @@ from wizard.app.install import (
     record_install,
 )
 from wizard.core.base.i18n import t
-from wizard.ui.pages.base import BasePage, PageId
+from wizard.ui.pages.base import BasePage, PageId, status_label
 from wizard.ui.pages.environment.common import GREEN, RED, ask_yes_no, marked
 from wizard.ui.pages.environment.common import esc as _esc
 from wizard.ui.pages.environment.install_outcome import (  # noqa: F401 - the states are this page's names
@@ -113,11 +113,7 @@ class InstallPage(BasePage):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(6)
 
-        self.target_label = QLabel()
-        self.target_label.setObjectName("installTarget")
-        self.target_label.setWordWrap(True)
-        self.target_label.setTextFormat(Qt.TextFormat.RichText)
-        self.target_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.target_label = status_label("installTarget", selectable=True)
         layout.addWidget(self.target_label)
 
         # the step, the bars, the figures and the files: a part that holds the run's progress

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from wizard.app.install import InstallOptions, sources_text
 from wizard.core.base.i18n import t
+from wizard.ui.pages.base import status_label
 from wizard.ui.pages.environment.common import esc as _esc
 
 
@@ -36,11 +37,7 @@ class WhatView(QWidget):
         self._build_offered: tuple[str, str] | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.what_label = QLabel()
-        self.what_label.setObjectName("whatLabel")
-        self.what_label.setWordWrap(True)
-        self.what_label.setTextFormat(Qt.TextFormat.RichText)
-        self.what_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.what_label = status_label("whatLabel", selectable=True)
         layout.addWidget(self.what_label)
         self.last_build_button = QPushButton()  # the last run's build, offered (never chosen silently)
         self.last_build_button.setObjectName("lastBuildButton")

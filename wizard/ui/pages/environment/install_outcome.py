@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from wizard.app import install as app_install
 from wizard.app.install import STEP_DOWNLOAD, InstallJob, format_bytes
 from wizard.core.base.i18n import t
+from wizard.ui.pages.base import status_label
 from wizard.ui.pages.environment.common import ORANGE, RED
 from wizard.ui.pages.environment.common import esc as _esc
 from wizard.ui.pages.environment.failure import OTHER, describe
@@ -90,11 +90,7 @@ class OutcomeView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(6)
-        self.result = QLabel()
-        self.result.setObjectName("installResult")
-        self.result.setWordWrap(True)
-        self.result.setTextFormat(Qt.TextFormat.RichText)
-        self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.result = status_label("installResult", selectable=True)
         self.result.setFrameShape(QLabel.Shape.StyledPanel)
         self.result.setMargin(8)
         layout.addWidget(self.result)
