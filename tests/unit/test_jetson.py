@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.recorded_host import RecordedHost
+from wizard.app.install import install_source, mirror_applies
 from wizard.core.base.host import CommandResult
 from wizard.core.base.resources import load_json
 from wizard.core.machine.detect import detection_from_smi_text
@@ -137,6 +138,20 @@ def test_orin_nano_gets_the_jetpack6_wheels_and_no_driver_advice():
     assert "torch==2.8.0" in pip and "--index-url https://pypi.jetson-ai-lab.io/jp6/cu126" in pip
     assert "JetPack 6.2.1" in rec.advice[0].text("en") and "JetPack 6.2.1" in rec.advice[0].text("ko")
 
+
+
+def test_a_mirror_never_stands_in_for_the_jetpack_index():
+    """A classroom's mirror of download.pytorch.org or PyPI does not hold the JetPack wheels: the
+    Orin keeps its own index (it was sent to ``<mirror>/cu126``, a page that cannot have them),
+    while a desktop build still goes to its variant on the mirror."""
+    best = recommend(MachineFacts.from_detection(orin_detection(), "3.10")).best
+    assert best is not None and not mirror_applies(best)
+    for mirror in ("https://mirror.school.ac.kr/whl", "https://mirror.school.ac.kr/pypi/simple"):
+        reqs, index = install_source(best, mirror)
+        assert index == "https://pypi.jetson-ai-lab.io/jp6/cu126" and "torch==2.8.0" in reqs
+    desktop = recommend(MachineFacts("linux", "x86_64", "3.12", "580.65.06", "13.0", ["8.6"])).best
+    assert desktop is not None and mirror_applies(desktop)
+    assert install_source(desktop, "https://mirror.school.ac.kr/whl")[1] == f"https://mirror.school.ac.kr/whl/{desktop.variant}"
 
 def test_typed_in_orin_is_a_jetson_too():
     """`recommend --os linux --arch aarch64 --gpu 8.7 --driver 540.4.0`: compute capability 8.7 is

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping
+from urllib.parse import urlsplit
 
 from wizard.app.install_request import InstallRequest as InstallRequest  # the session keeps one: its own module
 from wizard.core.install import environments, preflight
@@ -106,17 +107,30 @@ def install_source(candidate: Candidate, mirror: str | None = None) -> tuple[lis
     """(requirements, index URL) for the chosen build; a mirror replaces the index.
 
     A mirror of PyPI is used as it is for a build from PyPI; a mirror of
-    download.pytorch.org/whl gets the build's variant appended (``<mirror>/cu128``)."""
+    download.pytorch.org/whl gets the build's variant appended (``<mirror>/cu128``). A build
+    from any other index (a Jetson's JetPack wheels) is not on either kind of mirror: it keeps
+    its own index (``<mirror>/cu126`` was a page that cannot hold it, see :func:`mirror_applies`)."""
     from wizard.core.recommend.commands import mirror_index_url, requirements
 
     reqs = requirements(candidate)
     mirror = (mirror or "").strip()
     index: str | None
-    if mirror:
+    if mirror and mirror_applies(candidate):
         index = mirror if candidate.uses_default_index else mirror_index_url(mirror, candidate.variant)
     else:
         index = None if candidate.uses_default_index else candidate.index_url
     return reqs, index
+
+
+PYTORCH_INDEX_HOST = "download.pytorch.org"
+
+
+def mirror_applies(candidate: Candidate) -> bool:
+    """Whether a package mirror can stand in for the build's index: a mirror mirrors PyPI or
+    download.pytorch.org/whl, so only builds from those two are on one."""
+    if candidate.uses_default_index:
+        return True
+    return (urlsplit(candidate.index_url).hostname or "").lower() == PYTORCH_INDEX_HOST
 
 
 def install_options(candidate: Candidate, settings: InstallSettings, *, cache_dir: str | None = None,
