@@ -55,6 +55,7 @@ class MachineFacts:
     amd_gfx: list[str] = field(default_factory=list)
     nvidia_without_driver: bool = False
     cc_unknown: bool = False  # an NVIDIA GPU whose compute capability could not be read
+    cc_unknown_names: list[str] = field(default_factory=list)  # those GPUs' names (nvidia-smi -q gives none)
     distro_id: str | None = None  # os-release ID ("ubuntu"), for the driver commands
     os_version: str | None = None  # macOS version, for torch >= 2.12 (macOS 14+)
     jetson_l4t: str | None = None  # an NVIDIA Jetson's L4T release ("36.4.3"), see recommend/jetson.py
@@ -118,12 +119,14 @@ class MachineFacts:
         ccs: list[str] = []
         names: list[str] = []
         cc_unknown = False
+        unknown_names: list[str] = []
         for gpu in nvidia.gpus:
             if gpu.compute_capability:
                 ccs.append(gpu.compute_capability)
                 names.append(gpu.name or "")
             else:
                 cc_unknown = True
+                unknown_names.append(gpu.name or "")
         adapters = list(getattr(system, "display_adapters", []) or [])
         others = [a for a in adapters if a.vendor in ("amd", "intel", "apple")]
         nvidia_adapter = any(a.vendor == "nvidia" for a in adapters)
@@ -132,6 +135,7 @@ class MachineFacts:
             driver_version=nvidia.driver_version, cuda_driver=nvidia.cuda_version, gpu_ccs=ccs,
             is_wsl=bool(system.is_wsl), non_nvidia=[a.vendor for a in others], gpu_names=names,
             other_gpu_names=[a.name for a in others if a.name], cc_unknown=cc_unknown,
+            cc_unknown_names=unknown_names,
             nvidia_without_driver=nvidia_adapter and not nvidia.driver_version and not nvidia.gpus,
             distro_id=system.distro_id, os_version=system.os_version if system.os == "macos" else None,
             jetson_l4t=getattr(system, "jetson_l4t", None), jetson_model=getattr(system, "jetson_model", None),

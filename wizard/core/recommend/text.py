@@ -16,8 +16,11 @@ def format_recommendation(rec: Recommendation, lang: str, *, python_note: str | 
                           show_all: bool = False) -> str:
     out: list[str] = [t("recommend.cli.heading", lang)]
     f = rec.facts
-    gpus = ", ".join(f"{n or 'NVIDIA'} (sm_{c.replace('.', '')})" for c, n in
-                     zip(f.gpu_ccs, f.gpu_names + [""] * len(f.gpu_ccs))) or t("recommend.cli.no_nvidia", lang)
+    gpus = ", ".join([f"{n or 'NVIDIA'} (sm_{c.replace('.', '')})" for c, n in
+                      zip(f.gpu_ccs, f.gpu_names + [""] * len(f.gpu_ccs))]
+                     + [t("recommend.cli.cc_unread", lang, name=n or "NVIDIA") for n in f.cc_unknown_names])
+    if not gpus:  # a GPU without its name (a typed-in driver): never "no NVIDIA GPU" beside a driver
+        gpus = t("recommend.cli.nvidia_unnamed" if f.has_nvidia else "recommend.cli.no_nvidia", lang)
     out.append("  " + t("recommend.cli.machine", lang, os=f.os + (" (WSL2)" if f.is_wsl else ""), arch=f.arch,
                         python=f.python, driver=f.driver_version or "—", cuda=f.cuda_driver or "—", gpus=gpus))
     if python_note:
