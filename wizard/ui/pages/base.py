@@ -130,12 +130,17 @@ def scroll_body(page: QWidget) -> QVBoxLayout:
 
 
 def busy_bar(hidden: bool = True) -> QProgressBar:
-    """The thin "working…" bar a page shows while its job runs (no percentage: it cannot know one)."""
+    """The thin "working…" bar a page shows while its job runs (no percentage: it cannot know one).
+
+    Not ``hidden``: left as it is, so it shows with the page it is put in. ``setVisible(True)`` on
+    the bar before it has a parent would open it as a window of its own (which the layout then
+    takes back): under wine that window cost the first paint about 300-600 ms."""
     bar = QProgressBar()
     bar.setRange(0, 0)
     bar.setMaximumHeight(6)
     bar.setTextVisible(False)
-    bar.setVisible(not hidden)
+    if hidden:
+        bar.hide()
     return bar
 
 
