@@ -39,7 +39,7 @@ from wizard.core.storage.measure import human_size as human_size  # re-exported 
 
 if TYPE_CHECKING:
     from wizard.core.history.store import HistoryStore
-    from wizard.core.install.recovery import StateStore
+    from wizard.core.install.recovery import EnvState, StateStore
 
 SCHEMA = "gpu-setup-wizard/storage@1.0"
 KIND_ORDER = (KIND_ENV, KIND_WIZARD_CACHE, KIND_PIP, KIND_UV, KIND_HF)
@@ -196,6 +196,75 @@ def clean(cleanup: core_clean.CleanPlan, stores: Stores | None = None, host: Hos
 
 
 # --------------------------------------------------------------------------------------------
+# The environments the wizard made (``storage --clean --wizard-envs``: the uninstaller's purge)
+# --------------------------------------------------------------------------------------------
+@dataclass
+class WizardEnvs:
+    """The environments this user's wizard made, as its install records say (wherever they are:
+    the profile, the shared ASCII root, a folder the student typed), and the record files that
+    could not be read (``(file, why)``: said, never guessed from)."""
+
+    store: str
+    states: list[EnvState] = field(default_factory=list)
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def paths(self) -> list[str]:
+        return [s.env_path for s in self.states]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"store": self.store, "environments": self.paths,
+                "unreadable": [{"file": f, "error": e} for f, e in self.unreadable]}
+
+
+def _made_by_wizard(states: Sequence[EnvState]) -> list[EnvState]:
+    made: list[EnvState] = []
+    seen: set[str] = set()
+    for state in states:
+        key = os.path.normcase(os.path.abspath(state.env_path))
+        if state.created_by_wizard and key not in seen:
+            seen.add(key)
+            made.append(state)
+    return made
+
+
+def plan_wizard_envs(stores: Stores | None = None, also: Sequence[str] = (),
+                     environ: Mapping[str, str] | None = None) -> tuple[core_clean.CleanPlan, WizardEnvs]:
+    """The removal of every environment this user's records say the wizard made, and of the
+    environments in ``also`` (named one by one, as ``--env``); no cache. Each recorded one goes
+    through the rule an environment named with ``--env`` goes through (an environment's shape
+    and nothing else in it, never HOME, never in use, never through a link), and its record
+    must still describe the folder (no link on its path, the folder not made after the record:
+    the shared root holds other users' environments, which no record of this user's names).
+    Whatever fails is in the plan as refused, with why; nothing is deleted here."""
+    from wizard.core.install.locks import env_busy
+
+    stores = stores or Stores()
+    states, unreadable = stores.state.scan()
+    found = WizardEnvs(str(stores.state.root), _made_by_wizard(states), unreadable)
+
+    def busy(path: str) -> bool:
+        return env_busy(stores.state.lock_path_for(path))
+
+    items = [core_clean.plan_recorded_environment(s.env_path, s, states, busy, environ) for s in found.states]
+    planned = {os.path.normcase(os.path.abspath(s.env_path)) for s in found.states}
+    for path in also:
+        if os.path.normcase(os.path.abspath(path)) not in planned:
+            planned.add(os.path.normcase(os.path.abspath(path)))
+            items.append(core_clean.plan_environment(path, states, busy, environ))
+    return core_clean.CleanPlan(items), found
+
+
+def wizard_envs_text(found: WizardEnvs, lang: str) -> str:
+    """What the records said: how many environments, from which store, and each record skipped."""
+    lines = [t("storage.wizard_envs.heading", lang, count=len(found.states), store=found.store)
+             if found.states else t("storage.wizard_envs.none", lang, store=found.store)]
+    for file, error in found.unreadable:
+        lines.append("    " + t("storage.wizard_envs.unreadable", lang, file=file, error=error))
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------
 # Texts
 # --------------------------------------------------------------------------------------------
 def size_text(usage: Usage, lang: str) -> str:
@@ -274,4 +343,5 @@ def plan_text(cleanup: core_clean.CleanPlan, lang: str, dry_run: bool) -> str:
 
 
 __all__ = ["Entry", "StorageReport", "Stores", "locations", "survey", "plan", "clean", "report_text",
-           "plan_text", "item_text", "size_text", "SCHEMA", "KIND_ORDER"]
+           "plan_text", "item_text", "size_text", "SCHEMA", "KIND_ORDER", "WizardEnvs", "plan_wizard_envs",
+           "wizard_envs_text"]

@@ -347,12 +347,13 @@ def add_class_parser(sub: SubParsers, common: argparse.ArgumentParser, lang: str
 
 
 def add_storage_parser(sub: SubParsers, common: argparse.ArgumentParser, lang: str = "en") -> argparse.ArgumentParser:
-    """``storage [--json] [--clean] [--dry-run] [--env PATH]... [--yes]`` (wizard.cli.storage)."""
+    """``storage [--json] [--clean] [--dry-run] [--env PATH]... [--wizard-envs] [--yes]`` (wizard.cli.storage)."""
     p = _command(sub, "storage", common, lang, "storage.cli.help")
     p.add_argument("--json", action="store_true", help=t("cli.json.help", lang))
     p.add_argument("--clean", action="store_true", help=t("storage.cli.clean.help", lang))
     p.add_argument("--dry-run", action="store_true", help=t("storage.cli.dry_run.help", lang))
     p.add_argument("--env", action="append", metavar="PATH", help=t("storage.cli.env.help", lang))
+    p.add_argument("--wizard-envs", action="store_true", help=t("storage.cli.wizard_envs.help", lang))
     p.add_argument("--yes", action="store_true", help=t("storage.cli.yes.help", lang))
     p.set_defaults(handler=storage.run)
     return p

@@ -1,4 +1,4 @@
-"""``gpu-setup-wizard storage [--json] [--clean] [--dry-run] [--env PATH]... [--yes]``.
+"""``gpu-setup-wizard storage [--json] [--clean] [--dry-run] [--env PATH]... [--wizard-envs] [--yes]``.
 
 * bare: what the wizard's environments, its download cache and pip's, uv's and Hugging Face's
   caches take;
@@ -6,7 +6,12 @@
 * ``--clean``: cleans the caches (the wizard's keeps what an unfinished install needs; pip and
   uv clean themselves) and removes only the environments named with ``--env``; on a terminal it
   asks first (once for the caches, then per environment) unless ``--yes``; without a terminal an
-  environment needs ``--yes``.
+  environment needs ``--yes``;
+* ``--wizard-envs`` (with ``--clean`` or ``--dry-run``): instead of the caches, every environment
+  this user's install records say the wizard made, wherever it is, each checked as one named
+  with ``--env`` (:func:`wizard.app.storage.plan_wizard_envs` decides); what fails the rule is
+  skipped and said. The Windows uninstaller runs ``storage --clean --wizard-envs --yes`` when
+  asked to delete the environments (the shared ``C:\\GPU-Setup-Wizard\\envs`` cannot go whole).
 
 Exit statuses: SUCCESS; FAILED (a cleanup step did not finish); BAD_INPUT (``--env`` names no
 environment the wizard can see, or comes without --clean/--dry-run); NEEDS_CONFIRM (an
@@ -25,7 +30,7 @@ from wizard.cli.exit_status import ExitStatus
 from wizard.core.base.i18n import t
 
 if TYPE_CHECKING:
-    from wizard.app.storage import CleanPlan, StorageReport
+    from wizard.app.storage import CleanPlan, StorageReport, WizardEnvs
 
 
 def _ask(question: str) -> bool:
@@ -36,10 +41,10 @@ def _ask(question: str) -> bool:
     return answer.strip().lower() in ("y", "yes", "예", "네", "ㅇ")
 
 
-def _envs(args: argparse.Namespace, report: StorageReport, lang: str) -> list[str] | int:
+def _envs(args: argparse.Namespace, known_paths: list[str], lang: str) -> list[str] | int:
     from wizard.app.storage import is_environment
 
-    known = {os.path.normcase(os.path.abspath(e.location.path)) for e in report.environments}
+    known = {os.path.normcase(os.path.abspath(p)) for p in known_paths}
     chosen = []
     for raw in args.env or []:
         path = os.path.abspath(raw)
@@ -56,6 +61,10 @@ def run(args: argparse.Namespace) -> int:
     lang = lang_of(args)
     if args.env and not (args.clean or args.dry_run):
         return error(t("storage.cli.env_needs_clean", lang))
+    if args.wizard_envs:
+        if not (args.clean or args.dry_run):
+            return error(t("storage.cli.wizard_envs_needs_clean", lang))
+        return _wizard_envs(args, lang)
     try:
         report = app_storage.survey()
         if not (args.clean or args.dry_run):
@@ -64,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
             else:
                 print(app_storage.report_text(report, lang))
             return ExitStatus.SUCCESS
-        envs = _envs(args, report, lang)
+        envs = _envs(args, [e.location.path for e in report.environments], lang)
         if isinstance(envs, int):
             return envs
         cleanup = app_storage.plan(report, envs)
@@ -82,6 +91,46 @@ def run(args: argparse.Namespace) -> int:
         return ExitStatus.CANCELLED
     _out(args, report, cleanup, lang, dry_run=False)
     return ExitStatus.FAILED if any(i.error for i in cleanup.items) else ExitStatus.SUCCESS
+
+
+def _wizard_envs(args: argparse.Namespace, lang: str) -> int:
+    """``--wizard-envs``: the environments the records say the wizard made (and any ``--env``)."""
+    from wizard.app import storage as app_storage
+    from wizard.app.storage import human_size
+
+    try:
+        cleanup, found = app_storage.plan_wizard_envs()
+        also = _envs(args, found.paths, lang)
+        if isinstance(also, int):
+            return also
+        if also:
+            cleanup, found = app_storage.plan_wizard_envs(also=also)
+        if args.dry_run:
+            _out_wizard_envs(args, cleanup, found, lang, dry_run=True)
+            return ExitStatus.SUCCESS
+        removable = [i for i in cleanup.items if not i.refused]
+        if removable and not args.yes and not sys.stdin.isatty():
+            say(t("storage.cli.needs_yes", lang))
+            return ExitStatus.NEEDS_CONFIRM
+        if removable and not args.yes:
+            _confirm(cleanup, lang, human_size)
+        cleanup = app_storage.clean(cleanup)
+    except KeyboardInterrupt:
+        return ExitStatus.CANCELLED
+    _out_wizard_envs(args, cleanup, found, lang, dry_run=False)
+    return ExitStatus.FAILED if any(i.error for i in cleanup.items) else ExitStatus.SUCCESS
+
+
+def _out_wizard_envs(args: argparse.Namespace, cleanup: CleanPlan, found: WizardEnvs, lang: str,
+                     dry_run: bool) -> None:
+    from wizard.app import storage as app_storage
+
+    if args.json:
+        print_json({"schema": app_storage.SCHEMA, "dry_run": dry_run, "wizard_envs": found.to_json(),
+                    "cleanup": cleanup.to_json()})
+    else:
+        print(app_storage.wizard_envs_text(found, lang))
+        print(app_storage.plan_text(cleanup, lang, dry_run))
 
 
 def _confirm(cleanup: CleanPlan, lang: str, human_size: Callable[[int], str]) -> None:

@@ -108,6 +108,14 @@ class EnvState:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "EnvState":
         check_schema(data, *split_schema(STATE_SCHEMA))  # a SchemaError is a ValueError
+        # the fields every reader acts on (paths compared, targets rebuilt, removals allowed) must
+        # have their types: a hand-edited or damaged record is unreadable, never half-believed
+        if not isinstance(data.get("env_path"), str) or not data["env_path"]:
+            raise ValueError("env_path is not a path")
+        if not isinstance(data.get("target"), dict):
+            raise ValueError("target is not an object")
+        if not isinstance(data.get("created_by_wizard", False), bool):
+            raise ValueError("created_by_wizard is not true or false")
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         return cls(**known)
 
@@ -194,17 +202,34 @@ class StateStore:
         self.path_for(old).unlink(missing_ok=True)
 
     def all(self) -> list[EnvState]:
-        """Every recorded environment (for "unfinished installs" on the Environment page)."""
+        """Every recorded environment (for "unfinished installs" on the Environment page);
+        unreadable records are left out (:meth:`scan` names them)."""
+        return self.scan()[0]
+
+    def scan(self) -> tuple[list[EnvState], list[tuple[str, str]]]:
+        """Every readable record, and ``(file, why)`` for each record file that could not be
+        read (not JSON, another schema, a field of the wrong type) or a store that cannot be
+        listed: a caller that acts on "every environment the wizard made" says what it skipped."""
         out: list[EnvState] = []
-        if not self.root.is_dir():
-            return out
-        for path in sorted(self.root.glob("*.json")):
+        bad: list[tuple[str, str]] = []
+        if not self.root.exists():
+            return out, bad
+        try:
+            files = sorted(p for p in self.root.iterdir() if p.name.endswith(".json"))
+        except OSError as exc:
+            return out, [(str(self.root), exc.strerror or str(exc))]
+        for path in files:
             try:
                 with open(path, encoding="utf-8") as fh:
-                    out.append(self._settled(EnvState.from_json(json.load(fh))))
-            except (OSError, ValueError, TypeError, AttributeError):
-                continue
-        return out
+                    data = json.load(fh)
+                if not isinstance(data, dict):
+                    raise ValueError("not a JSON object")
+                out.append(self._settled(EnvState.from_json(data)))
+            except OSError as exc:
+                bad.append((str(path), exc.strerror or str(exc)))
+            except (ValueError, TypeError, AttributeError) as exc:
+                bad.append((str(path), f"{type(exc).__name__}: {exc}"[:300]))
+        return out, bad
 
     def unfinished(self) -> list[EnvState]:
         return [s for s in self.all() if s.status != STATUS_COMPLETE]

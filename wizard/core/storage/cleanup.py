@@ -35,6 +35,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -308,6 +309,80 @@ def plan_environment(path: str, states: Sequence[Any], busy: Callable[[str], boo
 
 
 # --------------------------------------------------------------------------------------------
+# The environments the wizard's records say it made (the uninstaller's purge)
+# --------------------------------------------------------------------------------------------
+IO_REPARSE_TAG_MOUNT_POINT = 0xA0000003  # a junction's reparse tag (Windows' stat module only has the name)
+RECORD_SLACK_S = 600.0  # a run that died inside "create" saved its record before the folder was born
+
+
+def _is_link(path: str) -> bool:
+    """A symbolic link, or a Windows junction (a mount-point reparse point: ``mklink /J``)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISLNK(st.st_mode) or getattr(st, "st_reparse_tag", 0) == IO_REPARSE_TAG_MOUNT_POINT
+
+
+def linked_folder(path: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """The first folder on ``path`` (the folder itself or one above it, up to HOME or the folder
+    HOME lies in) that is a symbolic link or a junction, or None. A recorded path is removed
+    unattended: another user of a shared root (``C:\\GPU-Setup-Wizard\\envs``) could have put a link
+    where this user's environment was. Links at HOME and above are the system's own layout
+    (``/home`` -> ``/var/home``), not in another student's reach."""
+    home = deletion._real(deletion.home_dir(environ))
+    cur = os.path.abspath(path)
+    while True:
+        if deletion._inside(home, deletion._real(cur)):
+            return None
+        if _is_link(cur):
+            return cur
+        parent = os.path.dirname(cur)
+        if parent == cur:
+            return None
+        cur = parent
+
+
+def _record_time(text: str | None) -> float | None:
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(str(text)).timestamp() if text else None
+    except ValueError:
+        return None
+
+
+def born_after_record(birth: float | None, updated_at: str | None, slack: float = RECORD_SLACK_S) -> bool:
+    """The folder was created after the wizard last wrote its record of it (with ``slack``): the
+    record is stale (its environment was deleted by hand) and the folder now at that path is
+    someone else's, e.g. another student's environment of the same default name in the shared
+    root. ``birth``: the folder's creation time where the file system keeps one (Windows, macOS;
+    None elsewhere: not judged)."""
+    recorded = _record_time(updated_at)
+    return birth is not None and recorded is not None and birth > recorded + slack
+
+
+def plan_recorded_environment(path: str, state: Any, states: Sequence[Any], busy: Callable[[str], bool],
+                              environ: Mapping[str, str] | None = None) -> CleanItem:
+    """Removing an environment because the wizard's record says it made it (``state``): the same
+    rule as an environment the student names (:func:`plan_environment`), and then the record must
+    still describe that folder: no link on its path, the folder not created after the record."""
+    item = plan_environment(path, states, busy, environ)
+    if item.refused:
+        return item
+    link = linked_folder(path, environ)
+    if link is not None:
+        return item.refuse("storage.delete.refused.link", path=link)
+    try:
+        birth = getattr(os.lstat(path), "st_birthtime", None)
+    except OSError as exc:
+        return item.refuse("storage.delete.refused.unreadable", path=path, error=exc.strerror or str(exc))
+    if born_after_record(birth, getattr(state, "updated_at", None)):
+        return item.refuse("storage.refused.newer_than_record", recorded=str(state.updated_at))
+    return item
+
+
+# --------------------------------------------------------------------------------------------
 # The plan and the run
 # --------------------------------------------------------------------------------------------
 def plan_cleanup(caches: Sequence[Location], confirmed_envs: Sequence[str], unfinished: Sequence[Any],
@@ -367,4 +442,4 @@ def remove_venv_folder(item: CleanItem) -> None:
 
 __all__ = ["Kept", "CleanItem", "CleanPlan", "plan_cleanup", "run_cleanup", "needed_cache_files",
            "plan_wizard_cache", "plan_tool_cache", "plan_environment", "remove_venv_folder", "tool_cache_shape",
-           "Usage"]
+           "Usage", "linked_folder", "born_after_record", "plan_recorded_environment"]
