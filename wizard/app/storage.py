@@ -187,7 +187,10 @@ def clean(cleanup: core_clean.CleanPlan, stores: Stores | None = None, host: Hos
     def remove_env(item: core_clean.CleanItem) -> None:
         state = next((s for s in stores.state.all() if core_clean._same(s.env_path, item.path)), None)
         if state is not None and state.created_by_wizard:
-            item.freed = remove_environment(state, host, stores.state, plan=item.plan).freed
+            outcome = remove_environment(state, host, stores.state, plan=item.plan)
+            if outcome.refused is not None:  # said as this item's error, never reported as done
+                raise OSError(outcome.refused)
+            item.freed = outcome.freed
             return
         core_clean.remove_venv_folder(item)
         stores.state.delete(item.path)
