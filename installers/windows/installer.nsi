@@ -22,7 +22,11 @@
 ;   never a recursive delete of a folder the user may have chosen (C:\, Documents, ...);
 ; - the user's data and PyTorch environments live outside the install folder and survive
 ;   upgrades and uninstalls; `uninstall.exe /S /PURGE`, or "yes" in the interactive uninstaller,
-;   removes them.
+;   removes them: first the app itself, while its files are still there, removes every
+;   environment this user's install records say the wizard made (`gpu-setup-wizard-cli storage
+;   --clean --wizard-envs --yes`: the shared C:\GPU-Setup-Wizard\envs of a profile whose path is
+;   not ASCII, folders the student typed), each under the app's deletion rule, so other users'
+;   environments in the shared root stay; then the two folders below go whole.
 
 Unicode true
 Target amd64-unicode          ; PySide6 6 is x64-only; a 64-bit stub also runs under plain wine64
@@ -56,6 +60,7 @@ RequestExecutionLevel user
 !define APPTITLE   "GPU Setup Wizard"
 !define PUBLISHER  "GPU Setup Wizard contributors"
 !define EXE        "gpu-setup-wizard.exe"
+!define CLI_EXE    "gpu-setup-wizard-cli.exe"
 !define UNINST_EXE "uninstall.exe"
 !define UNINST_KEY "Software\Microsoft\Windows\CurrentVersion\Uninstall\${APPID}"
 !define APP_KEY    "Software\${APPTITLE}"
@@ -120,8 +125,14 @@ ShowUnInstDetails show
 
 LangString WelcomeText ${LANG_KOREAN} "GPU 환경 설정 마법사를 설치합니다.$\r$\n$\r$\n관리자 권한이 필요 없습니다. 이 사용자 계정에만 설치됩니다.$\r$\n$\r$\n마법사가 만드는 PyTorch 환경과 설정은 설치 폴더 밖에 저장되므로 업데이트하거나 제거해도 남아 있습니다.$\r$\n$\r$\n계속하려면 [다음]을 누르세요."
 LangString WelcomeText ${LANG_ENGLISH} "This installs the GPU Setup Wizard.$\r$\n$\r$\nNo administrator rights are needed: it is installed for this user account only.$\r$\n$\r$\nThe PyTorch environments and settings the wizard creates are kept outside the install folder, so updates and uninstalling leave them in place.$\r$\n$\r$\nClick Next to continue."
-LangString PurgeQuestion ${LANG_KOREAN} "마법사가 만든 Python/PyTorch 환경과 설정도 삭제할까요?$\r$\n$\r$\n${ENVS_DIR}$\r$\n${DATA_DIR}$\r$\n$\r$\n[아니요]를 누르면 그대로 남겨 두고 프로그램만 제거합니다."
-LangString PurgeQuestion ${LANG_ENGLISH} "Also delete the Python/PyTorch environments and settings the wizard created?$\r$\n$\r$\n${ENVS_DIR}$\r$\n${DATA_DIR}$\r$\n$\r$\nChoose No to keep them and remove only the program."
+LangString PurgeQuestion ${LANG_KOREAN} "마법사가 만든 Python/PyTorch 환경과 설정도 삭제할까요?$\r$\n$\r$\n${ENVS_DIR}$\r$\n${DATA_DIR}$\r$\n마법사가 이 사용자에게 다른 곳에 만든 환경 (C:\GPU-Setup-Wizard\envs, 직접 고른 폴더; 다른 사용자의 환경은 남습니다)$\r$\n$\r$\n[아니요]를 누르면 그대로 남겨 두고 프로그램만 제거합니다."
+LangString PurgeQuestion ${LANG_ENGLISH} "Also delete the Python/PyTorch environments and settings the wizard created?$\r$\n$\r$\n${ENVS_DIR}$\r$\n${DATA_DIR}$\r$\nthe environments the wizard made for you elsewhere (C:\GPU-Setup-Wizard\envs, folders you chose; other users' environments stay)$\r$\n$\r$\nChoose No to keep them and remove only the program."
+LangString PurgeEnvs ${LANG_KOREAN} "마법사가 만든 환경을 지우는 중 (다른 사용자의 환경은 남습니다)..."
+LangString PurgeEnvs ${LANG_ENGLISH} "Removing the environments the wizard made (other users' environments stay)..."
+LangString PurgeEnvsDone ${LANG_KOREAN} "마법사가 만든 환경 지우기가 끝났습니다 (결과 $0)."
+LangString PurgeEnvsDone ${LANG_ENGLISH} "Removing the wizard's environments finished (result $0)."
+LangString CliLang ${LANG_KOREAN} "ko"
+LangString CliLang ${LANG_ENGLISH} "en"
 LangString PreviousRemoved ${LANG_KOREAN} "이전 버전을 제거했습니다 (종료 코드 $0)."
 LangString PreviousRemoved ${LANG_ENGLISH} "Previous version removed (exit code $0)."
 
@@ -141,6 +152,7 @@ VIAddVersionKey /LANG=${LANG_KOREAN} "ProductVersion" "${VERSION}"
 VIAddVersionKey /LANG=${LANG_KOREAN} "LegalCopyright" "(c) ${PUBLISHER}, MIT License"
 
 Var OldDir  ; install folder of the version registered in Apps & features, if any
+Var Purge   ; "1": the uninstaller deletes the user's environments and data too (/PURGE or "yes")
 
 Function .onInit
   SetShellVarContext current
@@ -190,6 +202,31 @@ Function un.onInit
 FunctionEnd
 
 Section "Uninstall"
+  ; Asked first: the environments outside ENVS_DIR are removed by the app itself, which must
+  ; still be here to do it.
+  StrCpy $Purge ""
+  ${GetParameters} $R0
+  ClearErrors
+  ${GetOptions} $R0 "/PURGE" $R1
+  ${IfNot} ${Errors}
+    StrCpy $Purge "1"
+  ${ElseIfNot} ${Silent}
+    MessageBox MB_YESNO|MB_ICONQUESTION|MB_DEFBUTTON2 "$(PurgeQuestion)" /SD IDNO IDNO keep
+      StrCpy $Purge "1"
+    keep:
+  ${EndIf}
+  ${If} $Purge == "1"
+  ${AndIf} ${FileExists} "$INSTDIR\${CLI_EXE}"
+    ; Every environment this user's install records say the wizard made, wherever it is (the
+    ; shared C:\GPU-Setup-Wizard\envs cannot be deleted whole: other users' environments are
+    ; there), each under the app's deletion rule. Hidden, waited for; whatever it answers (a
+    ; refusal, an error, a crash), the uninstall goes on.
+    DetailPrint "$(PurgeEnvs)"
+    nsExec::ExecToLog '"$INSTDIR\${CLI_EXE}" storage --clean --wizard-envs --yes --lang $(CliLang)'
+    Pop $0
+    DetailPrint "$(PurgeEnvsDone)"
+  ${EndIf}
+
   !include "${UNINSTALL_LIST}"
   Delete "$INSTDIR\${UNINST_EXE}"
   RMDir "$INSTDIR"  ; only if empty: files the user put there stay
@@ -199,16 +236,8 @@ Section "Uninstall"
   DeleteRegValue HKCU "${APP_KEY}" "InstallerLanguage"
   DeleteRegKey /ifempty HKCU "${APP_KEY}"
 
-  ${GetParameters} $R0
-  ClearErrors
-  ${GetOptions} $R0 "/PURGE" $R1
-  ${IfNot} ${Errors}
+  ${If} $Purge == "1"
     RMDir /r "${ENVS_DIR}"
     RMDir /r "${DATA_DIR}"
-  ${ElseIfNot} ${Silent}
-    MessageBox MB_YESNO|MB_ICONQUESTION|MB_DEFBUTTON2 "$(PurgeQuestion)" /SD IDNO IDNO keep
-      RMDir /r "${ENVS_DIR}"
-      RMDir /r "${DATA_DIR}"
-    keep:
   ${EndIf}
 SectionEnd
