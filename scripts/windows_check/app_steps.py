@@ -263,8 +263,9 @@ def upgrade(ctx: Installed, old_installer: Path, new_installer: Path, old_only: 
     return not problems, "; ".join(problems), {"display_version": got}
 
 
-def uninstall(ctx: Installed, made_by_student: set[str]) -> tuple[bool, str, dict]:
-    res = ctx.runner.run([f"{ctx.windows_profile}\\{APP_DIR}\\uninstall.exe", "/S"], timeout=600)
+def uninstall(ctx: Installed, made_by_student: set[str], purge: bool = False) -> tuple[bool, str, dict]:
+    flags = ["/S", "/PURGE"] if purge else ["/S"]
+    res = ctx.runner.run([f"{ctx.windows_profile}\\{APP_DIR}\\uninstall.exe", *flags], timeout=600)
     ctx.runner.wait_server()
     after = profile_listing(ctx.runner)
     before = ctx.facts.get("profile_before", set())
@@ -280,3 +281,69 @@ def uninstall(ctx: Installed, made_by_student: set[str]) -> tuple[bool, str, dic
     if left:
         problems.append(f"left in the profile: {left[:8]}")
     return res.returncode == 0 and not problems, "; ".join(problems), {"left": left}
+
+
+# /PURGE (issue 23): the uninstaller has the installed app remove every environment this user's
+# install records say the wizard made (`storage --clean --wizard-envs --yes`), under the shared
+# ASCII root too, where other users' environments must stay; then ENVS_DIR and DATA_DIR go whole.
+PURGE_ENV = ASCII_ENV_ROOT + "\\purge-check"  # made by the installed app just before /PURGE
+NOT_THE_WIZARDS = ASCII_ENV_ROOT + "\\not-the-wizards"  # a look-alike venv no record of this user names
+PURGED_FROM_PROFILE = ("GPU-Setup-Wizard", "AppData/Local/gpu-setup-wizard")  # ENVS_DIR, DATA_DIR
+UNREACHABLE_INDEX = "http://127.0.0.1:9/simple/"  # the install makes the venv, then stops at resolve
+
+
+PURGE_DRY_RUN_ARGV = ["storage", "--dry-run", "--wizard-envs", "--json"]  # what /PURGE will remove, for the log
+
+
+def purge_install_argv(python: str, torch: str) -> list[str]:
+    """The installed app's install into the ASCII root: it creates the venv and records it as the
+    wizard's, then stops at the unreachable index (no download: seconds)."""
+    return ["install", "--venv", PURGE_ENV, "--python", python, "--torch", torch, "--variant", "cpu",
+            "--index-url", UNREACHABLE_INDEX, "--yes"]
+
+
+def plant_look_alike(runner: Wine, path: str = NOT_THE_WIZARDS) -> Path:
+    """A venv-shaped folder in the shared root that the wizard did not make (another user's, say)."""
+    folder = runner.c_drive(path)
+    for sub in ("Lib/site-packages", "Scripts"):
+        (folder / sub).mkdir(parents=True, exist_ok=True)
+    (folder / "pyvenv.cfg").write_text("home = C:\\Python313\r\nversion = 3.13.1\r\n", encoding="utf-8")
+    return folder
+
+
+def purge_problems(runner: Wine, made_by_app: list[str], not_made: list[str]) -> list[str]:
+    """What /PURGE got wrong: an environment the app made still there, a folder it did not make
+    gone, ENVS_DIR or DATA_DIR still in the profile."""
+    problems = [f"the wizard's environment {p} is still there" for p in made_by_app if runner.c_drive(p).exists()]
+    problems += [f"{p}, which the wizard did not make, was deleted" for p in not_made
+                 if not (runner.c_drive(p) / "pyvenv.cfg").is_file()]
+    problems += [f"{rel} is still in the profile" for rel in PURGED_FROM_PROFILE if (runner.profile / rel).exists()]
+    return problems
+
+
+def purge(ctx: Installed, made_by_student: set[str], python: str) -> tuple[bool, str, dict]:
+    """``uninstall.exe /S /PURGE`` after the installed app made an environment under
+    ``C:\\GPU-Setup-Wizard\\envs`` (an install that creates the venv and stops at an unreachable
+    index) and the check put a look-alike there: the app's environments (that one and the torch
+    chain's, when it ran) are gone, the look-alike stays, and so does the rest of the uninstall check."""
+    import torch_chain
+
+    res = ctx.run_app("gpu-setup-wizard-cli", purge_install_argv(python, torch_chain.TORCH), timeout=600)
+    facts: dict = {"install_exit_code": res.returncode}
+    if not (ctx.runner.c_drive(PURGE_ENV) / "pyvenv.cfg").is_file():
+        return False, f"the installed app made no environment at {PURGE_ENV}: {decode(res.stderr)[0][-800:]}", facts
+    chain_venv = f"{ctx.windows_profile}\\{torch_chain.VENV}"
+    made = [PURGE_ENV] + ([chain_venv] if (ctx.runner.c_drive(chain_venv) / "pyvenv.cfg").is_file() else [])
+    plant_look_alike(ctx.runner)
+    dry = ctx.run_app("gpu-setup-wizard-cli", PURGE_DRY_RUN_ARGV, timeout=300)
+    (ctx.out / "purge-dry-run.json").write_bytes(dry.stdout)
+    try:
+        items = json.loads(decode(dry.stdout)[0])["cleanup"]["items"]
+        facts["planned"] = sorted(i["path"] for i in items if not i["refused"])
+    except (ValueError, KeyError, TypeError) as exc:
+        facts["planned"] = f"storage --dry-run --wizard-envs exited {dry.returncode}: {exc}"
+    facts.update(made_by_app=made, not_made=[NOT_THE_WIZARDS])
+    ok, reason, more = uninstall(ctx, made_by_student, purge=True)
+    problems = [reason] if reason else []
+    problems += purge_problems(ctx.runner, made, [NOT_THE_WIZARDS])
+    return ok and not problems, "; ".join(problems), {**facts, **more}

@@ -226,7 +226,8 @@ def run_checks(check: Check, cache: Path, work: Path, root: Path | None) -> int:
         check.step("uninstall", app_steps.uninstall, ctx, {app_steps.STAND_IN_DIR, *torch_chain.MADE_BY_STUDENT})
         check.step("upgrade-from-older-version", app_steps.upgrade, ctx, Path(inst["old_installer"]),
                    Path(inst["test_installer"]), build_steps.OLD_ONLY_FILE, inst["version"])
-        check.step("uninstall-after-upgrade", app_steps.uninstall, ctx, {app_steps.STAND_IN_DIR, *torch_chain.MADE_BY_STUDENT})
+        check.step("uninstall-purge-after-upgrade", app_steps.purge, ctx,
+                   {app_steps.STAND_IN_DIR, *torch_chain.MADE_BY_STUDENT}, winpy)
         runner.kill_server()
     check.write()
     if check.data["ok"]:  # the used prefix (~0.8 GB) stays only when something is to be looked at

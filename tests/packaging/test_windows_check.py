@@ -197,3 +197,49 @@ def test_what_the_bundle_leaves_out_the_wizard_never_imports():
                          check=False)
     assert "painted after" in res.stdout, res.stderr[-2000:]
     assert "LOADED []" in res.stdout, res.stdout[-2000:]
+
+
+def test_the_purge_check_sees_what_purge_took_and_what_it_left(tmp_path):
+    """The /PURGE step's verdict (app_steps.purge_problems) on a prefix's folders as the
+    uninstaller would leave them: right, half done, and too much (the look-alike taken)."""
+    import app_steps
+
+    runner = wine.Wine(tmp_path / "prefix", user="김학생")
+    made = [app_steps.PURGE_ENV, "C:\\users\\김학생\\envs\\torch-cpu"]
+    assert runner.c_drive(app_steps.PURGE_ENV) == tmp_path / "prefix/drive_c/GPU-Setup-Wizard/envs/purge-check"
+    for path in made:
+        runner.c_drive(path).mkdir(parents=True)
+        (runner.c_drive(path) / "pyvenv.cfg").write_text("home = C:\\Python313\n", encoding="utf-8")
+    look_alike = app_steps.plant_look_alike(runner)
+    assert look_alike == runner.c_drive(app_steps.NOT_THE_WIZARDS)
+    assert (look_alike / "pyvenv.cfg").is_file() and (look_alike / "Scripts").is_dir()
+    for rel in app_steps.PURGED_FROM_PROFILE:
+        (runner.profile / rel).mkdir(parents=True)
+    before = app_steps.purge_problems(runner, made, [app_steps.NOT_THE_WIZARDS])
+    assert len(before) == 4 and all("still" in p for p in before), before
+    for path in made:
+        shutil.rmtree(runner.c_drive(path))
+    assert app_steps.purge_problems(runner, made, [app_steps.NOT_THE_WIZARDS]) == [
+        f"{rel} is still in the profile" for rel in app_steps.PURGED_FROM_PROFILE]
+    for rel in app_steps.PURGED_FROM_PROFILE:
+        shutil.rmtree(runner.profile / rel)
+    assert app_steps.purge_problems(runner, made, [app_steps.NOT_THE_WIZARDS]) == []
+    shutil.rmtree(look_alike)
+    assert app_steps.purge_problems(runner, made, [app_steps.NOT_THE_WIZARDS]) == [
+        f"{app_steps.NOT_THE_WIZARDS}, which the wizard did not make, was deleted"]
+
+
+def test_the_purge_check_s_commands_are_ones_the_app_parses():
+    """What app_steps.purge asks the installed app (an install into the ASCII root, a dry run of
+    the purge) parses with the wizard's own parser."""
+    import app_steps
+    import torch_chain
+
+    from wizard.cli.parser import build_parser
+
+    parser = build_parser("en")
+    args = parser.parse_args(app_steps.purge_install_argv("C:\\py\\python.exe", torch_chain.TORCH))
+    assert args.venv == app_steps.PURGE_ENV and args.yes and args.index_url == app_steps.UNREACHABLE_INDEX
+    args = parser.parse_args(app_steps.PURGE_DRY_RUN_ARGV)
+    assert args.wizard_envs and args.dry_run and args.json
+    assert app_steps.PURGE_ENV.startswith(app_steps.ASCII_ENV_ROOT + "\\")
