@@ -230,3 +230,18 @@ def test_a_folder_made_after_the_record_is_not_the_recorded_environment():
     assert not C.born_after_record(t0 + 60, record)  # a run that died inside "create": within slack
     assert not C.born_after_record(None, record)  # no creation time (Linux): not judged
     assert not C.born_after_record(t0 + 3600, "not a time")
+
+
+def test_env_given_beside_wizard_envs_is_planned_too_and_checked_the_same(machine, tmp_path):
+    m = machine
+    res = run_cli("storage", "--dry-run", "--wizard-envs", "--json", "--env", str(m["look_alike"]))
+    assert res.exit_status == 0, (res.stdout, res.stderr)
+    items = _items(res.json)
+    assert items[str(m["look_alike"])]["refused"] is None  # named by the student: planned like --env alone
+    assert str(m["look_alike"]) not in res.json["wizard_envs"]["environments"]
+    docs = tmp_path / "my documents"
+    docs.mkdir()
+    (docs / "thesis.txt").write_text("keep me", encoding="utf-8")
+    res = run_cli("storage", "--clean", "--wizard-envs", "--yes", "--env", str(docs))
+    assert res.exit_status == 2 and "is not an environment" in res.stderr, (res.stdout, res.stderr)
+    assert (docs / "thesis.txt").is_file() and (m["made"] / "pyvenv.cfg").is_file()  # refused before anything
