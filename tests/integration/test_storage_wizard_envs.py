@@ -230,6 +230,7 @@ def test_a_folder_made_after_the_record_is_not_the_recorded_environment():
     assert not C.born_after_record(t0 + 60, record)  # a run that died inside "create": within slack
     assert not C.born_after_record(None, record)  # no creation time (Linux): not judged
     assert not C.born_after_record(t0 + 3600, "not a time")
+    assert C._record_time("2026-12-01T10:00:00") == t0  # no zone: UTC, as the wizard writes (not local time)
 
 
 def test_env_given_beside_wizard_envs_is_planned_too_and_checked_the_same(machine, tmp_path):

@@ -344,12 +344,16 @@ def linked_folder(path: str, environ: Mapping[str, str] | None = None) -> str | 
 
 
 def _record_time(text: str | None) -> float | None:
-    from datetime import datetime
+    """A record's ISO time as a timestamp; one without a zone is UTC, as the wizard writes them."""
+    from datetime import datetime, timezone
 
     try:
-        return datetime.fromisoformat(str(text)).timestamp() if text else None
+        when = datetime.fromisoformat(str(text)) if text else None
     except ValueError:
         return None
+    if when is not None and when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return when.timestamp() if when is not None else None
 
 
 def born_after_record(birth: float | None, updated_at: str | None, slack: float = RECORD_SLACK_S) -> bool:
