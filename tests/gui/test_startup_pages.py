@@ -185,3 +185,19 @@ def test_the_first_paint_reads_only_the_message_files_it_shows():
     for lang in ("ko", "en"):
         out = run_fresh(code, lang).strip().splitlines()[-1]
         assert out == "read ['common.json', 'history.json', 'system.json', 'window.json']", (lang, out)
+
+
+def test_the_first_paint_imports_no_module_whose_bundle_hook_is_deferred():
+    """The bundle runs multiprocessing's and traitlets' runtime hooks when those modules are
+    first imported (installers/deferred_rthooks.py); the first paint imports neither, so their
+    imports are not part of it."""
+    code = ("import sys\nfrom wizard.ui import app\n"
+            "from wizard.ui.main_wizard import SetupWizard\n"
+            "qapp = app.create_app(lang='ko')\n"
+            "w = SetupWizard(app.Session(lang='ko'), defer_pages=True)\n"
+            "def painted():\n"
+            "    print('loaded', sorted(m for m in ('multiprocessing', 'traitlets') if m in sys.modules))\n"
+            "    qapp.exit(0)\n"
+            "f = app._FirstPaint(painted); w.page(w.startId()).installEventFilter(f); w.show()\n"
+            "sys.exit(qapp.exec())")
+    assert run_fresh(code).strip().splitlines()[-1] == "loaded []"
