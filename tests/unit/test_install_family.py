@@ -126,6 +126,19 @@ def test_uv_failures_are_classified():
     assert err.kind == "network" and err.host == "127.0.0.1" and "127.0.0.1" in err.message.text("ko")
 
 
+def test_a_404_after_a_retry_is_a_missing_file_even_with_the_url_wrapped():
+    """uv's words when its first request failed and the retry was answered 404 (seen in a loaded
+    test run): the chain wraps, so the URL is on the line after "for url"."""
+    wrapped = ("error: Request failed after 1 retry in 1.9s\n"
+               "  cause: Failed to fetch:\n"
+               "         http://127.0.0.1:41275/files/gsw_gone-1.0-py3-none-any.whl\n"
+               "  cause: HTTP status client error (404 Not Found) for url\n"
+               "         (http://127.0.0.1:41275/files/gsw_gone-1.0-py3-none-any.whl)\n")
+    err = classify_uv_failure(wrapped, "http://127.0.0.1:41275/simple")
+    assert err.kind == "missing-file" and err.host == "127.0.0.1"
+    assert "gsw_gone-1.0-py3-none-any.whl" in err.message.text("en") and "404" in err.message.text("en")
+
+
 def _job(tmp_path) -> InstallJob:
     target = new_venv(str(tmp_path / "env"), "python3")
     return InstallJob(target, InstallOptions(["torch==2.13.0"], state_dir=str(tmp_path / "s"),

@@ -82,9 +82,11 @@ NETWORK_MARKERS = ("NewConnectionError", "Failed to establish a new connection",
 DISK_MARKERS = ("No space left on device", "[Errno 28]", "ENOSPC", "disk is full")
 
 
-# uv's and pip's words for a file the index lists and then will not serve
-_FILE_STATUS = (re.compile(r"status client error \((\d{3})[^)]*\) for url \((\S+?)\)"),  # uv
-                re.compile(r"HTTP error (\d{3}) while getting (\S+)"))  # pip
+# uv's and pip's words for a file the index lists and then will not serve. uv wraps its error
+# chain at the terminal's width, and after a retry ("Request failed after 1 retry") the URL goes
+# on the next line: any run of white space may stand between the words.
+_FILE_STATUS = (re.compile(r"status\s+client\s+error\s+\((\d{3})[^)]*\)\s+for\s+url\s+\((\S+?)\)"),  # uv
+                re.compile(r"HTTP\s+error\s+(\d{3})\s+while\s+getting\s+(\S+)"))  # pip
 _FILE_SUFFIXES = (".whl", ".tar.gz", ".zip", ".metadata")
 
 
