@@ -162,7 +162,11 @@ class Tour:
         return self
 
     def grab(self, name: str) -> None:
-        self.app.processEvents()
+        # A worker's result can arrive in the first round (a queued signal) and post the layout
+        # requests of what it showed; a second and third round lay those out before the
+        # screenshot and the layout check, which would otherwise see the old geometry.
+        for _ in range(3):
+            self.app.processEvents()
         index = len(self.record.screenshots) + 1
         path = self.out / f"{self.record.machine}-{self.record.lang}-{self.record.size}-{index}-{name}.png"
         if not self.window.screen().grabWindow(self.window.winId()).save(str(path)):
@@ -279,7 +283,9 @@ def build_tour(tour: Tour, session, index, work: Path, vram_gb: float | None) ->
 
     def verify_ready() -> bool:
         page = w.verify_page
-        return w.currentId() == PageId.VERIFY and session.verify is not None and not page.probe.running
+        # the diagnosis under the checklist comes from a worker after the probe: it is on the page too
+        return (w.currentId() == PageId.VERIFY and session.verify is not None and not page.probe.running
+                and session.diagnosis is not None)
 
     def start_verify_if_idle() -> None:
         page = w.verify_page
