@@ -9,6 +9,7 @@ uses the torch venv or the Xvfb display. Modules outside those rules mark themse
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,13 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # reaches them only through an UpdateConfig (or environment) of its own, pointed at 127.0.0.1.
 os.environ.setdefault("GSW_COMPAT_UPDATE_URL", "")
 os.environ.setdefault("GSW_INDEX_CHECK", "0")
+
+# A run started in the background by a non-interactive shell (`./scripts/test &`, nohup) inherits
+# SIGINT ignored (POSIX), and so would every child the tests start: the tests of what Ctrl+C does
+# (tests/integration/test_cli_interrupts.py, test_interrupt_any_thread.py) would then see a
+# program that cannot be interrupted. Ctrl+C works in the run, and in its children, as at a prompt.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 GUI_DIR = REPO / "tests" / "gui"
