@@ -1,7 +1,8 @@
 """A real PyTorch environment for tests that run probes, built once per test session.
 
 ``GSW_TEST_TORCH_PYTHON=/path/to/python`` uses an existing torch interpreter instead (for
-example on a GPU machine). The venv's path has Hangul and a space, as students' paths do.
+example on a GPU machine). The venv's path has Hangul and a space, as students' paths do. One
+venv serves the whole run, however many pytest-xdist workers it has (:mod:`tests.once_per_run`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import venv
 from pathlib import Path
 
 import pytest
+
+from tests.once_per_run import once_per_run
 
 TORCH_SPEC = "torch==2.13.0"  # on the project's machines pip takes a CPU wheel from local disk
 
@@ -27,10 +30,14 @@ def _run(argv, timeout=300, **kw):
 
 @pytest.fixture(scope="session")
 def torch_python(tmp_path_factory) -> Path:
+    """The venv's interpreter; built once per test run, shared by pytest-xdist's workers."""
     override = os.environ.get("GSW_TEST_TORCH_PYTHON")
     if override:
         return Path(override)
-    base = tmp_path_factory.mktemp("torch env 김")  # a Hangul name and a space, as students have
+    return once_per_run(tmp_path_factory, "torch env 김", _build_torch_venv)  # Hangul and a space
+
+
+def _build_torch_venv(base: Path) -> Path:
     env_dir = base / "venv"
     venv.create(env_dir, with_pip=False, symlinks=os.name != "nt")
     py = _python_in(env_dir)
@@ -47,5 +54,3 @@ def torch_python(tmp_path_factory) -> Path:
     if check.returncode != 0:
         pytest.skip(f"{TORCH_SPEC} installed but does not import here: {check.stderr[-600:]}")
     return py
-
-

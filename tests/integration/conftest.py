@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.hung_smi import alive, fake_smi, smi_pids, wizard_env
+from tests.once_per_run import once_per_run
 
 
 @pytest.fixture
@@ -33,11 +34,17 @@ def _site_packages(python: Path) -> str:
 @pytest.fixture(scope="session")
 def transformers_python(torch_python, tmp_path_factory) -> Path:
     """A venv that sees the session's torch (a .pth line) and has transformers from the registry;
-    built once per test session (the VRAM measurements and the course's lesson models share it)."""
+    built once per test run, whatever the number of xdist workers (the VRAM measurements and the
+    course's lesson models share it)."""
     check = subprocess.run([str(torch_python), "-c", "import transformers"], capture_output=True, timeout=120)
     if check.returncode == 0:
         return torch_python
-    env_dir = tmp_path_factory.mktemp("transformers env") / "venv"
+    return once_per_run(tmp_path_factory, "transformers env",
+                        lambda folder: _build_transformers_venv(folder, Path(torch_python)))
+
+
+def _build_transformers_venv(folder: Path, torch_python: Path) -> Path:
+    env_dir = folder / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True, timeout=120)
     py = env_dir / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
     Path(_site_packages(py), "session_torch.pth").write_text(_site_packages(torch_python) + "\n", encoding="utf-8")
