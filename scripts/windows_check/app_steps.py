@@ -219,29 +219,54 @@ def loaded_dlls(ctx: Installed, argv: list[str]) -> list[str]:
     return sorted({n.rsplit("\\", 1)[-1].lower() for n in names})
 
 
-def startup_ratio(ctx: Installed, bare_exe: Path, rounds: int = 5) -> tuple[bool, str, dict]:
-    """The wizard's first paint against the bare QWizard's, alternated, medians compared."""
-    wizard_ms, bare_ms = [], []
-    first_paint_ms(ctx, [ctx.exe("gpu-setup-wizard-cli"), "--smoke-test"])  # warm the file cache once
-    first_paint_ms(ctx, [windows_path(bare_exe)])
+def startup_verdict(wizard_ms: list[float], bare_ms: list[float],
+                    target: float = STARTUP_TARGET) -> tuple[bool, str, float | None]:
+    """(met, reason, ratio): the medians' ratio against ``target``; not met when a side has no time."""
+    if not wizard_ms or not bare_ms:
+        return False, f"no first-paint time (wizard {wizard_ms}, bare {bare_ms})", None
+    wizard, bare = statistics.median(wizard_ms), statistics.median(bare_ms)
+    ratio = wizard / bare
+    if ratio > target:
+        return False, (f"the wizard's first paint took {wizard:.0f} ms (median of {len(wizard_ms)}) against "
+                       f"{bare:.0f} ms for the bare QWizard: {ratio:.2f}x, above {target}x"), ratio
+    return True, "", ratio
+
+
+def _paint_rounds(ctx: Installed, bare_exe: Path, rounds: int, wizard_ms: list[float], bare_ms: list[float]) -> None:
+    """``rounds`` pairs, wizard then bare, appended to the two lists (a start with no time adds nothing)."""
     for _ in range(rounds):
         for argv, into in (([ctx.exe("gpu-setup-wizard-cli"), "--smoke-test"], wizard_ms),
                            ([windows_path(bare_exe)], bare_ms)):
             ms = first_paint_ms(ctx, argv)
             if ms is not None:
                 into.append(ms)
+
+
+def startup_ratio(ctx: Installed, bare_exe: Path, rounds: int = 5) -> tuple[bool, str, dict]:
+    """The wizard's first paint against the bare QWizard's, alternated, medians compared; the step
+    fails above STARTUP_TARGET. One round of pairs on a shared machine can miss by noise alone
+    (runs here: 1.11x to 1.26x), so a miss is measured again with as many pairs and judged on all
+    of them: a real regression misses both times, a noisy hour rarely does."""
+    wizard_ms: list[float] = []
+    bare_ms: list[float] = []
+    first_paint_ms(ctx, [ctx.exe("gpu-setup-wizard-cli"), "--smoke-test"])  # warm the file cache once
+    first_paint_ms(ctx, [windows_path(bare_exe)])
+    _paint_rounds(ctx, bare_exe, rounds, wizard_ms, bare_ms)
+    met, reason, ratio = startup_verdict(wizard_ms, bare_ms)
+    first_ratio = ratio
+    if not met and ratio is not None:
+        _paint_rounds(ctx, bare_exe, rounds, wizard_ms, bare_ms)
+        met, reason, ratio = startup_verdict(wizard_ms, bare_ms)
+    if ratio is None:
+        return False, reason, {}
     dlls = {side: loaded_dlls(ctx, argv) for side, argv in
             (("wizard", [ctx.exe("gpu-setup-wizard-cli"), "--smoke-test"]), ("bare", [windows_path(bare_exe)]))}
-    if not wizard_ms or not bare_ms:
-        return False, f"no first-paint time (wizard {wizard_ms}, bare {bare_ms})", {}
-    ratio = statistics.median(wizard_ms) / statistics.median(bare_ms)
-    # A measurement: the step is ok when both sides were timed; whether the target is met goes
-    # to the JSON beside it (startup_ratio_met), so a slow wine does not hide the other steps.
     facts = {"wizard_ms": wizard_ms, "bare_ms": bare_ms, "ratio": round(ratio, 3),
-             "target": STARTUP_TARGET, "met": ratio <= STARTUP_TARGET,
+             "first_round_ratio": round(first_ratio, 3) if first_ratio is not None else None,
+             "target": STARTUP_TARGET, "met": met,
              "dlls_loaded": {side: len(names) for side, names in dlls.items()},
              "dlls_only_wizard": sorted(set(dlls["wizard"]) - set(dlls["bare"]))}
-    return True, "", facts
+    return met, reason, facts
 
 
 def upgrade(ctx: Installed, old_installer: Path, new_installer: Path, old_only: str,

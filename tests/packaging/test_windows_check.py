@@ -243,3 +243,17 @@ def test_the_purge_check_s_commands_are_ones_the_app_parses():
     args = parser.parse_args(app_steps.PURGE_DRY_RUN_ARGV)
     assert args.wizard_envs and args.dry_run and args.json
     assert app_steps.PURGE_ENV.startswith(app_steps.ASCII_ENV_ROOT + "\\")
+
+
+def test_the_start_up_ratio_fails_the_check_above_its_target():
+    """Medians compared (one slow start of five does not decide); above 1.3x is a failure with
+    both medians in the reason; a side that never painted is a failure, not a ratio."""
+    import app_steps
+
+    met, reason, ratio = app_steps.startup_verdict([592, 549, 555, 568, 658], [450, 451, 422, 527, 435])
+    assert met and reason == "" and round(ratio, 3) == 1.262  # the numbers of one real run
+    met, reason, ratio = app_steps.startup_verdict([700, 690, 2400, 705, 710], [450, 451, 422, 527, 435])
+    assert not met and round(ratio, 2) == 1.57 and "705 ms" in reason and "450 ms" in reason and "1.3x" in reason
+    assert app_steps.startup_verdict([500, 520, 4000], [450, 460, 470])[0]  # an outlier on the wizard's side
+    met, reason, ratio = app_steps.startup_verdict([], [450])
+    assert not met and ratio is None and "no first-paint time" in reason
