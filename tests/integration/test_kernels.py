@@ -66,6 +66,35 @@ def test_register_asks_first_then_installs_ipykernel_and_writes_the_spec(kernel_
     assert result.warnings == []  # Linux: the Hangul folders are no trap here
 
 
+def test_a_registered_kernel_carries_the_wizards_mark_and_jupyter_still_lists_it(kernel_python, kernel_data_dir):
+    """The purge takes a kernel with its environment only when kernel.json says the wizard
+    registered it for that environment: the mark is the environment's prefix as its interpreter
+    reports it, ipykernel's own keys stay, and jupyter_client reads the spec as before."""
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    from wizard.core.verify.kernel_install import marked_kernelspecs
+    from wizard.core.verify.kernel_specs import inspect_python
+
+    result = _register(kernel_python)
+    assert result.marked and result.mark_error is None
+    folder = kernel_data_dir / "kernels" / result.name
+    spec = json.loads((folder / "kernel.json").read_text(encoding="utf-8"))
+    prefix = inspect_python(str(kernel_python)).prefix
+    assert prefix and spec["metadata"]["gpu_setup_wizard"] == {"env": prefix}
+    assert spec["metadata"].get("debugger") is True  # ipykernel's own metadata kept
+    assert spec["argv"][0] == str(kernel_python) and spec["display_name"] == result.display_name
+    assert sorted(p.name for p in folder.iterdir()) == sorted(  # no temporary file left beside it
+        n for n in ("kernel.json", "logo-32x32.png", "logo-64x64.png", "logo-svg.svg") if (folder / n).exists())
+    manager = KernelSpecManager()
+    manager.ensure_native_kernel = False
+    listed = manager.get_all_specs()
+    assert result.name in listed, listed
+    assert listed[result.name]["spec"]["metadata"]["gpu_setup_wizard"]["env"] == prefix
+    ks = manager.get_kernel_spec(result.name)
+    assert ks.argv[0] == str(kernel_python) and ks.metadata["gpu_setup_wizard"]["env"] == prefix
+    assert [(k.folder, k.argv0, k.env) for k in marked_kernelspecs()] == [(str(folder), str(kernel_python), prefix)]
+
+
 def test_list_flags_a_cpu_build_on_a_gpu_machine_and_a_deleted_environment(kernel_python, kernel_data_dir, tmp_path):
     result = _register(kernel_python)
     gone_dir = tmp_path / "삭제된 env"

@@ -308,6 +308,23 @@ def plan_tree(root: str, *, own: Callable[[str], tuple[bool, list[str]]] | None 
     return plan
 
 
+def kernelspec_shape(path: str) -> tuple[bool, list[str]]:
+    """(is a kernelspec: has ``kernel.json``, the entries that are not a kernelspec's own)."""
+    names = _names(path)
+    return "kernel.json" in names, [n for n in names if n not in KERNELSPEC_OWN]
+
+
+def plan_kernelspec(folder: str, environ: Mapping[str, str] | None = None) -> DeletePlan:
+    """The deletion of one kernelspec folder (``kernels/<name>``): only ``kernel.json`` and its
+    logos, never a folder that is a link. The one planner for replacing a kernel and for the
+    purge removing the kernels of the environments it removes, so both refuse the same folders.
+    A foreign entry is named as not part of a kernelspec (not "of an environment")."""
+    plan = plan_tree(folder, own=kernelspec_shape, environ=environ)
+    if plan.refused is not None and plan.refused.key == "storage.delete.refused.foreign":
+        plan.refused = msg("storage.delete.refused.foreign_kernelspec", **dict(plan.refused.params))
+    return plan
+
+
 def plan_files(folder: str, keep: Callable[[str, int], str | None], *,
                environ: Mapping[str, str] | None = None, expect_dev: int | None = None) -> DeletePlan:
     """The deletion of some regular files directly in ``folder`` (a cache's ``files/``): ``keep``
@@ -438,5 +455,5 @@ def execute(plan: DeletePlan, cancel: threading.Event | None = None) -> DeleteRe
 
 
 __all__ = ["DeletePlan", "DeleteResult", "DeletionRefused", "Entry", "Kept", "VENV_OWN", "KERNELSPEC_OWN",
-           "env_shape", "conda_own", "protected", "in_use", "processes_in", "home_dir", "plan_tree", "plan_files",
+           "env_shape", "kernelspec_shape", "plan_kernelspec", "conda_own", "protected", "in_use", "processes_in", "home_dir", "plan_tree", "plan_files",
            "plan_own_file", "merge", "execute"]

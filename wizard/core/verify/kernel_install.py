@@ -18,6 +18,12 @@ registration stops and says which interpreter that kernel runs, and only ``repla
 ``--replace``) removes it -- through the one deletion rule (:mod:`wizard.core.base.deletion`:
 only a folder with a kernelspec's own files, never through a link) -- before ipykernel installs.
 
+After ipykernel has written the kernelspec, the wizard marks it as its own: ``kernel.json`` gets
+``"metadata": {"gpu_setup_wizard": {"env": <the environment's prefix>}}`` (everything else kept;
+jupyter_client passes any ``metadata`` through). The uninstaller's purge (``storage --clean
+--wizard-envs``) removes a kernelspec only with that mark and only together with the environment
+it names: kernels registered before the mark existed, or by hand, are never the purge's to take.
+
 Every child runs through the one process runner, an argv list each.
 """
 
@@ -45,6 +51,8 @@ IPYKERNEL_REQUIREMENT = "ipykernel>=6"
 # start with a letter or digit here, so it is never a path step.
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-]{0,63}")
 VSCODE_KEY = "python.defaultInterpreterPath"
+MARKER_KEY = "gpu_setup_wizard"  # kernel.json's metadata.<this>.env: the environment the wizard registered
+MAX_SPEC_BYTES = 1_000_000
 
 
 def kernel_name(env: EnvFacts) -> str:
@@ -99,12 +107,15 @@ class RegisterResult:
     warnings: list[Flag] = field(default_factory=list)  # the traps this kernel will meet (Hangul path, conda)
     existing: dict[str, str] | None = None  # a kernel of this name that runs another interpreter: {"dir", "python"}
     replaced: str | None = None  # the folder of the kernel that ``replace`` removed first
+    marked: bool = False  # kernel.json carries the wizard's mark (the purge may take it with its environment)
+    mark_error: str | None = None  # why the mark could not be written (the kernel works; the purge leaves it)
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "display_name": self.display_name, "python": self.env.python_exe,
                 "prefix": self.env.prefix, "ok": self.ok, "needs_consent": self.needs_consent,
                 "installed_ipykernel": self.installed_ipykernel, "failed_step": self.failed_step,
                 "resource_dir": self.resource_dir, "existing": self.existing, "replaced": self.replaced,
+                "marked": self.marked, "mark_error": self.mark_error,
                 "warnings": [{"id": f.id, "severity": f.severity, "params": f.params} for f in self.warnings],
                 "steps": [{"argv": s.argv, "ok": s.ok, "returncode": s.returncode, "timed_out": s.timed_out,
                            "cancelled": s.cancelled, "error": s.error, "output_tail": s.output_tail[-3000:]}
@@ -174,14 +185,100 @@ def _same_file(a: str, b: str) -> bool:
         return os.path.normcase(os.path.abspath(a)) == os.path.normcase(os.path.abspath(b))
 
 
+def _read_spec(path: str) -> dict[str, Any] | None:
+    """A ``kernel.json`` as an object (bounded, a regular file only), or None."""
+    from wizard.core.base.user_files import open_user_file
+    from wizard.core.base.user_input import loads_user_json, read_bounded
+
+    try:
+        with open_user_file(path) as fh:
+            raw, cut = read_bounded(fh, MAX_SPEC_BYTES)
+        spec = None if cut else loads_user_json(raw.decode("utf-8", "replace"))
+    except (OSError, ValueError):
+        return None
+    return spec if isinstance(spec, dict) else None
+
+
+def mark_kernelspec(resource_dir: str, prefix: str) -> None:
+    """Add the wizard's mark (``metadata.gpu_setup_wizard.env = prefix``) to the kernel.json
+    ipykernel just wrote, keeping every other key. Written to a temporary file in the same
+    folder and moved over it (never a half-written spec; the temporary file never stays, so the
+    folder keeps a kernelspec's own shape). Raises OSError/ValueError when it cannot."""
+    path = os.path.join(resource_dir, "kernel.json")
+    spec = _read_spec(path)
+    if spec is None:
+        raise ValueError(f"{path} is not a kernel spec")
+    metadata = spec.get("metadata")
+    metadata = dict(metadata) if isinstance(metadata, dict) else {}
+    metadata[MARKER_KEY] = {"env": prefix}
+    spec["metadata"] = metadata
+    write_atomic(path, json.dumps(spec, ensure_ascii=False, indent=1) + "\n", shared=True)
+
+
+@dataclass(frozen=True)
+class MarkedKernel:
+    """A kernelspec folder whose kernel.json carries the wizard's mark: the interpreter it runs
+    (``argv[0]``) and the environment the mark names."""
+
+    folder: str
+    argv0: str
+    env: str
+
+
+def marked_kernelspecs(data_dirs: list[str] | None = None) -> list[MarkedKernel]:
+    """Every kernelspec in Jupyter's data folders (``kernel_specs.jupyter_data_dirs``, as
+    :func:`existing_kernel` searches) that the wizard marked; each folder once. A folder that is a
+    link is listed too (its kernel.json read through it): whoever deletes refuses it, and says so."""
+    from wizard.core.verify.kernel_specs import jupyter_data_dirs
+
+    found: list[MarkedKernel] = []
+    seen: set[str] = set()
+    for data_dir in data_dirs if data_dirs is not None else jupyter_data_dirs():
+        kernels = os.path.join(data_dir, "kernels")
+        try:
+            names = sorted(os.listdir(kernels))
+        except OSError:
+            continue
+        for entry in names:
+            folder = os.path.join(kernels, entry)
+            key = os.path.normcase(os.path.abspath(folder))
+            if key in seen:
+                continue
+            seen.add(key)
+            spec = _read_spec(os.path.join(folder, "kernel.json"))
+            if spec is None:
+                continue
+            meta = spec.get("metadata")
+            mark = meta.get(MARKER_KEY) if isinstance(meta, dict) else None
+            env = mark.get("env") if isinstance(mark, dict) else None
+            argv = spec.get("argv")
+            argv0 = argv[0] if isinstance(argv, list) and argv else None
+            if isinstance(env, str) and env and isinstance(argv0, str) and argv0:
+                found.append(MarkedKernel(folder, argv0, env))
+    return found
+
+
 def remove_kernelspec(folder: str) -> deletion.DeleteResult:
     """Delete one kernelspec folder under the deletion rule: only ``kernel.json`` and its logos,
     never a link. Raises :class:`~wizard.core.base.deletion.DeletionRefused` otherwise."""
-    def shape(path: str) -> tuple[bool, list[str]]:
-        names = os.listdir(path)
-        return "kernel.json" in names, [n for n in names if n not in deletion.KERNELSPEC_OWN]
+    return deletion.execute(deletion.plan_kernelspec(folder))
 
-    return deletion.execute(deletion.plan_tree(folder, own=shape))
+
+def _mark(result: RegisterResult) -> None:
+    """Mark the kernel just registered as the wizard's, for its environment's prefix as the
+    interpreter reported it. A kernel without the mark still works; only the purge leaves it."""
+    from wizard.core.verify.kernel_specs import jupyter_data_dirs
+
+    folder = result.resource_dir or os.path.join(jupyter_data_dirs()[0], "kernels", result.name)
+    if not result.env.prefix:
+        result.mark_error = "the interpreter did not report its prefix"
+        return
+    try:
+        mark_kernelspec(folder, result.env.prefix)
+    except (OSError, ValueError) as exc:
+        result.mark_error = str(exc)[:300]
+        return
+    result.marked = True
 
 
 def register_kernel(python_exe: str, display_name_for: Callable[[EnvFacts], str], *, name: str | None = None,
@@ -194,7 +291,11 @@ def register_kernel(python_exe: str, display_name_for: Callable[[EnvFacts], str]
     registered kernel's ``warnings`` are the traps it will meet on ``os_name`` (a Hangul path on
     Windows, a conda environment VS Code will not list). A name that is not :func:`valid_name` is
     refused (``failed_step`` "name"); a kernel of that name running another interpreter stops the
-    registration (``failed_step`` "exists", ``existing`` says which) unless ``replace``."""
+    registration (``failed_step`` "exists", ``existing`` says which) unless ``replace``.
+
+    A registered kernel is then marked as the wizard's (:func:`mark_kernelspec`, ``marked``), so
+    the purge takes it with its environment. Kernels registered by versions before the mark
+    carry none and are never removed by the purge: nothing tells them from the student's own."""
     env = inspect_python(python_exe)
     result = RegisterResult(name=name or kernel_name(env), display_name=display_name_for(env), env=env)
     if not valid_name(result.name):
@@ -238,6 +339,7 @@ def register_kernel(python_exe: str, display_name_for: Callable[[EnvFacts], str]
         return result
     found = INSTALLED_RE.search(step.output_tail)
     result.resource_dir = found.group(1) if found else None
+    _mark(result)
     result.warnings = path_flags([result.resource_dir, python_exe], os_name) + conda_flags(env, shutil.which("conda"))
     return result
 
@@ -291,5 +393,6 @@ def write_vscode_setting(project_dir: str | Path, python_exe: str) -> SettingsRe
 
 
 __all__ = ["kernel_name", "valid_name", "torch_label", "StepResult", "RegisterResult", "register_kernel",
-           "existing_kernel", "remove_kernelspec",
+           "existing_kernel", "remove_kernelspec", "mark_kernelspec", "marked_kernelspecs", "MarkedKernel",
+           "MARKER_KEY",
            "ipykernel_install_argv", "register_argv", "SettingsRefused", "SettingsResult", "write_vscode_setting"]
