@@ -246,3 +246,162 @@ def test_env_given_beside_wizard_envs_is_planned_too_and_checked_the_same(machin
     res = run_cli("storage", "--clean", "--wizard-envs", "--yes", "--env", str(docs))
     assert res.exit_status == 2 and "is not an environment" in res.stderr, (res.stdout, res.stderr)
     assert (docs / "thesis.txt").is_file() and (m["made"] / "pyvenv.cfg").is_file()  # refused before anything
+
+
+# --------------------------------------------------------------------------------------------
+# The kernels the wizard registered for the environments the purge removes
+# --------------------------------------------------------------------------------------------
+def _kernel(data_dir: Path, name: str, env: Path, marked_for: Path | None = None) -> Path:
+    """A kernelspec as ``ipykernel install`` writes it (kernel.json and a logo), its argv[0] the
+    python of ``env``; ``marked_for``: marked by the wizard's own marking for that environment."""
+    from tests.kernel_env import write_spec
+    from wizard.core.verify.kernel_install import mark_kernelspec
+
+    folder = write_spec(data_dir, name, str(env / "bin" / "python"), f"PyTorch – {env.name}")
+    (folder / "logo-32x32.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 64)
+    if marked_for is not None:
+        mark_kernelspec(str(folder), str(marked_for))
+    return folder
+
+
+@pytest.fixture()
+def kernels(machine, tmp_path, monkeypatch):
+    """This student's Jupyter folder (inside the home, as ``--user`` registers) and kernels in it:
+    the wizard's kernel of an environment it removes, of environments that stay, the student's own
+    (unmarked) kernel of that environment, one marked for another environment, one with a file
+    the student put in it, and one whose folder is a link."""
+    m = machine
+    data = m["home"] / ".local" / "share" / "jupyter"
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(data))
+    monkeypatch.setenv("APPDATA", str(m["home"] / "AppData" / "Roaming"))
+    monkeypatch.setenv("JUPYTER_PATH", "")
+    k = {
+        "goes": _kernel(data, "gsw-torch-cpu-0a1b2c", m["made"], marked_for=m["made"]),
+        "of_existing": _kernel(data, "gsw-existing-3d4e5f", m["existing"], marked_for=m["existing"]),
+        "of_other_user": _kernel(data, "gsw-torch-cu128-6a7b8c", m["other_users"], marked_for=m["other_users"]),
+        "of_link": _kernel(data, "gsw-linked-9d0e1f", m["root"] / "linked", marked_for=m["root"] / "linked"),
+        "unmarked": _kernel(data, "python3-torch", m["made"]),  # the student's own, or registered before the mark
+        "mark_elsewhere": _kernel(data, "gsw-mixed-112233", m["made"], marked_for=m["existing"]),
+        "foreign": _kernel(data, "gsw-torch-env-445566", m["typed"], marked_for=m["typed"]),
+    }
+    (k["foreign"] / "notes.txt").write_text("my notes\n", encoding="utf-8")
+    target = _kernel(tmp_path / "kernel elsewhere", "gsw-torch-cpu-778899", m["made"], marked_for=m["made"])
+    k["link"] = data / "kernels" / "gsw-torch-cpu-778899"
+    k["link"].symlink_to(target, target_is_directory=True)
+    k["link_target"] = target
+    return k
+
+
+def _kernel_items(doc):
+    return {i["path"]: i for i in doc["cleanup"]["items"] if i["kind"] == "kernelspec"}
+
+
+def _stayed(k, *keys):
+    return {key: (k[key] / "kernel.json").is_file() for key in keys}
+
+
+STAY = ("of_existing", "of_other_user", "of_link", "unmarked", "mark_elsewhere", "foreign", "link_target")
+
+
+def test_dry_run_lists_the_kernels_of_the_removed_environments(machine, kernels):
+    m, k = machine, kernels
+    res = run_cli("storage", "--dry-run", "--wizard-envs", "--json")
+    assert res.exit_status == 0, (res.stdout, res.stderr)
+    items = _kernel_items(res.json)
+    # only the marked kernels that run a removed environment; the others are not in the plan at all
+    assert set(items) == {str(k["goes"]), str(k["foreign"]), str(k["link"])}, items
+    goes = items[str(k["goes"])]
+    assert goes["refused"] is None and goes["env_path"] == str(m["made"])
+    assert sorted(goes["deletes"]) == ["kernel.json", "logo-32x32.png"] and goes["expected_freed"] > 0
+    foreign = items[str(k["foreign"])]
+    assert foreign["refused"] == "storage.delete.refused.foreign_kernelspec" and foreign["env_path"] == str(m["typed"])
+    assert "notes.txt" in foreign["refused_params"]["names"]
+    link = items[str(k["link"])]
+    assert link["refused"] == "storage.delete.refused.link" and link["refused_params"]["path"] == str(k["link"])
+    order = [i["path"] for i in res.json["cleanup"]["items"]]
+    assert order.index(str(k["goes"])) == order.index(str(m["made"])) + 1  # right after its environment
+    assert all(_stayed(k, "goes", *STAY).values())
+
+    en = run_cli("storage", "--dry-run", "--wizard-envs")
+    assert en.exit_status == 0, en.stderr
+    assert f"Jupyter kernel: {k['goes']}" in en.stdout and f"registered by the wizard for {m['made']}" in en.stdout
+    assert "not part of a Jupyter kernelspec (notes.txt)" in en.stdout, en.stdout
+    assert str(k["unmarked"]) not in en.stdout and str(k["of_existing"]) not in en.stdout
+    ko = run_cli("storage", "--dry-run", "--wizard-envs", lang="ko")
+    assert ko.exit_status == 0, ko.stderr
+    assert f"Jupyter 커널: {k['goes']}" in ko.stdout and f"마법사가 {m['made']} 환경에 등록한 커널" in ko.stdout
+    assert "Jupyter 커널 설정의 일부가 아닌 것이 1개" in ko.stdout and "심볼릭 링크" in ko.stdout, ko.stdout
+    assert all(_stayed(k, "goes", *STAY).values())
+
+
+def test_clean_removes_the_kernel_with_its_environment_and_nothing_else(machine, kernels):
+    m, k = machine, kernels
+    res = run_cli("storage", "--clean", "--wizard-envs", "--yes", "--json")
+    assert res.exit_status == 0, (res.stdout, res.stderr)
+    items = _kernel_items(res.json)
+    goes = items[str(k["goes"])]
+    assert goes["done"] and goes["freed"] > 0 and goes["error"] is None and goes["after"] == 0
+    assert not k["goes"].exists()
+    assert not m["made"].exists() and not m["typed"].exists()  # the environments went as before
+    assert _stayed(k, *STAY) == dict.fromkeys(STAY, True)
+    assert (k["foreign"] / "notes.txt").is_file() and k["link"].is_symlink()
+    assert not items[str(k["foreign"])]["done"] and not items[str(k["link"])]["done"]
+    assert (m["home"] / ".local" / "share" / "jupyter" / "kernels").is_dir()
+
+    again = run_cli("storage", "--clean", "--wizard-envs", "--yes")
+    assert again.exit_status == 0, again.stderr
+    assert _stayed(k, *STAY) == dict.fromkeys(STAY, True)
+
+
+def test_a_kernel_stays_when_its_environment_is_refused(machine, kernels):
+    """The wizard's kernel of an environment the rule refuses (a file the student put in it)
+    stays with that environment: a kernel never goes without its environment."""
+    m, k = machine, kernels
+    (m["made"] / "train.py").write_text("print('mine')\n", encoding="utf-8")
+    res = run_cli("storage", "--clean", "--wizard-envs", "--yes", "--json")
+    assert res.exit_status == 0, (res.stdout, res.stderr)
+    assert str(k["goes"]) not in _kernel_items(res.json)
+    assert (k["goes"] / "kernel.json").is_file() and (m["made"] / "pyvenv.cfg").is_file()
+    assert not m["typed"].exists()
+
+
+def test_a_kernel_whose_environment_was_not_removed_in_the_run_stays(machine, kernels):
+    """Planned with its environment, but that environment's removal failed: the kernel is not
+    removed (said as its environment staying), so it never points at a half-removed one."""
+    from wizard.core.storage import cleanup as core_clean
+
+    m, k = machine, kernels
+    env = core_clean.plan_environment(str(m["made"]), [], busy=lambda p: False)
+    plan = core_clean.CleanPlan(core_clean.with_kernelspecs([env], [_marked(k["goes"], m["made"])]))
+    assert [i.kind for i in plan.items] == ["env", "kernelspec"] and plan.items[1].refused is None
+
+    def fails(item):
+        raise OSError("the environment could not be removed")
+
+    core_clean.run_cleanup(plan, fails)
+    assert plan.items[0].error and plan.items[1].refused == "storage.refused.kernelspec_env_stays"
+    assert (k["goes"] / "kernel.json").is_file() and (m["made"] / "pyvenv.cfg").is_file()
+
+
+def _marked(folder: Path, env: Path):
+    from wizard.core.verify.kernel_install import marked_kernelspecs
+
+    return next(x for x in marked_kernelspecs([str(folder.parent.parent)]) if x.folder == str(folder))
+
+
+def test_which_kernels_run_in_an_environment(machine, tmp_path):
+    """The mark must name the environment and argv[0] lie inside it, compared as resolved,
+    case-normalised folders; a relative argv[0] is nobody's."""
+    from wizard.core.verify.kernel_install import MarkedKernel
+
+    made = machine["made"]
+    py = str(made / "bin" / "python")
+    assert C.runs_in(MarkedKernel("k", py, str(made)), str(made))
+    assert C.runs_in(MarkedKernel("k", py, str(made) + os.sep), str(made))
+    assert not C.runs_in(MarkedKernel("k", py, str(machine["existing"])), str(made))
+    assert not C.runs_in(MarkedKernel("k", str(machine["existing"] / "bin" / "python"), str(made)), str(made))
+    assert not C.runs_in(MarkedKernel("k", "python", str(made)), str(made))
+    assert not C.runs_in(MarkedKernel("k", str(made) + "-2/bin/python", str(made)), str(made))  # a sibling's prefix
+    alias = tmp_path / "alias"
+    alias.symlink_to(made.parent, target_is_directory=True)  # the same folder by another way: resolved
+    assert C.runs_in(MarkedKernel("k", str(alias / made.name / "bin" / "python"), str(made)), str(made))

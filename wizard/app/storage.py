@@ -239,8 +239,12 @@ def plan_wizard_envs(stores: Stores | None = None, also: Sequence[str] = (),
     and nothing else in it, never HOME, never in use, never through a link), and its record
     must still describe the folder (no link on its path, the folder not made after the record:
     the shared root holds other users' environments, which no record of this user's names).
-    Whatever fails is in the plan as refused, with why; nothing is deleted here."""
+    Each environment that will be removed brings the Jupyter kernels the wizard registered for
+    it (marked, pointing into it: :func:`~wizard.core.storage.cleanup.with_kernelspecs`), each
+    its own item. Whatever fails is in the plan as refused, with why; nothing is deleted here."""
     from wizard.core.install.locks import env_busy
+    from wizard.core.verify.kernel_install import marked_kernelspecs
+    from wizard.core.verify.kernel_specs import jupyter_data_dirs
 
     stores = stores or Stores()
     states, unreadable = stores.state.scan()
@@ -255,6 +259,8 @@ def plan_wizard_envs(stores: Stores | None = None, also: Sequence[str] = (),
         if os.path.normcase(os.path.abspath(path)) not in planned:
             planned.add(os.path.normcase(os.path.abspath(path)))
             items.append(core_clean.plan_environment(path, states, busy, environ))
+    if any(i.kind == KIND_ENV and not i.refused for i in items):
+        items = core_clean.with_kernelspecs(items, marked_kernelspecs(jupyter_data_dirs(environ)), environ)
     return core_clean.CleanPlan(items), found
 
 
@@ -292,7 +298,8 @@ def report_text(report: StorageReport, lang: str) -> str:
 
 
 METHOD_KEYS = {core_clean.METHOD_FILES: "storage.method.files", core_clean.METHOD_ENV: "storage.method.env",
-               core_clean.METHOD_CONDA: "storage.method.conda"}
+               core_clean.METHOD_CONDA: "storage.method.conda",
+               core_clean.METHOD_KERNELSPEC: "storage.method.kernelspec"}
 
 
 def method_text(method: str, lang: str) -> str:
@@ -303,12 +310,13 @@ def method_text(method: str, lang: str) -> str:
 
 def item_text(item: core_clean.CleanItem, lang: str, dry_run: bool) -> list[str]:
     label = t(f"storage.kind.{item.kind}", lang)
-    head = f"{label}: {item.path}"
+    lines = [f"{label}: {item.path}"]
+    if item.env_path:  # a kernel the wizard registered: which environment it goes with
+        lines.append("    " + t("storage.kernelspec.for_env", lang, env=item.env_path))
     if item.refused:
-        return [head, "    " + t(item.refused, lang, **item.refused_params)]
+        return lines + ["    " + t(item.refused, lang, **item.refused_params)]
     sizes = {"before": human_size(item.before), "after": human_size(item.expected_after),
              "freed": human_size(item.expected_freed), "method": method_text(item.method, lang)}
-    lines = [head]
     if dry_run or not item.done:
         lines.append("    " + t("storage.plan.would", lang, **sizes))
     if dry_run and item.plan is not None and item.plan.shown:

@@ -10,7 +10,8 @@
 * ``--wizard-envs`` (with ``--clean`` or ``--dry-run``): instead of the caches, every environment
   this user's install records say the wizard made, wherever it is, each checked as one named
   with ``--env`` (:func:`wizard.app.storage.plan_wizard_envs` decides); what fails the rule is
-  skipped and said. The Windows uninstaller runs ``storage --clean --wizard-envs --yes`` when
+  skipped and said. The Jupyter kernels the wizard registered for an environment it removes
+  go with it (a kernel goes only after its environment went). The Windows uninstaller runs ``storage --clean --wizard-envs --yes`` when
   asked to delete the environments (the shared ``C:\\GPU-Setup-Wizard\\envs`` cannot go whole).
 
 Exit statuses: SUCCESS; FAILED (a cleanup step did not finish); BAD_INPUT (``--env`` names no
@@ -136,7 +137,7 @@ def _out_wizard_envs(args: argparse.Namespace, cleanup: CleanPlan, found: Wizard
 def _confirm(cleanup: CleanPlan, lang: str, human_size: Callable[[int], str]) -> None:
     """Ask on the terminal: once for the caches, then for each environment; a "no" marks the
     item refused (skipped), so nothing the student did not say yes to is touched."""
-    caches = [i for i in cleanup.items if i.kind != "env" and not i.refused]
+    caches = [i for i in cleanup.items if i.kind not in ("env", "kernelspec") and not i.refused]
     if caches and not _ask(t("storage.cli.confirm_caches", lang,
                              freed=human_size(sum(i.expected_freed for i in caches)))):
         for item in caches:

@@ -28,6 +28,13 @@ that is a link; an environment goes only when every entry of its folder is an en
 are asked only for a folder that has their cache's shape (uv's ``CACHEDIR.TAG`` and its bucket
 folders; pip's ``http``/``wheels``), so a ``UV_CACHE_DIR`` pointing at a folder of data is never
 handed to ``uv cache clean``.
+
+The purge (``storage --clean --wizard-envs``) also removes the Jupyter kernels the wizard
+registered for the environments it removes (:func:`with_kernelspecs`): only a kernelspec whose
+``kernel.json`` carries the wizard's mark naming that very environment and whose interpreter lies
+inside it, only when that environment is itself removed, and only under the same rule (a
+kernelspec's own files, never a folder that is a link). The student's own kernels, kernels the
+wizard registered before it marked them, and kernels of environments that stay are never touched.
 """
 
 from __future__ import annotations
@@ -60,6 +67,8 @@ METHOD_PIP = "pip cache purge"
 METHOD_UV = "uv cache clean"
 METHOD_ENV = "remove environment"
 METHOD_CONDA = "conda remove"
+METHOD_KERNELSPEC = "remove kernelspec"
+KIND_KERNELSPEC = "kernelspec"  # a Jupyter kernel the wizard registered for an environment the purge removes
 PIP_PURGED = ("http", "http-v2", "wheels")  # what `pip cache purge` empties (pip's cache layout)
 PIP_OWN = frozenset({*PIP_PURGED, "selfcheck", "selfcheck.json", ".gitignore"})
 UV_OWN = frozenset({"CACHEDIR.TAG", ".gitignore", ".lock"})
@@ -99,6 +108,7 @@ class CleanItem:
     refused_params: dict[str, str] = field(default_factory=dict)
     plan: deletion.DeletePlan | None = None  # what the wizard itself deletes (the one plan: dry run and clean)
     freed: int | None = None  # bytes of the entries actually deleted (the wizard's own deletions)
+    env_path: str | None = None  # a kernelspec's environment: it goes only once that environment went
 
     @property
     def expected_freed(self) -> int:
@@ -120,7 +130,7 @@ class CleanItem:
                          for k in self.kept],
                 "refused": self.refused, "refused_params": dict(self.refused_params), "tool": self.tool,
                 "done": self.done, "after": self.after, "freed": self.freed, "error": self.error,
-                "expected_freed": self.expected_freed}
+                "expected_freed": self.expected_freed, "env_path": self.env_path}
 
 
 @dataclass
@@ -387,6 +397,64 @@ def plan_recorded_environment(path: str, state: Any, states: Sequence[Any], busy
 
 
 # --------------------------------------------------------------------------------------------
+# The kernels the wizard registered for the environments the purge removes
+# --------------------------------------------------------------------------------------------
+def runs_in(kernel: Any, env_path: str) -> bool:
+    """``kernel`` (a :class:`~wizard.core.verify.kernel_install.MarkedKernel`) is the wizard's
+    kernel of the environment at ``env_path``: its mark names that environment and its interpreter
+    (``argv[0]``, an absolute path) lies inside it. Folders are compared resolved and
+    case-normalised; the interpreter itself is not resolved (a venv's python is a link to the
+    system's, which lies outside)."""
+    argv0 = str(kernel.argv0)
+    if not os.path.isabs(argv0):
+        return False
+    real_env = deletion._real(env_path)
+    return (deletion._real(str(kernel.env)) == real_env
+            and deletion._inside(deletion._real(os.path.dirname(argv0)), real_env))
+
+
+def plan_kernelspec(folder: str, env_path: str, environ: Mapping[str, str] | None = None) -> CleanItem:
+    """Removing one kernelspec folder with its environment: the one kernelspec planner of
+    :mod:`~wizard.core.base.deletion` (a kernelspec's own files only, the folder not a link), and
+    no link on the way to it either (up to HOME, as for a recorded environment)."""
+    item = CleanItem(KIND_KERNELSPEC, os.path.abspath(folder), METHOD_KERNELSPEC, 0, 0, env_path=env_path)
+    plan = deletion.plan_kernelspec(item.path, environ)
+    if plan.refused is not None:
+        return item.refuse(plan.refused)
+    link = linked_folder(item.path, environ)
+    if link is not None:
+        return item.refuse("storage.delete.refused.link", path=link)
+    item.plan = plan
+    item.files = plan.files
+    item.before = plan.bytes
+    return item
+
+
+def with_kernelspecs(items: Sequence[CleanItem], kernels: Sequence[Any],
+                     environ: Mapping[str, str] | None = None) -> list[CleanItem]:
+    """``items`` with, right after each environment that will be removed, the removal of each of
+    ``kernels`` (the marked ones) that :func:`runs_in` it. A refused environment keeps its kernels
+    (none is planned); an unmarked kernel is never among ``kernels``."""
+    out: list[CleanItem] = []
+    taken: set[str] = set()
+    for item in items:
+        out.append(item)
+        if item.kind != KIND_ENV or item.refused:
+            continue
+        for kernel in kernels:
+            key = os.path.normcase(os.path.abspath(str(kernel.folder)))
+            if key not in taken and runs_in(kernel, item.path):
+                taken.add(key)
+                out.append(plan_kernelspec(str(kernel.folder), item.path, environ))
+    return out
+
+
+def _env_removed(plan: CleanPlan, item: CleanItem) -> bool:
+    """The environment a kernelspec item belongs to was removed in this run."""
+    return any(i.kind == KIND_ENV and i.done and i.path == item.env_path for i in plan.items)
+
+
+# --------------------------------------------------------------------------------------------
 # The plan and the run
 # --------------------------------------------------------------------------------------------
 def plan_cleanup(caches: Sequence[Location], confirmed_envs: Sequence[str], unfinished: Sequence[Any],
@@ -412,12 +480,17 @@ def run_cleanup(plan: CleanPlan, remove_env: Callable[[CleanItem], None], runner
             break
         if item.refused:
             continue
+        if item.kind == KIND_KERNELSPEC and not _env_removed(plan, item):  # its environment stayed: so does it
+            item.refuse("storage.refused.kernelspec_env_stays", env=str(item.env_path))
+            if on_item is not None:
+                on_item(item)
+            continue
         try:
-            if item.kind == KIND_WIZARD_CACHE and item.plan is not None:
+            if item.kind in (KIND_WIZARD_CACHE, KIND_KERNELSPEC) and item.plan is not None:
                 done = deletion.execute(item.plan, cancel)
                 item.freed = done.freed
-                if done.errors:
-                    item.error = "; ".join(done.errors[:5])
+                if done.errors or (done.left and item.kind == KIND_KERNELSPEC):
+                    item.error = "; ".join((done.errors + [f"{p}: not empty" for p in done.left])[:5])
             elif item.kind in (KIND_PIP, KIND_UV):
                 code, out = runner(tool_argv(item, str(item.tool)))
                 if code != 0:
@@ -446,4 +519,5 @@ def remove_venv_folder(item: CleanItem) -> None:
 
 __all__ = ["Kept", "CleanItem", "CleanPlan", "plan_cleanup", "run_cleanup", "needed_cache_files",
            "plan_wizard_cache", "plan_tool_cache", "plan_environment", "remove_venv_folder", "tool_cache_shape",
-           "Usage", "linked_folder", "born_after_record", "plan_recorded_environment"]
+           "Usage", "linked_folder", "born_after_record", "plan_recorded_environment", "KIND_KERNELSPEC",
+           "METHOD_KERNELSPEC", "runs_in", "plan_kernelspec", "with_kernelspecs"]
