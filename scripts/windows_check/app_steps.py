@@ -6,6 +6,7 @@ Each step function returns ``(ok, reason, facts)``; ``main.py`` times it and wri
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import statistics
@@ -315,6 +316,10 @@ PURGE_ENV = ASCII_ENV_ROOT + "\\purge-check"  # made by the installed app just b
 NOT_THE_WIZARDS = ASCII_ENV_ROOT + "\\not-the-wizards"  # a look-alike venv no record of this user names
 PURGED_FROM_PROFILE = ("GPU-Setup-Wizard", "AppData/Local/gpu-setup-wizard")  # ENVS_DIR, DATA_DIR
 UNREACHABLE_INDEX = "http://127.0.0.1:9/simple/"  # the install makes the venv, then stops at resolve
+# Where `kernel install` (the torch chain's, default name gsw-torch-cpu-<6 hex>) registers the
+# chain's kernel: %APPDATA%\jupyter\kernels. /PURGE takes it with the chain's environment.
+KERNELS_IN_PROFILE = "AppData/Roaming/jupyter/kernels"
+CHAIN_KERNEL_PREFIX = "gsw-torch-cpu-"
 
 
 PURGE_DRY_RUN_ARGV = ["storage", "--dry-run", "--wizard-envs", "--json"]  # what /PURGE will remove, for the log
@@ -336,10 +341,25 @@ def plant_look_alike(runner: Wine, path: str = NOT_THE_WIZARDS) -> Path:
     return folder
 
 
-def purge_problems(runner: Wine, made_by_app: list[str], not_made: list[str]) -> list[str]:
+def chain_kernels(runner: Wine) -> list[str]:
+    """The torch chain's kernelspec folders in the profile (profile-relative, ``/``-separated):
+    ``kernel install``'s default name for the venv ``envs\\torch-cpu``."""
+    folder = runner.profile / KERNELS_IN_PROFILE
+    try:
+        names = sorted(p.name for p in folder.iterdir() if p.name.startswith(CHAIN_KERNEL_PREFIX))
+    except OSError:
+        return []
+    return [f"{KERNELS_IN_PROFILE}/{n}" for n in names]
+
+
+def purge_problems(runner: Wine, made_by_app: list[str], not_made: list[str],
+                   kernels: list[str] | None = None) -> list[str]:
     """What /PURGE got wrong: an environment the app made still there, a folder it did not make
-    gone, ENVS_DIR or DATA_DIR still in the profile."""
+    gone, ENVS_DIR or DATA_DIR still in the profile, a kernel the app registered for a purged
+    environment (``kernels``, profile-relative) still in %APPDATA%\\jupyter\\kernels."""
     problems = [f"the wizard's environment {p} is still there" for p in made_by_app if runner.c_drive(p).exists()]
+    problems += [f"the kernel {rel} the wizard registered for a purged environment is still there"
+                 for rel in kernels or [] if os.path.lexists(runner.profile / rel)]
     problems += [f"{p}, which the wizard did not make, was deleted" for p in not_made
                  if not (runner.c_drive(p) / "pyvenv.cfg").is_file()]
     problems += [f"{rel} is still in the profile" for rel in PURGED_FROM_PROFILE if (runner.profile / rel).exists()]
@@ -350,7 +370,9 @@ def purge(ctx: Installed, made_by_student: set[str], python: str) -> tuple[bool,
     """``uninstall.exe /S /PURGE`` after the installed app made an environment under
     ``C:\\GPU-Setup-Wizard\\envs`` (an install that creates the venv and stops at an unreachable
     index) and the check put a look-alike there: the app's environments (that one and the torch
-    chain's, when it ran) are gone, the look-alike stays, and so does the rest of the uninstall check."""
+    chain's, when it ran) are gone, and so is the kernel the chain registered for its venv
+    (``chain_kernels``: one must be there before /PURGE when the chain's venv is); the look-alike
+    stays, and so does the rest of the uninstall check."""
     import torch_chain
 
     res = ctx.run_app("gpu-setup-wizard-cli", purge_install_argv(python, torch_chain.TORCH), timeout=600)
@@ -358,17 +380,26 @@ def purge(ctx: Installed, made_by_student: set[str], python: str) -> tuple[bool,
     if not (ctx.runner.c_drive(PURGE_ENV) / "pyvenv.cfg").is_file():
         return False, f"the installed app made no environment at {PURGE_ENV}: {decode(res.stderr)[0][-800:]}", facts
     chain_venv = f"{ctx.windows_profile}\\{torch_chain.VENV}"
-    made = [PURGE_ENV] + ([chain_venv] if (ctx.runner.c_drive(chain_venv) / "pyvenv.cfg").is_file() else [])
+    chain_ran = (ctx.runner.c_drive(chain_venv) / "pyvenv.cfg").is_file()
+    made = [PURGE_ENV] + ([chain_venv] if chain_ran else [])
+    kernels = chain_kernels(ctx.runner) if chain_ran else []
+    facts["kernels_before"] = kernels
     plant_look_alike(ctx.runner)
     dry = ctx.run_app("gpu-setup-wizard-cli", PURGE_DRY_RUN_ARGV, timeout=300)
     (ctx.out / "purge-dry-run.json").write_bytes(dry.stdout)
     try:
         items = json.loads(decode(dry.stdout)[0])["cleanup"]["items"]
-        facts["planned"] = sorted(i["path"] for i in items if not i["refused"])
+        facts["planned"] = sorted(i["path"] for i in items if not i["refused"] and i["kind"] != "kernelspec")
+        facts["planned_kernelspecs"] = sorted(i["path"] for i in items if not i["refused"] and i["kind"] == "kernelspec")
+        facts["refused_kernelspecs"] = [{"path": i["path"], "refused": i["refused"], **i["refused_params"]}
+                                        for i in items if i["refused"] and i["kind"] == "kernelspec"]
     except (ValueError, KeyError, TypeError) as exc:
         facts["planned"] = f"storage --dry-run --wizard-envs exited {dry.returncode}: {exc}"
     facts.update(made_by_app=made, not_made=[NOT_THE_WIZARDS])
     ok, reason, more = uninstall(ctx, made_by_student, purge=True)
     problems = [reason] if reason else []
-    problems += purge_problems(ctx.runner, made, [NOT_THE_WIZARDS])
+    if chain_ran and not kernels:
+        problems.append(f"no kernel of the torch chain in {KERNELS_IN_PROFILE} before /PURGE")
+    problems += purge_problems(ctx.runner, made, [NOT_THE_WIZARDS], kernels)
+    facts["kernels_after"] = chain_kernels(ctx.runner)
     return ok and not problems, "; ".join(problems), {**facts, **more}

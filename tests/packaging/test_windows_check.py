@@ -229,6 +229,29 @@ def test_the_purge_check_sees_what_purge_took_and_what_it_left(tmp_path):
         f"{app_steps.NOT_THE_WIZARDS}, which the wizard did not make, was deleted"]
 
 
+def test_the_purge_check_sees_the_torch_chain_s_kernel_taken_or_left(tmp_path):
+    """The torch chain registers its venv's kernel (``kernel install``, default name
+    gsw-torch-cpu-<6 hex>) under %APPDATA%\\jupyter\\kernels; after /PURGE that folder must be
+    gone with the venv. The student's other kernels are not the chain's and are not looked for."""
+    import app_steps
+
+    runner = wine.Wine(tmp_path / "prefix", user="김학생")
+    kernels = runner.profile / "AppData" / "Roaming" / "jupyter" / "kernels"
+    assert app_steps.chain_kernels(runner) == []  # no Jupyter folder at all
+    for name in ("gsw-torch-cpu-0a1b2c", "python3", "gsw-other-123456"):
+        (kernels / name).mkdir(parents=True)
+        (kernels / name / "kernel.json").write_text("{}", encoding="utf-8")
+    found = app_steps.chain_kernels(runner)
+    assert found == ["AppData/Roaming/jupyter/kernels/gsw-torch-cpu-0a1b2c"]
+    assert app_steps.purge_problems(runner, [], [], found) == [
+        f"the kernel {found[0]} the wizard registered for a purged environment is still there"]
+    shutil.rmtree(kernels / "gsw-torch-cpu-0a1b2c")
+    assert app_steps.purge_problems(runner, [], [], found) == []
+    (kernels / "gsw-torch-cpu-0a1b2c").symlink_to(tmp_path, target_is_directory=True)  # a link left is left
+    assert len(app_steps.purge_problems(runner, [], [], found)) == 1
+    assert app_steps.chain_kernels(runner) == found
+
+
 def test_the_purge_check_s_commands_are_ones_the_app_parses():
     """What app_steps.purge asks the installed app (an install into the ASCII root, a dry run of
     the purge) parses with the wizard's own parser."""
