@@ -136,9 +136,9 @@ def test_a_jetsons_saved_table_is_never_given_a_desktop_build(tmp_path):
 def test_a_saved_q_x_log_names_its_gpus_not_no_gpu(tmp_path, lang, unread):
     """`nvidia-smi -q -x` gives no compute capability: the "For:" line names the A100s it read
     and says so, where it said "GPU: no NVIDIA GPU" beside their driver."""
-    from tests.reference import SMI_DIR
+    from tests.reference import reference_file
 
-    text = (SMI_DIR / "04-linux-4x-a100-sxm4-535.54.03.q-x.xml").read_text(encoding="utf-8")
+    text = reference_file("nvidia-smi", "04-linux-4x-a100-sxm4-535.54.03.q-x.xml").read_text(encoding="utf-8")
     doc = _doctor_of_smi_file(tmp_path, "a100.xml", text)
     out = run_cli("recommend", "--from-doctor", str(doc), "--os", "linux", lang=lang)
     assert out.returncode == 0, out.stderr
