@@ -21,7 +21,6 @@ Each part skips with the reason when its tool is missing (makensis: Debian ``nsi
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -34,27 +33,19 @@ from pathlib import Path
 
 import pytest
 
+from tests.packaging.scripts import WINE, WINESERVER, load_script
+
 REPO = Path(__file__).resolve().parents[2]
 INSTALLERS = REPO / "installers"
 BUILD_PY = INSTALLERS / "build.py"
 ARTIFACTS = REPO / "artifacts" / "packaging"
-WINE = "/usr/lib/wine/wine64"
-WINESERVER = "/usr/lib/wine/wineserver"
 
 pytestmark = pytest.mark.slow
 
 
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-build = _load("gsw_build", BUILD_PY)  # also puts installers/ on sys.path for bundle_config
+build = load_script("gsw_build", BUILD_PY)  # also puts installers/ on sys.path for bundle_config
 cfg = build.cfg
-mkunlist = _load("gsw_mkunlist", INSTALLERS / "windows" / "mkunlist.py")
+mkunlist = load_script("gsw_mkunlist", INSTALLERS / "windows" / "mkunlist.py")
 
 TIMINGS: dict[str, float | str] = {}
 

@@ -14,34 +14,24 @@ scripts/windows-check's ``uninstall-purge-after-upgrade`` step.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.packaging.scripts import WINE, WINESERVER, load_script
+
 REPO = Path(__file__).resolve().parents[2]
 INSTALLERS = REPO / "installers"
-WINE = "/usr/lib/wine/wine64"
-WINESERVER = "/usr/lib/wine/wineserver"
 MINGW = shutil.which("x86_64-w64-mingw32-gcc")
 
 pytestmark = pytest.mark.slow
 
 
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-build = _load("gsw_build_purge", INSTALLERS / "build.py")
+build = load_script("gsw_build_purge", INSTALLERS / "build.py")
 cfg = build.cfg
 
 # The stand-in CLI: one line per run, "<argv...>|app=<0/1>|data=<0/1>", UTF-8, then exit GSW_STANDIN_EXIT.
