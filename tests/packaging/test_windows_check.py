@@ -28,6 +28,7 @@ import shims  # noqa: E402
 import wine  # noqa: E402
 import winpython  # noqa: E402
 
+from tests.packaging.scripts import WINE  # noqa: E402
 from wizard.core.machine import nvidia_smi  # noqa: E402
 
 CAPTURE = REPO.parent / "shared" / "reference" / "nvidia-smi" / "01-windows-wddm-geforce-rtx2080super-591.86.capture.txt"
@@ -74,14 +75,14 @@ def test_stand_in_refuses_a_field_the_capture_lacks_like_nvidia_smi():
 @pytest.mark.slow
 @needs_capture
 @needs_mingw
-@pytest.mark.skipif(shutil.which("wine") is None, reason="wine is not installed")
+@pytest.mark.skipif(not Path(WINE).exists(), reason=f"wine is not installed ({WINE}, Debian package wine64)")
 def test_stand_in_exe_prints_the_answer_with_crlf_under_wine(tmp_path):
     exe = tmp_path / "nvidia-smi.exe"
     found = fake_smi.build(CAPTURE, exe, fake_smi.wizard_query_sets(REPO))
     env = {**os.environ, "WINEPREFIX": str(tmp_path / "prefix"), "WINEDEBUG": "-all",
            "WINEDLLOVERRIDES": wine.OVERRIDES}
     argv = list(nvidia_smi.query_argv(str(exe)))
-    res = subprocess.run(["wine", *argv], capture_output=True, stdin=subprocess.DEVNULL, env=env, timeout=300)
+    res = subprocess.run([WINE, *argv], capture_output=True, stdin=subprocess.DEVNULL, env=env, timeout=300)
     want = next(a for a in found if a.argv == tuple(argv[1:]))
     assert res.returncode == 0, res.stderr[-500:]
     assert res.stdout == want.stdout.replace("\n", "\r\n").encode("ascii")
